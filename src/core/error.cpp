@@ -1,0 +1,28 @@
+#include "core/result.h"
+
+namespace etpack {
+
+const char* error_code_name(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kOk: return "OK";
+    case ErrorCode::kInvalidArgument: return "INVALID_ARGUMENT";
+    case ErrorCode::kInvalidAlignment: return "INVALID_ALIGNMENT";
+    case ErrorCode::kDelegateNotInline: return "DELEGATE_NOT_INLINE";
+    case ErrorCode::kDelegateIndexOutOfRange: return "DELEGATE_INDEX_OUT_OF_RANGE";
+    case ErrorCode::kDelegateDataUnreferenced: return "DELEGATE_DATA_UNREFERENCED";
+    case ErrorCode::kProgramHasNamedData: return "PROGRAM_HAS_NAMED_DATA";
+    case ErrorCode::kDuplicateKey: return "DUPLICATE_KEY";
+    case ErrorCode::kExternalTensorNotFound: return "EXTERNAL_TENSOR_NOT_FOUND";
+    case ErrorCode::kShardCapExceeded: return "SHARD_CAP_EXCEEDED";
+    case ErrorCode::kInvalidJson: return "INVALID_JSON";
+    case ErrorCode::kSchemaMismatch: return "SCHEMA_MISMATCH";
+    case ErrorCode::kMalformedFile: return "MALFORMED_FILE";
+    case ErrorCode::kUnsupportedVersion: return "UNSUPPORTED_VERSION";
+    case ErrorCode::kLimitExceeded: return "LIMIT_EXCEEDED";
+    case ErrorCode::kIoError: return "IO_ERROR";
+    case ErrorCode::kInternal: return "INTERNAL";
+  }
+  return "INTERNAL";
+}
+
+}  // namespace etpack

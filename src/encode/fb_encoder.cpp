@@ -1,0 +1,300 @@
+#include "encode/fb_encoder.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "core/checked_math.h"
+#include "core/le_bytes.h"
+
+namespace etpack {
+namespace {
+
+constexpr uint64_t kMaxFlatbufferSize = 0x7FFFFFFFu;  // flatbuffers' 2 GiB limit
+
+// A back-to-front byte buffer: offsets are counted from the end, as both
+// reference builders count them.
+class Builder {
+ public:
+  explicit Builder(EncodePolicy policy) : policy_(policy) { buf_.resize(1024); head_ = buf_.size(); }
+
+  uint32_t offset() const { return static_cast<uint32_t>(buf_.size() - head_); }
+  uint32_t minalign() const { return minalign_; }
+  bool overflowed() const { return overflow_; }
+
+  // Pads so that after `additional` more bytes the offset is a multiple of
+  // `size` (a power of two).
+  void prep(uint32_t size, uint64_t additional) {
+    if (size > minalign_) minalign_ = size;
+    uint64_t pad = (~(static_cast<uint64_t>(offset()) + additional) + 1) & (size - 1);
+    reserve(pad + additional);
+    pad_zero(pad);
+  }
+
+  void pad_zero(uint64_t n) {
+    reserve(n);
+    head_ -= n;
+    std::memset(buf_.data() + head_, 0, n);
+  }
+
+  template <typename T>
+  void place(T v) {
+    reserve(sizeof(T));
+    head_ -= sizeof(T);
+    write_le<T>(buf_.data() + head_, v);
+  }
+
+  void place_bytes(const uint8_t* data, size_t n) {
+    reserve(n);
+    head_ -= n;
+    if (n != 0) std::memcpy(buf_.data() + head_, data, n);  // copy into the flatbuffer
+  }
+
+  template <typename T>
+  void prepend(T v) {
+    prep(sizeof(T), 0);
+    place<T>(v);
+  }
+
+  void prepend_uoffset(uint32_t target) {
+    prep(4, 0);
+    place<uint32_t>(offset() - target + 4);
+  }
+
+  uint32_t create_string(const std::string& s) {
+    prep(4, s.size() + 1);
+    place<uint8_t>(0);
+    place_bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+    place<uint32_t>(static_cast<uint32_t>(s.size()));
+    return offset();
+  }
+
+  void start_vector(size_t elem_size, size_t count, uint32_t alignment) {
+    uint64_t bytes = static_cast<uint64_t>(elem_size) * count;
+    prep(4, bytes);
+    prep(alignment, bytes);
+  }
+
+  uint32_t end_vector(size_t count) {
+    place<uint32_t>(static_cast<uint32_t>(count));
+    return offset();
+  }
+
+  void start_table(size_t num_fields) {
+    slots_.assign(num_fields, 0);
+    table_end_ = offset();
+  }
+
+  void slot(size_t id) { slots_[id] = offset(); }
+
+  uint32_t end_table() {
+    prepend<int32_t>(0);  // placeholder for the vtable offset
+    uint32_t object_offset = offset();
+    size_t used = slots_.size();
+    while (used > 0 && slots_[used - 1] == 0) --used;
+    std::vector<uint16_t> field_offsets(used);
+    for (size_t i = 0; i < used; ++i)
+      field_offsets[i] = slots_[i] == 0 ? 0 : static_cast<uint16_t>(object_offset - slots_[i]);
+    uint16_t object_size = static_cast<uint16_t>(object_offset - table_end_);
+
+    uint32_t existing = 0;
+    if (policy_ == EncodePolicy::kReferencePython) {
+      auto it = python_vtables_.find(field_offsets);
+      if (it != python_vtables_.end()) existing = it->second;
+    } else {
+      for (uint32_t vt : flatc_vtables_) {
+        const uint8_t* p = buf_.data() + (buf_.size() - vt);
+        uint16_t vt_size = read_le<uint16_t>(p);
+        if (vt_size != 4 + 2 * used || read_le<uint16_t>(p + 2) != object_size) continue;
+        bool same = true;
+        for (size_t i = 0; i < used && same; ++i) same = read_le<uint16_t>(p + 4 + 2 * i) == field_offsets[i];
+        if (same) {
+          existing = vt;
+          break;
+        }
+      }
+    }
+    size_t object_pos = buf_.size() - object_offset;
+    if (existing != 0) {
+      // The vtable lies later in the buffer (lower offset): negative soffset.
+      write_le<int32_t>(buf_.data() + object_pos,
+                        static_cast<int32_t>(static_cast<int64_t>(existing) - static_cast<int64_t>(object_offset)));
+    } else {
+      for (size_t i = used; i-- > 0;) prepend<uint16_t>(field_offsets[i]);
+      prepend<uint16_t>(object_size);
+      prepend<uint16_t>(static_cast<uint16_t>(2 * (used + 2)));
+      uint32_t vt = offset();
+      object_pos = buf_.size() - object_offset;
+      write_le<int32_t>(buf_.data() + object_pos, static_cast<int32_t>(vt - object_offset));
+      if (policy_ == EncodePolicy::kReferencePython) python_vtables_.emplace(std::move(field_offsets), vt);
+      else flatc_vtables_.push_back(vt);
+    }
+    return object_offset;
+  }
+
+  void finish(uint32_t root, const std::string& identifier) {
+    prep(minalign_, 8);
+    prep(4, 4);
+    for (size_t i = 4; i-- > 0;) place<uint8_t>(static_cast<uint8_t>(identifier[i]));
+    prepend_uoffset(root);
+  }
+
+  std::vector<uint8_t> take() {
+    return std::vector<uint8_t>(buf_.begin() + static_cast<std::ptrdiff_t>(head_), buf_.end());
+  }
+
+ private:
+  void reserve(uint64_t n) {
+    if (n <= head_) return;
+    uint64_t used = buf_.size() - head_;
+    uint64_t want = std::max<uint64_t>(buf_.size() * 2, used + n + 1024);
+    if (used + n > kMaxFlatbufferSize) {
+      overflow_ = true;
+      want = used + n;  // still keep memory safe; the caller reports the error
+    }
+    std::vector<uint8_t> grown(want);
+    std::memcpy(grown.data() + (want - used), buf_.data() + head_, used);  // relocate on growth
+    head_ = want - used;
+    buf_.swap(grown);
+  }
+
+  EncodePolicy policy_;
+  std::vector<uint8_t> buf_;
+  size_t head_ = 0;
+  uint32_t minalign_ = 1;
+  bool overflow_ = false;
+  std::vector<uint32_t> slots_;
+  uint32_t table_end_ = 0;
+  std::map<std::vector<uint16_t>, uint32_t> python_vtables_;
+  std::vector<uint32_t> flatc_vtables_;
+};
+
+class Encoder {
+ public:
+  Encoder(const EncodeOptions& options) : options_(options), b_(options.policy) {}
+
+  uint32_t encode_table(const TableValue& t) {
+    const auto& fields = t.def->fields;
+    std::vector<uint32_t> offsets(fields.size(), 0);
+    // Children first, in declaration order (both builders meet them so).
+    for (const FieldDef& f : fields) {
+      const Value& v = t.fields[f.id];
+      if (v.absent()) continue;
+      switch (f.type) {
+        case BaseType::kString: offsets[f.id] = b_.create_string(v.str()); break;
+        case BaseType::kTable:
+        case BaseType::kUnion: offsets[f.id] = encode_table(v.table()); break;
+        case BaseType::kVector: offsets[f.id] = encode_vector(*t.def, f, v); break;
+        default: break;
+      }
+    }
+    b_.start_table(fields.size());
+    if (options_.policy == EncodePolicy::kReferencePython) {
+      for (const FieldDef& f : fields) add_field(t, f, offsets);
+    } else {
+      for (size_t size : {8, 4, 2, 1})
+        for (size_t i = fields.size(); i-- > 0;) {
+          const FieldDef& f = fields[i];
+          size_t field_size = is_scalar(f.type) ? scalar_size(f.type) : 4;
+          if (field_size == size) add_field(t, f, offsets);
+        }
+    }
+    return b_.end_table();
+  }
+
+  Builder& builder() { return b_; }
+
+ private:
+  uint32_t alignment_for(const TableDef& table, const FieldDef& f) const {
+    if (f.force_align != 0) {
+      std::string key = table.name + "." + f.name;
+      for (const auto& [name, align] : options_.force_align_overrides)
+        if (name == key) return align;
+      return f.force_align;
+    }
+    return static_cast<uint32_t>(std::max<size_t>(1, scalar_size(f.element)));
+  }
+
+  uint32_t encode_vector(const TableDef& table, const FieldDef& f, const Value& v) {
+    if (v.is_items()) {
+      const auto& items = v.items();
+      std::vector<uint32_t> children;
+      children.reserve(items.size());
+      for (const Value& item : items)
+        children.push_back(item.is_table() ? encode_table(item.table()) : b_.create_string(item.is_string() ? item.str() : ""));
+      b_.start_vector(4, children.size(), 4);
+      for (size_t i = children.size(); i-- > 0;) b_.prepend_uoffset(children[i]);
+      return b_.end_vector(children.size());
+    }
+    const Blob& raw = v.scalars();
+    size_t width = scalar_size(f.element);
+    size_t count = raw.size() / width;
+    b_.start_vector(width, count, alignment_for(table, f));
+    b_.place_bytes(raw.data(), count * width);
+    return b_.end_vector(count);
+  }
+
+  void add_field(const TableValue& t, const FieldDef& f, const std::vector<uint32_t>& offsets) {
+    const Value& v = t.fields[f.id];
+    if (!is_scalar(f.type)) {
+      if (offsets[f.id] == 0) return;
+      b_.prepend_uoffset(offsets[f.id]);
+      b_.slot(f.id);
+      return;
+    }
+    if (!v.is_scalar()) return;  // absent scalars are their default
+    Scalar s = v.scalar();
+    switch (f.type) {
+      case BaseType::kDouble:
+        if (!(s.d != f.default_real)) return;
+        { uint64_t bits; std::memcpy(&bits, &s.d, 8); b_.prepend<uint64_t>(bits); }
+        break;
+      case BaseType::kFloat: {
+        float fv = static_cast<float>(s.d);
+        if (!(fv != static_cast<float>(f.default_real))) return;
+        uint32_t bits;
+        std::memcpy(&bits, &fv, 4);
+        b_.prepend<uint32_t>(bits);
+        break;
+      }
+      default: {
+        if (is_signed_integer(f.type) ? s.i == f.default_integer
+                                      : s.u == static_cast<uint64_t>(f.default_integer))
+          return;
+        switch (scalar_size(f.type)) {
+          case 1: b_.prepend<uint8_t>(static_cast<uint8_t>(s.u)); break;
+          case 2: b_.prepend<uint16_t>(static_cast<uint16_t>(s.u)); break;
+          case 4: b_.prepend<uint32_t>(static_cast<uint32_t>(s.u)); break;
+          default: b_.prepend<uint64_t>(s.u);
+        }
+      }
+    }
+    b_.slot(f.id);
+  }
+
+  const EncodeOptions& options_;
+  Builder b_;
+};
+
+}  // namespace
+
+Result<EncodedFlatbuffer> encode_flatbuffer(const TableValue& root, const std::string& file_identifier,
+                                            const EncodeOptions& options) {
+  if (file_identifier.size() != 4)
+    return make_error(ErrorCode::kInvalidArgument, "file identifier must be 4 bytes, got '" + file_identifier + "'");
+  for (const auto& [name, align] : options.force_align_overrides)
+    if (!is_power_of_two(align))
+      return make_error(ErrorCode::kInvalidAlignment, "force_align for " + name + " must be a power of two, got " + std::to_string(align));
+  Encoder encoder(options);
+  uint32_t root_offset = encoder.encode_table(root);
+  Builder& b = encoder.builder();
+  b.finish(root_offset, file_identifier);
+  if (b.overflowed())
+    return make_error(ErrorCode::kLimitExceeded, "flatbuffer would exceed the 2 GiB flatbuffer limit");
+  EncodedFlatbuffer out;
+  out.max_alignment = b.minalign();
+  out.bytes = b.take();
+  return out;
+}
+
+}  // namespace etpack

@@ -1,0 +1,86 @@
+#include "model/fb_value.h"
+
+#include "core/le_bytes.h"
+
+namespace etpack {
+
+TableBox::TableBox(TableValue t) : ptr_(std::make_unique<TableValue>(std::move(t))) {}
+TableBox::TableBox(const TableBox& other)
+    : ptr_(other.ptr_ ? std::make_unique<TableValue>(*other.ptr_) : nullptr) {}
+TableBox& TableBox::operator=(const TableBox& other) {
+  if (this != &other) ptr_ = other.ptr_ ? std::make_unique<TableValue>(*other.ptr_) : nullptr;
+  return *this;
+}
+TableBox::~TableBox() = default;
+
+Value Value::from_table(TableValue t) {
+  Value x;
+  x.v_ = TableBox(std::move(t));
+  return x;
+}
+
+static const Value& empty_value() {
+  static const Value kEmpty;
+  return kEmpty;
+}
+
+const Value& TableValue::get(std::string_view name) const {
+  const FieldDef* f = def->find(name);
+  return f == nullptr ? empty_value() : fields[f->id];
+}
+
+Value& TableValue::at(std::string_view name) {
+  const FieldDef* f = def->find(name);
+  // Unknown names are programming errors; writing to the last slot of a
+  // scratch value keeps this total instead of crashing.
+  static thread_local Value scratch;
+  if (f == nullptr) return scratch = Value();
+  return fields[f->id];
+}
+
+int64_t TableValue::get_int(std::string_view name) const {
+  const FieldDef* f = def->find(name);
+  if (f == nullptr) return 0;
+  const Value& v = fields[f->id];
+  return v.is_scalar() ? v.scalar().i : f->default_integer;
+}
+
+uint64_t TableValue::get_uint(std::string_view name) const {
+  const FieldDef* f = def->find(name);
+  if (f == nullptr) return 0;
+  const Value& v = fields[f->id];
+  return v.is_scalar() ? v.scalar().u : static_cast<uint64_t>(f->default_integer);
+}
+
+size_t scalar_vector_length(const Value& v, BaseType element) {
+  if (!v.is_scalars()) return 0;
+  return v.scalars().size() / scalar_size(element);
+}
+
+uint64_t scalar_vector_uint(const Value& v, BaseType element, size_t index) {
+  const uint8_t* p = v.scalars().data() + index * scalar_size(element);
+  switch (scalar_size(element)) {
+    case 1: return read_le<uint8_t>(p);
+    case 2: return read_le<uint16_t>(p);
+    case 4: return read_le<uint32_t>(p);
+    default: return read_le<uint64_t>(p);
+  }
+}
+
+int64_t scalar_vector_int(const Value& v, BaseType element, size_t index) {
+  const uint8_t* p = v.scalars().data() + index * scalar_size(element);
+  switch (scalar_size(element)) {
+    case 1: return static_cast<int8_t>(read_le<uint8_t>(p));
+    case 2: return static_cast<int16_t>(read_le<uint16_t>(p));
+    case 4: return static_cast<int32_t>(read_le<uint32_t>(p));
+    default: return static_cast<int64_t>(read_le<uint64_t>(p));
+  }
+}
+
+Blob make_uint64_vector(const std::vector<uint64_t>& values) {
+  std::vector<uint8_t> raw(values.size() * 8);
+  for (size_t i = 0; i < values.size(); ++i) write_le<uint64_t>(raw.data() + i * 8, values[i]);
+  return Blob::own(std::move(raw));
+}
+
+}  // namespace etpack

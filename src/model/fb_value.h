@@ -1,0 +1,102 @@
+// A schema-typed, in-memory flatbuffer object tree: the program model.
+// TableValue holds one Value per schema field (indexed by field id). Byte and
+// scalar vectors are Blobs of little-endian elements, so constant data read
+// from a file or handed in by a caller is referenced, not copied; copying a
+// tree copies metadata only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/blob.h"
+#include "schema/schema.h"
+
+namespace etpack {
+
+struct TableValue;
+
+// Deep-copying owner of a TableValue (tables are values, not shared objects).
+class TableBox {
+ public:
+  TableBox() = default;
+  explicit TableBox(TableValue t);
+  TableBox(const TableBox& other);
+  TableBox& operator=(const TableBox& other);
+  TableBox(TableBox&&) noexcept = default;
+  TableBox& operator=(TableBox&&) noexcept = default;
+  ~TableBox();
+  TableValue& operator*() const { return *ptr_; }
+  TableValue* operator->() const { return ptr_.get(); }
+  TableValue* get() const { return ptr_.get(); }
+
+ private:
+  std::unique_ptr<TableValue> ptr_;
+};
+
+union Scalar {
+  int64_t i;   // signed integer fields
+  uint64_t u;  // unsigned integers, bool, union type
+  double d;    // float and double
+};
+
+class Value {
+ public:
+  struct Absent {};
+  using Items = std::vector<Value>;  // vector of tables or strings
+
+  Value() = default;
+  static Value from_int(int64_t v) { Value x; Scalar s; s.i = v; x.v_ = s; return x; }
+  static Value from_uint(uint64_t v) { Value x; Scalar s; s.u = v; x.v_ = s; return x; }
+  static Value from_double(double v) { Value x; Scalar s; s.d = v; x.v_ = s; return x; }
+  static Value from_string(std::string v) { Value x; x.v_ = std::move(v); return x; }
+  static Value from_table(TableValue t);
+  static Value from_items(Items items) { Value x; x.v_ = std::move(items); return x; }
+  static Value from_scalars(Blob raw) { Value x; x.v_ = std::move(raw); return x; }
+
+  bool absent() const { return std::holds_alternative<Absent>(v_); }
+  bool is_scalar() const { return std::holds_alternative<Scalar>(v_); }
+  bool is_string() const { return std::holds_alternative<std::string>(v_); }
+  bool is_table() const { return std::holds_alternative<TableBox>(v_); }
+  bool is_items() const { return std::holds_alternative<Items>(v_); }
+  bool is_scalars() const { return std::holds_alternative<Blob>(v_); }
+
+  Scalar scalar() const { return std::get<Scalar>(v_); }
+  const std::string& str() const { return std::get<std::string>(v_); }
+  TableValue& table() const { return *std::get<TableBox>(v_); }
+  const Items& items() const { return std::get<Items>(v_); }
+  Items& items() { return std::get<Items>(v_); }
+  const Blob& scalars() const { return std::get<Blob>(v_); }
+
+ private:
+  std::variant<Absent, Scalar, std::string, TableBox, Items, Blob> v_;
+};
+
+struct TableValue {
+  const TableDef* def = nullptr;
+  std::vector<Value> fields;  // fields[id]
+
+  explicit TableValue(const TableDef* d) : def(d), fields(d->fields.size()) {}
+
+  // Field access by name; the name must exist in the schema (a misspelt name
+  // is a programming error and returns a shared empty value on read).
+  const Value& get(std::string_view name) const;
+  Value& at(std::string_view name);
+  bool has(std::string_view name) const { return !get(name).absent(); }
+
+  // Scalars read as their schema default when absent.
+  int64_t get_int(std::string_view name) const;
+  uint64_t get_uint(std::string_view name) const;
+  void set_int(std::string_view name, int64_t v) { at(name) = Value::from_int(v); }
+  void set_uint(std::string_view name, uint64_t v) { at(name) = Value::from_uint(v); }
+};
+
+// Little-endian raw vector of uint64 / int32 etc. helpers for scalar vectors.
+size_t scalar_vector_length(const Value& v, BaseType element);
+uint64_t scalar_vector_uint(const Value& v, BaseType element, size_t index);
+int64_t scalar_vector_int(const Value& v, BaseType element, size_t index);
+Blob make_uint64_vector(const std::vector<uint64_t>& values);
+
+}  // namespace etpack

@@ -1,0 +1,68 @@
+// The two wire schemas (Program/ET12 and FlatTensor/FT01) as plain data,
+// loaded once from the .bfbs files that flatc compiles from src/schema/*.fbs.
+// One generic codec (JSON, encoder, decoder) walks these definitions, so no
+// table has hand-written serialization code.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace etpack {
+
+enum class BaseType : uint8_t {
+  kNone, kUType, kBool, kByte, kUByte, kShort, kUShort, kInt, kUInt, kLong, kULong,
+  kFloat, kDouble, kString, kVector, kTable, kUnion,
+};
+
+bool is_scalar(BaseType t);
+bool is_signed_integer(BaseType t);
+bool is_unsigned_integer(BaseType t);  // includes kBool and kUType
+size_t scalar_size(BaseType t);        // 0 for non-scalars
+const char* base_type_name(BaseType t);
+
+struct TableDef;
+struct UnionDef;
+
+struct FieldDef {
+  std::string name;
+  uint16_t id = 0;                 // declaration order; vtable slot
+  BaseType type = BaseType::kNone;
+  BaseType element = BaseType::kNone;  // for vectors
+  const TableDef* table = nullptr;     // kTable, or vector of tables
+  const UnionDef* union_def = nullptr; // kUnion and its kUType companion
+  int64_t default_integer = 0;
+  double default_real = 0;
+  uint32_t force_align = 0;        // declared force_align of a vector, else 0
+  bool is_enum = false;            // integer field typed by an enum
+};
+
+struct TableDef {
+  std::string name;       // short name, e.g. "Tensor"
+  std::string full_name;  // e.g. "executorch_flatbuffer.Tensor"
+  std::vector<FieldDef> fields;  // indexed by id
+  const FieldDef* find(std::string_view field_name) const;
+};
+
+struct UnionDef {
+  std::string name;
+  // members[type_value] = table (nullptr for NONE / unused values)
+  std::vector<const TableDef*> members;
+  int type_of(std::string_view table_name) const;  // -1 when unknown
+};
+
+struct Schema {
+  std::vector<TableDef> tables;
+  std::vector<UnionDef> unions;
+  const TableDef* root = nullptr;
+  std::string file_identifier;
+  const TableDef* find_table(std::string_view short_name) const;
+};
+
+// Parsed once, then immutable; safe to share.
+const Schema& program_schema();
+const Schema& flat_tensor_schema();
+
+}  // namespace etpack
