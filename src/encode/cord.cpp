@@ -1,0 +1,52 @@
+#include "encode/cord.h"
+
+#include <cstring>
+
+namespace etpack {
+
+void Cord::append(Blob bytes) {
+  if (bytes.empty()) return;
+  size_ += bytes.size();
+  Piece p;
+  p.bytes = std::move(bytes);
+  pieces_.push_back(std::move(p));
+}
+
+void Cord::append_zeros(uint64_t count) {
+  if (count == 0) return;
+  size_ += count;
+  if (!pieces_.empty() && pieces_.back().kind == Piece::Kind::kZeros) {
+    pieces_.back().zeros += count;
+    return;
+  }
+  Piece p;
+  p.kind = Piece::Kind::kZeros;
+  p.zeros = count;
+  pieces_.push_back(std::move(p));
+}
+
+void Cord::append(const Cord& other) {
+  for (const Piece& p : other.pieces_) {
+    if (p.kind == Piece::Kind::kZeros) append_zeros(p.zeros);
+    else append(p.bytes);
+  }
+}
+
+void Cord::copy_to(uint8_t* dst) const {
+  for (const Piece& p : pieces_) {
+    if (p.kind == Piece::Kind::kZeros) {
+      std::memset(dst, 0, p.zeros);
+    } else {
+      std::memcpy(dst, p.bytes.data(), p.bytes.size());  // the one copy into the output
+    }
+    dst += p.size();
+  }
+}
+
+std::vector<uint8_t> Cord::to_bytes() const {
+  std::vector<uint8_t> out(size_);
+  copy_to(out.data());
+  return out;
+}
+
+}  // namespace etpack

@@ -1,0 +1,43 @@
+// Cord: an artifact as an ordered list of pieces (owned metadata bytes,
+// references to caller-owned data, runs of zero padding), mirroring
+// upstream's exir/_serialize/_cord.py. Assembling a Cord never copies weight
+// bytes; they are copied only when the caller asks for contiguous output.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/blob.h"
+
+namespace etpack {
+
+class Cord {
+ public:
+  struct Piece {
+    enum class Kind : uint8_t { kBytes, kZeros };
+    Kind kind = Kind::kBytes;
+    Blob bytes;          // kBytes: the data (owned metadata or a caller view)
+    uint64_t zeros = 0;  // kZeros: how many zero bytes
+    uint64_t size() const { return kind == Kind::kZeros ? zeros : bytes.size(); }
+  };
+
+  void append(Blob bytes);
+  void append_owned(std::vector<uint8_t> bytes) { append(Blob::own(std::move(bytes))); }
+  void append_zeros(uint64_t count);
+  void append(const Cord& other);
+
+  uint64_t size() const { return size_; }
+  const std::vector<Piece>& pieces() const { return pieces_; }
+
+  // Writes all bytes to `dst` (which must hold size() bytes): the single copy
+  // of each weight byte into a contiguous output.
+  void copy_to(uint8_t* dst) const;
+  std::vector<uint8_t> to_bytes() const;
+
+ private:
+  std::vector<Piece> pieces_;
+  uint64_t size_ = 0;
+};
+
+}  // namespace etpack

@@ -1,0 +1,55 @@
+// The two extended headers inserted after a flatbuffer's first 8 bytes (root
+// offset + file identifier). Keep in sync with upstream
+// schema/extended_header.{h,cpp} (eh00) and
+// extension/flat_tensor/serialize/flat_tensor_header.{h,cpp} (FH01).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/result.h"
+
+namespace etpack {
+
+// Offset of both headers in the file: after root offset + identifier.
+constexpr size_t kHeaderOffset = 8;
+
+struct PteHeader {
+  static constexpr char kMagic[4] = {'e', 'h', '0', '0'};
+  static constexpr uint32_t kLength = 32;         // what we write
+  static constexpr uint32_t kMinimumLength = 24;  // without segment_data_size
+  uint32_t length = kLength;
+  uint64_t program_size = 0;         // flatbuffer size including this header
+  uint64_t segment_base_offset = 0;  // where segment 0's offsets count from
+  uint64_t segment_data_size = 0;    // 0 when the header is only 24 bytes
+};
+
+struct PtdHeader {
+  static constexpr char kMagic[4] = {'F', 'H', '0', '1'};
+  static constexpr uint32_t kLength = 40;
+  static constexpr uint32_t kPaddedLength = 48;  // inserted size, = flatbuffer_offset
+  uint32_t length = kLength;
+  uint64_t flatbuffer_offset = kPaddedLength;
+  uint64_t flatbuffer_size = 0;  // without the header
+  uint64_t segment_base_offset = 0;
+  uint64_t segment_data_size = 0;
+};
+
+// Serialized header bytes, zero-padded to `padded_length`.
+std::vector<uint8_t> encode_pte_header(const PteHeader& h, size_t padded_length);
+std::vector<uint8_t> encode_ptd_header(const PtdHeader& h);
+
+// Reads the header at kHeaderOffset. nullopt means "no such header here" (the
+// magic differs, or the file is too short to hold one); an error means the
+// magic is there but the header is corrupt.
+Result<std::optional<PteHeader>> parse_pte_header(const uint8_t* data, size_t size);
+Result<std::optional<PtdHeader>> parse_ptd_header(const uint8_t* data, size_t size);
+
+// Returns a copy of `flatbuffer` with `header` inserted after its first 8
+// bytes and the root offset moved by header.size(). This copies the
+// flatbuffer (metadata, not weights): it is the price of upstream's layout.
+std::vector<uint8_t> insert_header(const std::vector<uint8_t>& flatbuffer, const std::vector<uint8_t>& header);
+
+}  // namespace etpack

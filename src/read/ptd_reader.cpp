@@ -1,0 +1,95 @@
+#include "read/ptd_reader.h"
+
+#include <cstring>
+#include <string>
+
+#include "core/checked_math.h"
+#include "flat_tensor_generated.h"
+#include "read/fb_decoder.h"
+#include "schema/schema.h"
+
+namespace etpack {
+namespace {
+
+Error malformed(const std::string& what) { return make_error(ErrorCode::kMalformedFile, what); }
+
+}  // namespace
+
+Result<PtdFile> deserialize_ptd(const Blob& file) {
+  if (file.size() < 8)
+    return malformed("file is " + std::to_string(file.size()) + " bytes; a .ptd needs at least 8 (at byte offset 0)");
+  const char* id = reinterpret_cast<const char*>(file.data() + 4);
+  if (std::memcmp(id, "FT01", 4) != 0) {
+    if (id[0] == 'F' && id[1] == 'T')
+      return make_error(ErrorCode::kUnsupportedVersion, "data file identifier is not the supported 'FT01' (at byte offset 4)");
+    return malformed("not a .ptd file: identifier != 'FT01' (at byte offset 4)");
+  }
+  ETP_ASSIGN(auto header, parse_ptd_header(file.data(), file.size()));
+  if (!header) return malformed("missing FH01 header (at byte offset 8)");
+  PtdFile out;
+  out.header = *header;
+  const PtdHeader& h = *header;
+  auto fb_end = checked_add(h.flatbuffer_offset, h.flatbuffer_size);
+  if (h.flatbuffer_offset < kHeaderOffset + PtdHeader::kLength || !fb_end || *fb_end > file.size())
+    return malformed("FH01 flatbuffer range (offset " + std::to_string(h.flatbuffer_offset) + ", size " +
+                     std::to_string(h.flatbuffer_size) + ") is outside the file of " + std::to_string(file.size()) +
+                     " bytes (at byte offset 16)");
+  auto data_end = checked_add(h.segment_base_offset, h.segment_data_size);
+  if (h.segment_base_offset < *fb_end || !data_end || *data_end > file.size())
+    return malformed("FH01 segment data (base " + std::to_string(h.segment_base_offset) + ", size " +
+                     std::to_string(h.segment_data_size) + ") is outside [" + std::to_string(*fb_end) + ", " +
+                     std::to_string(file.size()) + "] (at byte offset 32)");
+
+  Blob flatbuffer = file.slice(0, static_cast<size_t>(*fb_end));
+  ETP_ASSIGN(TableValue root, decode_flatbuffer(flatbuffer, *flat_tensor_schema().root));
+  flatbuffers::Verifier verifier(flatbuffer.data(), flatbuffer.size(), 64, 10000000);
+  if (!flat_tensor_flatbuffer::VerifyFlatTensorBuffer(verifier))
+    return malformed("the FlatTensor flatbuffer fails flatbuffers verification (bytes 0.." + std::to_string(*fb_end) + ")");
+  if (root.get_uint("version") != 0)
+    return make_error(ErrorCode::kUnsupportedVersion,
+                      "FlatTensor version " + std::to_string(root.get_uint("version")) + " is not the supported 0");
+
+  const Value& segments = root.get("segments");
+  if (segments.is_items()) {
+    for (size_t i = 0; i < segments.items().size(); ++i) {
+      const TableValue& s = segments.items()[i].table();
+      uint64_t offset = s.get_uint("offset"), size = s.get_uint("size");
+      if (!range_within(offset, size, h.segment_data_size))
+        return malformed("segment " + std::to_string(i) + " (offset " + std::to_string(offset) + ", size " +
+                         std::to_string(size) + ") overflows the " + std::to_string(h.segment_data_size) +
+                         " bytes of segment data (at byte offset " + std::to_string(h.segment_base_offset + offset) + ")");
+      out.payload.buffers.push_back(file.slice(static_cast<size_t>(h.segment_base_offset + offset), static_cast<size_t>(size)));
+    }
+  }
+  const Value& named = root.get("named_data");
+  if (named.is_items()) {
+    for (const Value& entry : named.items()) {
+      const TableValue& nd = entry.table();
+      std::string key = nd.get("key").is_string() ? nd.get("key").str() : "";
+      uint64_t index = nd.get_uint("segment_index");
+      if (index >= out.payload.buffers.size())
+        return malformed("named data '" + key + "' refers to segment " + std::to_string(index) + " of " +
+                         std::to_string(out.payload.buffers.size()));
+      for (const auto& existing : out.payload.named_data)
+        if (existing.first == key) return malformed("named data key '" + key + "' appears twice");
+      DataEntry de;
+      de.buffer_index = static_cast<uint32_t>(index);
+      de.alignment = 1;
+      const Value& layout = nd.get("tensor_layout");
+      if (layout.is_table()) {
+        TensorLayout tl;
+        tl.scalar_type = static_cast<int8_t>(layout.table().get_int("scalar_type"));
+        const Value& sizes = layout.table().get("sizes");
+        for (size_t i = 0; i < scalar_vector_length(sizes, BaseType::kInt); ++i)
+          tl.sizes.push_back(static_cast<int32_t>(scalar_vector_int(sizes, BaseType::kInt, i)));
+        const Value& dims = layout.table().get("dim_order");
+        if (dims.is_scalars()) tl.dim_order.assign(dims.scalars().data(), dims.scalars().data() + dims.scalars().size());
+        de.tensor_layout = std::move(tl);
+      }
+      out.payload.named_data.emplace_back(std::move(key), std::move(de));
+    }
+  }
+  return out;
+}
+
+}  // namespace etpack
