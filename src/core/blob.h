@@ -1,50 +1,79 @@
-// Blob: a read-only byte range, either a view of caller-owned memory or
-// keeping its own storage alive. Copying a Blob copies the reference, never
-// the bytes: this is how weights travel through the core without copies.
+// Blob: a read-only byte range that is never copied by copying the Blob.
+// Three kinds:
+// - a view of caller-owned memory (the caller keeps it alive and unchanged);
+// - owned storage, shared by every copy of the Blob;
+// - external: bytes that stay outside this address space (a JS ArrayBuffer,
+//   a browser Blob, a file) and are named by (source id, offset, size). The
+//   core plans around them and the host copies them straight into the
+//   output, so they never enter the wasm heap. Equality of external bytes is
+//   decided by their SHA-256 digest, which the host supplies.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <string>
+#include <optional>
 #include <vector>
 
 namespace etpack {
 
+using Digest = std::array<uint8_t, 32>;
+
 class Blob {
  public:
+  // Bytes of each end that enter the fingerprint; hosts supply them for
+  // external blobs so fingerprints agree across kinds.
+  static constexpr size_t kEdgeBytes = 32;
+
+  struct External {
+    uint32_t source = 0;       // host-side id of the buffer/file
+    uint64_t offset = 0;       // where the bytes start in that source
+    std::optional<Digest> digest;  // SHA-256 of the bytes, if known
+    std::vector<uint8_t> head;     // first min(size, 32) bytes, if known
+    std::vector<uint8_t> tail;     // last min(size, 32) bytes, if known
+  };
+
   Blob() = default;
 
-  // A view of memory the caller keeps alive (and unchanged) for as long as any
-  // Blob, Cord or plan built from it is in use.
   static Blob view(const uint8_t* data, size_t size) { return Blob(data, size, nullptr); }
-
-  // Takes ownership of `bytes` (moved, not copied).
   static Blob own(std::vector<uint8_t> bytes) {
     auto holder = std::make_shared<std::vector<uint8_t>>(std::move(bytes));
     return Blob(holder->data(), holder->size(), holder);
   }
+  static Blob external(External info, uint64_t size);
 
-  // A sub-range sharing this blob's lifetime; the caller checks bounds.
-  Blob slice(size_t offset, size_t size) const { return Blob(data_ + offset, size, keep_alive_); }
+  // A sub-range sharing this blob's lifetime; the caller checks bounds. A
+  // slice of an external blob has no digest (equal only to itself).
+  Blob slice(uint64_t offset, uint64_t size) const;
 
+  bool is_external() const { return external_ != nullptr; }
+  const External* external_info() const { return external_.get(); }
+  // In-memory bytes; nullptr for external (and empty) blobs.
   const uint8_t* data() const { return data_; }
-  size_t size() const { return size_; }
+  uint64_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
-  bool same_bytes(const Blob& other) const {
-    return size_ == other.size_ &&
-           (size_ == 0 || data_ == other.data_ || std::memcmp(data_, other.data_, size_) == 0);
-  }
+  // Cheap content fingerprint: size plus the bytes at both ends. Equal bytes
+  // give equal fingerprints whatever the kind; unequal bytes may collide.
+  uint64_t fingerprint() const;
+  // SHA-256 of the content (computed once and cached for in-memory blobs);
+  // nullopt for an external blob whose host gave none.
+  std::optional<Digest> digest() const;
+  // True when both hold the same bytes: memcmp when both are in memory,
+  // identity or digests otherwise. Never true on a fingerprint alone.
+  bool same_bytes(const Blob& other) const;
 
  private:
-  Blob(const uint8_t* data, size_t size, std::shared_ptr<const void> keep_alive)
+  Blob(const uint8_t* data, uint64_t size, std::shared_ptr<const void> keep_alive)
       : data_(size == 0 ? nullptr : data), size_(size), keep_alive_(std::move(keep_alive)) {}
 
   const uint8_t* data_ = nullptr;
-  size_t size_ = 0;
+  uint64_t size_ = 0;
   std::shared_ptr<const void> keep_alive_;
+  std::shared_ptr<const External> external_;
+  std::shared_ptr<std::optional<Digest>> digest_cache_ = std::make_shared<std::optional<Digest>>();
 };
 
 }  // namespace etpack

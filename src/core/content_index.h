@@ -1,6 +1,6 @@
 // Deduplication by content: maps byte strings to the index of the first
-// equal one seen. Candidates are found by a 64-bit hash and confirmed by
-// comparing bytes, so a hash collision can never merge different data.
+// equal one seen. Candidates are found by Blob::fingerprint and confirmed by
+// Blob::same_bytes, so a fingerprint collision never merges different data.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +11,6 @@
 
 namespace etpack {
 
-uint64_t content_hash(const uint8_t* data, size_t size);
-
 class ContentIndex {
  public:
   // Index of the first added blob with the same bytes, or -1.
@@ -22,7 +20,7 @@ class ContentIndex {
   int64_t find_or_add(const Blob& data, int64_t index);
 
  private:
-  std::unordered_multimap<uint64_t, std::pair<Blob, int64_t>> by_hash_;
+  std::unordered_multimap<uint64_t, std::pair<Blob, int64_t>> by_fingerprint_;
 };
 
 }  // namespace etpack

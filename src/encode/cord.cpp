@@ -37,14 +37,22 @@ void Cord::copy_to(uint8_t* dst) const {
     if (p.kind == Piece::Kind::kZeros) {
       std::memset(dst, 0, p.zeros);
     } else {
-      std::memcpy(dst, p.bytes.data(), p.bytes.size());  // the one copy into the output
+      std::memcpy(dst, p.bytes.data(), static_cast<size_t>(p.bytes.size()));  // the one copy into the output
     }
     dst += p.size();
   }
 }
 
-std::vector<uint8_t> Cord::to_bytes() const {
-  std::vector<uint8_t> out(size_);
+bool Cord::has_external() const {
+  for (const Piece& p : pieces_)
+    if (p.kind == Piece::Kind::kBytes && p.bytes.is_external()) return true;
+  return false;
+}
+
+Result<std::vector<uint8_t>> Cord::to_bytes() const {
+  if (has_external())
+    return make_error(ErrorCode::kInvalidArgument, "the output refers to external data; only its host can assemble it");
+  std::vector<uint8_t> out(static_cast<size_t>(size_));
   copy_to(out.data());
   return out;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/blob.h"
+#include "core/result.h"
 
 namespace etpack {
 
@@ -30,10 +31,15 @@ class Cord {
   uint64_t size() const { return size_; }
   const std::vector<Piece>& pieces() const { return pieces_; }
 
+  // True when some piece is an external Blob, whose bytes only the host can
+  // copy (see Blob::external).
+  bool has_external() const;
+
   // Writes all bytes to `dst` (which must hold size() bytes): the single copy
-  // of each weight byte into a contiguous output.
+  // of each weight byte into a contiguous output. Requires !has_external().
   void copy_to(uint8_t* dst) const;
-  std::vector<uint8_t> to_bytes() const;
+  // Contiguous bytes; kInvalidArgument when a piece is external.
+  Result<std::vector<uint8_t>> to_bytes() const;
 
  private:
   std::vector<Piece> pieces_;

@@ -6,47 +6,11 @@
 namespace etpack {
 namespace {
 
-// Bytes of each end that go into the fingerprint. Same-size tensors usually
-// differ in their first or last bytes, so this rejects most non-matches
-// without reading whole buffers (upstream fingerprints the first 32 bytes).
-constexpr size_t kFingerprintEdge = 32;
-
-uint64_t fnv1a(uint64_t hash, const uint8_t* data, size_t size) {
-  for (size_t i = 0; i < size; ++i) {
-    hash ^= data[i];
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
-
-uint64_t fingerprint(const Blob& data) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  uint8_t size_bytes[8];
-  uint64_t size = data.size();
-  for (size_t i = 0; i < 8; ++i) size_bytes[i] = static_cast<uint8_t>(size >> (8 * i));
-  hash = fnv1a(hash, size_bytes, sizeof(size_bytes));
-  size_t edge = std::min(data.size(), kFingerprintEdge);
-  if (edge > 0) {
-    hash = fnv1a(hash, data.data(), edge);
-    hash = fnv1a(hash, data.data() + (data.size() - edge), edge);
-  }
-  return hash;
-}
-
 // std::string compares bytes as unsigned char, which for UTF-8 keys is the
 // code point order Python's sorted() uses; shard names depend on it.
 bool key_less(const std::string& a, const std::string& b) { return a < b; }
 
 }  // namespace
-
-const Sha256::Digest& NamedDataStore::buffer_digest(uint32_t index) {
-  auto it = buffer_digests_.find(index);
-  if (it == buffer_digests_.end()) {
-    const Blob& blob = buffers_[index];
-    it = buffer_digests_.emplace(index, sha256(blob.data(), blob.size())).first;
-  }
-  return it->second;
-}
 
 std::optional<uint32_t> NamedDataStore::find_buffer(const Blob& data, uint64_t print) {
   auto it = fingerprint_to_buffers_.find(print);
@@ -56,20 +20,18 @@ std::optional<uint32_t> NamedDataStore::find_buffer(const Blob& data, uint64_t p
     if (buffers_[candidates[0]].same_bytes(data)) return candidates[0];
     return std::nullopt;
   }
-  // Several distinct buffers share this fingerprint: compare digests so that
-  // each candidate is read at most once over the store's lifetime, and
-  // confirm a digest match with the bytes themselves.
-  const Sha256::Digest digest = sha256(data.data(), data.size());
+  // Several distinct buffers share this fingerprint: compare digests (each
+  // Blob computes its own once) before confirming with the bytes.
+  const std::optional<Digest> digest = data.digest();
   for (uint32_t candidate : candidates) {
-    if (buffer_digest(candidate) == digest && buffers_[candidate].same_bytes(data)) {
-      return candidate;
-    }
+    std::optional<Digest> other = buffers_[candidate].digest();
+    if ((!digest || !other || *digest == *other) && buffers_[candidate].same_bytes(data)) return candidate;
   }
   return std::nullopt;
 }
 
 Result<uint32_t> NamedDataStore::intern_buffer(const Blob& data) {
-  const uint64_t print = fingerprint(data);
+  const uint64_t print = data.fingerprint();
   if (std::optional<uint32_t> found = find_buffer(data, print)) return *found;
   if (buffers_.size() >= std::numeric_limits<uint32_t>::max()) {
     return make_error(ErrorCode::kLimitExceeded,

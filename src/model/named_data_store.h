@@ -96,7 +96,6 @@ class NamedDataStore {
   // none exists.
   Result<uint32_t> intern_buffer(const Blob& data);
   std::optional<uint32_t> find_buffer(const Blob& data, uint64_t fingerprint);
-  const Sha256::Digest& buffer_digest(uint32_t index);
   EntryMap& tag_entries(const std::string& tag);
 
   std::vector<Blob> buffers_;
@@ -105,12 +104,9 @@ class NamedDataStore {
   std::unordered_map<std::string, size_t> tag_index_;       // tag -> external_data_ slot
   std::unordered_map<std::string, uint32_t> key_to_buffer_;  // every key, PTE or external
   // Cheap fingerprint (size, first and last bytes) -> candidate buffers.
-  // Only a byte comparison decides equality; the fingerprint and the SHA-256
-  // digests merely narrow the candidates.
+  // Blob::same_bytes decides equality (bytes, or the host's SHA-256 digest
+  // for external data); the fingerprint merely narrows the candidates.
   std::unordered_map<uint64_t, std::vector<uint32_t>> fingerprint_to_buffers_;
-  // Digests of candidate buffers, computed lazily and only when several
-  // buffers share a fingerprint.
-  std::unordered_map<uint32_t, Sha256::Digest> buffer_digests_;
 };
 
 }  // namespace etpack

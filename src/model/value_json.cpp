@@ -15,6 +15,8 @@ Error mismatch(const std::string& path, const std::string& what) {
 
 std::string join(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
 
+Result<Scalar> integer_from_json(const Json& j, BaseType type, const std::string& path);
+
 Result<Scalar> scalar_from_json(const Json& j, BaseType type, const std::string& path) {
   Scalar s;
   s.u = 0;
@@ -35,7 +37,21 @@ Result<Scalar> scalar_from_json(const Json& j, BaseType type, const std::string&
     s.u = j.bool_value() ? 1 : 0;
     return s;
   }
-  if (!j.is_number()) return mismatch(path, std::string("expected ") + base_type_name(type));
+  Json number = j;
+  if (j.is_string() && !j.text().empty()) {
+    // A BigInt from a JavaScript host arrives as its decimal digits.
+    const std::string& t = j.text();
+    bool digits = t.find_first_not_of("0123456789", t[0] == '-' ? 1 : 0) == std::string::npos && t != "-";
+    if (!digits) return mismatch(path, std::string("expected ") + base_type_name(type) + ", got string \"" + t + "\"");
+    number = Json::number_text(t);
+  }
+  if (!number.is_number()) return mismatch(path, std::string("expected ") + base_type_name(type));
+  return integer_from_json(number, type, path);
+}
+
+Result<Scalar> integer_from_json(const Json& j, BaseType type, const std::string& path) {
+  Scalar s;
+  s.u = 0;
   if (is_signed_integer(type)) {
     auto v = j.as_int64();
     if (!v) return mismatch(path, "expected an integer, got " + j.text());
@@ -167,7 +183,9 @@ Result<Value> field_from_json(const Json& j, const FieldDef& f, const std::strin
   }
 }
 
-Json scalar_to_json(Scalar s, BaseType type, bool in_vector) {
+constexpr int64_t kMaxSafeInteger = (int64_t{1} << 53) - 1;
+
+Json scalar_to_json(Scalar s, BaseType type, bool in_vector, const ToJsonOptions& options) {
   switch (type) {
     case BaseType::kBool: return Json::boolean(s.u != 0);
     case BaseType::kFloat:
@@ -177,8 +195,18 @@ Json scalar_to_json(Scalar s, BaseType type, bool in_vector) {
       if (!in_vector && std::isinf(s.d)) return Json::string(s.d > 0 ? "inf" : "-inf");
       return Json::real(s.d);
     default:
+      if (options.js_bigint_markers) {
+        bool unsafe = is_signed_integer(type) ? (s.i > kMaxSafeInteger || s.i < -kMaxSafeInteger)
+                                              : s.u > static_cast<uint64_t>(kMaxSafeInteger);
+        if (unsafe) return Json::string(std::string(1, '\0') + (is_signed_integer(type) ? std::to_string(s.i) : std::to_string(s.u)));
+      }
       return is_signed_integer(type) ? Json::integer(s.i) : Json::unsigned_integer(s.u);
   }
+}
+
+Json string_to_json(const std::string& s, const ToJsonOptions& options) {
+  if (options.js_bigint_markers && !s.empty() && s[0] == '\0') return Json::string(std::string(1, '\0') + s);
+  return Json::string(s);
 }
 
 }  // namespace
@@ -218,7 +246,7 @@ Result<TableValue> table_from_json(const Json& json, const TableDef& def, const 
   return table;
 }
 
-Json table_to_json(const TableValue& table) {
+Json table_to_json(const TableValue& table, const ToJsonOptions& options) {
   Json out = Json::object();
   for (const FieldDef& f : table.def->fields) {
     const Value& v = table.fields[f.id];
@@ -226,7 +254,7 @@ Json table_to_json(const TableValue& table) {
       case BaseType::kUType: break;  // written after its union value
       case BaseType::kUnion: {
         if (v.is_table()) {
-          out.set(f.name, table_to_json(v.table()));
+          out.set(f.name, table_to_json(v.table(), options));
           out.set(f.name + "_type", Json::string(v.table().def->name));
         } else {
           out.set(f.name, Json::null());
@@ -234,8 +262,8 @@ Json table_to_json(const TableValue& table) {
         }
         break;
       }
-      case BaseType::kString: out.set(f.name, v.is_string() ? Json::string(v.str()) : Json::null()); break;
-      case BaseType::kTable: out.set(f.name, v.is_table() ? table_to_json(v.table()) : Json::null()); break;
+      case BaseType::kString: out.set(f.name, v.is_string() ? string_to_json(v.str(), options) : Json::null()); break;
+      case BaseType::kTable: out.set(f.name, v.is_table() ? table_to_json(v.table(), options) : Json::null()); break;
       case BaseType::kVector: {
         if (v.absent()) {
           out.set(f.name, Json::null());
@@ -244,13 +272,14 @@ Json table_to_json(const TableValue& table) {
         Json list = Json::array();
         if (v.is_items()) {
           for (const Value& item : v.items())
-            list.push(item.is_table() ? table_to_json(item.table()) : Json::string(item.is_string() ? item.str() : ""));
+            list.push(item.is_table() ? table_to_json(item.table(), options)
+                                      : string_to_json(item.is_string() ? item.str() : "", options));
         } else {
           size_t width = scalar_size(f.element);
           const Blob& raw = v.scalars();
           list.items().reserve(raw.size() / width);
           for (size_t i = 0; i + width <= raw.size(); i += width)
-            list.push(scalar_to_json(get_scalar(raw.data() + i, f.element), f.element, true));
+            list.push(scalar_to_json(get_scalar(raw.data() + i, f.element), f.element, true, options));
         }
         out.set(f.name, std::move(list));
         break;
@@ -264,7 +293,7 @@ Json table_to_json(const TableValue& table) {
         } else {
           s.i = f.default_integer;
         }
-        out.set(f.name, scalar_to_json(s, f.type, false));
+        out.set(f.name, scalar_to_json(s, f.type, false, options));
       }
     }
   }

@@ -12,13 +12,23 @@
 
 namespace etpack {
 
-// Reads `json` as a table of type `def`. Unknown fields, wrong types and
+// Reads `json` as a table of type `def`. Integer fields also accept a string
+// of decimal digits (how JavaScript hosts pass BigInts). Unknown fields, wrong types and
 // out-of-range integers are kSchemaMismatch errors naming the JSON path
 // (e.g. "execution_plan[0].values[3].val.sizes[1]"). `path` prefixes it.
 Result<TableValue> table_from_json(const Json& json, const TableDef& def, const std::string& path = "");
 
+struct ToJsonOptions {
+  // For JavaScript hosts, whose numbers are doubles: an integer outside
+  // +/-(2^53 - 1) is written as the string "\u0000<digits>", and a real string
+  // value that starts with U+0000 gets one more U+0000 in front. The host
+  // turns the first into a BigInt and strips the second; nothing else can
+  // produce either form, so the mapping is unambiguous.
+  bool js_bigint_markers = false;
+};
+
 // Writes every field in declaration order; absent fields are null and a union
 // `f` is followed by `f_type`. int64/uint64 stay exact.
-Json table_to_json(const TableValue& table);
+Json table_to_json(const TableValue& table, const ToJsonOptions& options = {});
 
 }  // namespace etpack

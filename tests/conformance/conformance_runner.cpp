@@ -193,10 +193,10 @@ CaseResult run_serialize_case(CaseResult r, const Json& c, const std::string& di
     NamedDataStoreOutput empty;
     auto with_empty = serialize_for_executorch(inputs->emitter, inputs->config, serializer, &empty);
     if (!with_empty.ok()) return r.detail = "empty store failed: " + with_empty.error().message, r;
-    if (result->pte.to_bytes() != with_empty->pte.to_bytes() || result->ptd.size() != with_empty->ptd.size())
+    if (result->pte.to_bytes().value() != with_empty->pte.to_bytes().value() || result->ptd.size() != with_empty->ptd.size())
       return r.detail = "missing store and empty store outputs differ", r;
     for (size_t i = 0; i < result->ptd.size(); ++i)
-      if (result->ptd[i].first != with_empty->ptd[i].first || result->ptd[i].second.to_bytes() != with_empty->ptd[i].second.to_bytes())
+      if (result->ptd[i].first != with_empty->ptd[i].first || result->ptd[i].second.to_bytes().value() != with_empty->ptd[i].second.to_bytes().value())
         return r.detail = "missing store and empty store PTDs differ", r;
     r.passed = true;
     return r;
@@ -208,7 +208,7 @@ CaseResult run_serialize_case(CaseResult r, const Json& c, const std::string& di
   if (!result.ok()) return r.detail = std::string(error_code_name(result.error().code)) + ": " + result.error().message, r;
   auto want_pte = read_file(join_path(dir, expected.find("pte")->text()));
   if (!want_pte.ok()) return r.detail = want_pte.error().message, r;
-  std::vector<uint8_t> pte = result->pte.to_bytes();
+  std::vector<uint8_t> pte = result->pte.to_bytes().value();
   if (!same_bytes(Blob::view(pte.data(), pte.size()), *want_pte)) return r.detail = "pte: " + first_difference(pte, *want_pte), r;
   const Json* ptd = expected.find("ptd");
   size_t want_count = ptd != nullptr ? ptd->members().size() : 0;
@@ -219,7 +219,7 @@ CaseResult run_serialize_case(CaseResult r, const Json& c, const std::string& di
     if (result->ptd[i].first != tag) return r.detail = "ptd " + std::to_string(i) + " has tag '" + result->ptd[i].first + "', expected '" + tag + "'", r;
     auto want = read_file(join_path(dir, file.text()));
     if (!want.ok()) return r.detail = want.error().message, r;
-    std::vector<uint8_t> got = result->ptd[i].second.to_bytes();
+    std::vector<uint8_t> got = result->ptd[i].second.to_bytes().value();
     if (!same_bytes(Blob::view(got.data(), got.size()), *want)) return r.detail = "ptd '" + tag + "': " + first_difference(got, *want), r;
   }
   r.passed = true;

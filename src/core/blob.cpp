@@ -1,0 +1,76 @@
+#include "core/blob.h"
+
+#include <algorithm>
+
+#include "core/sha256.h"
+
+namespace etpack {
+namespace {
+
+uint64_t fnv1a(uint64_t hash, const uint8_t* data, size_t size) {
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= data[i];
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+}  // namespace
+
+Blob Blob::external(External info, uint64_t size) {
+  Blob b;
+  b.size_ = size;
+  b.external_ = std::make_shared<const External>(std::move(info));
+  return b;
+}
+
+Blob Blob::slice(uint64_t offset, uint64_t size) const {
+  if (!is_external()) {
+    Blob b(data_ + offset, size, keep_alive_);
+    return b;
+  }
+  External info;
+  info.source = external_->source;
+  info.offset = external_->offset + offset;
+  if (offset == 0 && size == size_) return *this;
+  return external(std::move(info), size);
+}
+
+uint64_t Blob::fingerprint() const {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  uint8_t size_bytes[8];
+  for (size_t i = 0; i < 8; ++i) size_bytes[i] = static_cast<uint8_t>(size_ >> (8 * i));
+  hash = fnv1a(hash, size_bytes, sizeof(size_bytes));
+  const size_t edge = static_cast<size_t>(std::min<uint64_t>(size_, kEdgeBytes));
+  if (edge == 0) return hash;
+  if (!is_external()) {
+    hash = fnv1a(hash, data_, edge);
+    return fnv1a(hash, data_ + (size_ - edge), edge);
+  }
+  // Without edge bytes an external blob fingerprints by size alone.
+  if (external_->head.size() == edge && external_->tail.size() == edge) {
+    hash = fnv1a(hash, external_->head.data(), edge);
+    hash = fnv1a(hash, external_->tail.data(), edge);
+  }
+  return hash;
+}
+
+std::optional<Digest> Blob::digest() const {
+  if (is_external()) return external_->digest;
+  if (!digest_cache_->has_value()) *digest_cache_ = sha256(data_, static_cast<size_t>(size_));
+  return **digest_cache_;
+}
+
+bool Blob::same_bytes(const Blob& other) const {
+  if (size_ != other.size_) return false;
+  if (size_ == 0) return true;
+  if (!is_external() && !other.is_external())
+    return data_ == other.data_ || std::memcmp(data_, other.data_, static_cast<size_t>(size_)) == 0;
+  if (is_external() && other.is_external() && external_->source == other.external_->source &&
+      external_->offset == other.external_->offset)
+    return true;
+  auto a = digest(), b = other.digest();
+  return a && b && *a == *b;
+}
+
+}  // namespace etpack
