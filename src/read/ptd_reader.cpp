@@ -5,6 +5,7 @@
 
 #include "core/checked_math.h"
 #include "flat_tensor_generated.h"
+#include "read/aligned_bytes.h"
 #include "read/fb_decoder.h"
 #include "schema/schema.h"
 
@@ -15,16 +16,29 @@ Error malformed(const std::string& what) { return make_error(ErrorCode::kMalform
 
 }  // namespace
 
-Result<PtdFile> deserialize_ptd(const Blob& file) {
-  if (file.size() < 8)
-    return malformed("file is " + std::to_string(file.size()) + " bytes; a .ptd needs at least 8 (at byte offset 0)");
-  const char* id = reinterpret_cast<const char*>(file.data() + 4);
+Result<PtdFile> deserialize_ptd(const Blob& file) { return deserialize_ptd(file, file); }
+
+Result<uint64_t> ptd_head_size(const Blob& first_bytes, uint64_t file_size) {
+  if (first_bytes.is_external()) return make_error(ErrorCode::kInvalidArgument, "the .ptd head must be in memory");
+  ETP_ASSIGN(auto header, parse_ptd_header(first_bytes.data(), static_cast<size_t>(first_bytes.size())));
+  if (!header) return malformed("missing FH01 header (at byte offset 8)");
+  auto end = checked_add(header->flatbuffer_offset, header->flatbuffer_size);
+  if (!end || *end > file_size)
+    return malformed("FH01 flatbuffer range is outside the file of " + std::to_string(file_size) + " bytes (at byte offset 16)");
+  return *end;
+}
+
+Result<PtdFile> deserialize_ptd(const Blob& head, const Blob& file) {
+  if (head.is_external()) return make_error(ErrorCode::kInvalidArgument, "the .ptd head must be in memory");
+  if (head.size() < 8)
+    return malformed("file is " + std::to_string(head.size()) + " bytes; a .ptd needs at least 8 (at byte offset 0)");
+  const char* id = reinterpret_cast<const char*>(head.data() + 4);
   if (std::memcmp(id, "FT01", 4) != 0) {
     if (id[0] == 'F' && id[1] == 'T')
       return make_error(ErrorCode::kUnsupportedVersion, "data file identifier is not the supported 'FT01' (at byte offset 4)");
     return malformed("not a .ptd file: identifier != 'FT01' (at byte offset 4)");
   }
-  ETP_ASSIGN(auto header, parse_ptd_header(file.data(), file.size()));
+  ETP_ASSIGN(auto header, parse_ptd_header(head.data(), static_cast<size_t>(head.size())));
   if (!header) return malformed("missing FH01 header (at byte offset 8)");
   PtdFile out;
   out.header = *header;
@@ -40,9 +54,13 @@ Result<PtdFile> deserialize_ptd(const Blob& file) {
                      std::to_string(h.segment_data_size) + ") is outside [" + std::to_string(*fb_end) + ", " +
                      std::to_string(file.size()) + "] (at byte offset 32)");
 
-  Blob flatbuffer = file.slice(0, static_cast<size_t>(*fb_end));
+  if (*fb_end > head.size())
+    return make_error(ErrorCode::kInvalidArgument, "the .ptd head holds " + std::to_string(head.size()) +
+                                                       " bytes; the flatbuffer needs " + std::to_string(*fb_end));
+  Blob flatbuffer = head.slice(0, static_cast<size_t>(*fb_end));
   ETP_ASSIGN(TableValue root, decode_flatbuffer(flatbuffer, *flat_tensor_schema().root));
-  flatbuffers::Verifier verifier(flatbuffer.data(), flatbuffer.size(), 64, 10000000);
+  AlignedBytes aligned(flatbuffer.data(), static_cast<size_t>(flatbuffer.size()));
+  flatbuffers::Verifier verifier(aligned.data(), aligned.size(), 64, 10000000);
   if (!flat_tensor_flatbuffer::VerifyFlatTensorBuffer(verifier))
     return malformed("the FlatTensor flatbuffer fails flatbuffers verification (bytes 0.." + std::to_string(*fb_end) + ")");
   if (root.get_uint("version") != 0)

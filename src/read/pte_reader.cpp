@@ -5,6 +5,7 @@
 
 #include "core/checked_math.h"
 #include "program_generated.h"
+#include "read/aligned_bytes.h"
 #include "read/fb_decoder.h"
 
 namespace etpack {
@@ -32,32 +33,51 @@ Status check_identifier(const Blob& file) {
 
 }  // namespace
 
-Result<PteFile> read_pte_program(const Blob& file) {
-  ETP_TRY(check_identifier(file));
+Result<PteFile> read_pte_program(const Blob& file) { return read_pte_program(file, file.size()); }
+
+Result<uint64_t> pte_head_size(const Blob& first_bytes, uint64_t file_size) {
+  ETP_TRY(check_identifier(first_bytes));
+  ETP_ASSIGN(auto header, parse_pte_header(first_bytes.data(), static_cast<size_t>(first_bytes.size())));
+  if (!header) return file_size;
+  if (header->program_size > file_size)
+    return malformed("eh00 program_size " + std::to_string(header->program_size) + " is outside the file of " +
+                     std::to_string(file_size) + " bytes (at byte offset 16)");
+  return header->program_size;
+}
+
+Result<PteFile> read_pte_program(const Blob& head, uint64_t file_size) {
+  if (head.is_external()) return make_error(ErrorCode::kInvalidArgument, "the .pte head must be in memory");
+  ETP_TRY(check_identifier(head));
   PteFile out;
-  ETP_ASSIGN(out.header, parse_pte_header(file.data(), file.size()));
-  uint64_t program_size = file.size();
+  ETP_ASSIGN(out.header, parse_pte_header(head.data(), static_cast<size_t>(head.size())));
+  uint64_t program_size = file_size;
   if (out.header) {
     const PteHeader& h = *out.header;
-    if (h.program_size < kHeaderOffset + PteHeader::kMinimumLength || h.program_size > file.size())
+    if (h.program_size < kHeaderOffset + PteHeader::kMinimumLength || h.program_size > file_size)
       return malformed("eh00 program_size " + std::to_string(h.program_size) + " is outside the file of " +
-                       std::to_string(file.size()) + " bytes (at byte offset 16)");
-    if (h.segment_base_offset != 0 && (h.segment_base_offset < h.program_size || h.segment_base_offset > file.size()))
+                       std::to_string(file_size) + " bytes (at byte offset 16)");
+    if (h.segment_base_offset != 0 && (h.segment_base_offset < h.program_size || h.segment_base_offset > file_size))
       return malformed("eh00 segment_base_offset " + std::to_string(h.segment_base_offset) + " is outside [" +
-                       std::to_string(h.program_size) + ", " + std::to_string(file.size()) + "] (at byte offset 24)");
+                       std::to_string(h.program_size) + ", " + std::to_string(file_size) + "] (at byte offset 24)");
     program_size = h.program_size;
   }
-  Blob flatbuffer = file.slice(0, static_cast<size_t>(program_size));
+  if (program_size > head.size())
+    return make_error(ErrorCode::kInvalidArgument, "the .pte head holds " + std::to_string(head.size()) +
+                                                       " bytes; the flatbuffer needs " + std::to_string(program_size));
+  Blob flatbuffer = head.slice(0, static_cast<size_t>(program_size));
   ETP_ASSIGN(out.program, decode_flatbuffer(flatbuffer, *program_schema().root));
   // Second opinion from flatc's generated verifier (the runtime's check).
-  flatbuffers::Verifier verifier(flatbuffer.data(), flatbuffer.size(), 128, 100000000);
+  AlignedBytes aligned(flatbuffer.data(), static_cast<size_t>(flatbuffer.size()));
+  flatbuffers::Verifier verifier(aligned.data(), aligned.size(), 128, 100000000);
   if (!executorch_flatbuffer::VerifyProgramBuffer(verifier))
     return malformed("the Program flatbuffer fails flatbuffers verification (bytes 0.." + std::to_string(program_size) + ")");
   return out;
 }
 
-Result<PteFile> deserialize_pte_binary(const Blob& file) {
-  ETP_ASSIGN(PteFile out, read_pte_program(file));
+Result<PteFile> deserialize_pte_binary(const Blob& file) { return deserialize_pte_binary(file, file); }
+
+Result<PteFile> deserialize_pte_binary(const Blob& head, const Blob& file) {
+  ETP_ASSIGN(PteFile out, read_pte_program(head, file.size()));
   if (!out.header || out.header->segment_base_offset == 0) return out;
 
   const uint64_t base = out.header->segment_base_offset;
