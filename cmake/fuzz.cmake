@@ -1,0 +1,16 @@
+# libFuzzer targets (clang only), built with ASan + UBSan. Included by
+# CMakeLists.txt when -DETPACK_FUZZ=ON:
+#   CXX=clang++ cmake -S . -B build/fuzz -DETPACK_FUZZ=ON -DETPACK_BUILD_TESTS=OFF
+# scripts/fuzz.sh builds and runs them with a seed corpus.
+if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  message(FATAL_ERROR "ETPACK_FUZZ needs clang (libFuzzer); configure with CXX=clang++")
+endif()
+
+set(ETPACK_FUZZ_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g)
+# The library is instrumented for coverage but not linked with libFuzzer's main.
+target_compile_options(etpack_core PRIVATE -fsanitize=fuzzer-no-link ${ETPACK_FUZZ_FLAGS})
+
+add_executable(etpack_fuzz_artifacts tests/fuzz/fuzz_artifacts.cpp)
+target_link_libraries(etpack_fuzz_artifacts PRIVATE etpack_core)
+target_compile_options(etpack_fuzz_artifacts PRIVATE -fsanitize=fuzzer ${ETPACK_FUZZ_FLAGS} ${ETPACK_WARNINGS})
+target_link_options(etpack_fuzz_artifacts PRIVATE -fsanitize=fuzzer,address,undefined)
