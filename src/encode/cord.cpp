@@ -43,6 +43,23 @@ void Cord::copy_to(uint8_t* dst) const {
   }
 }
 
+Result<std::vector<uint8_t>> Cord::to_bytes(const ExternalReader& read) const {
+  std::vector<uint8_t> out(static_cast<size_t>(size_));
+  uint8_t* dst = out.data();
+  for (const Piece& p : pieces_) {
+    if (p.kind == Piece::Kind::kZeros) {
+      std::memset(dst, 0, static_cast<size_t>(p.zeros));
+    } else if (p.bytes.is_external()) {
+      const Blob::External& e = *p.bytes.external_info();
+      ETP_TRY(read(e.source, e.offset, p.bytes.size(), dst));
+    } else {
+      std::memcpy(dst, p.bytes.data(), static_cast<size_t>(p.bytes.size()));  // the one copy into the output
+    }
+    dst += p.size();
+  }
+  return out;
+}
+
 bool Cord::has_external() const {
   for (const Piece& p : pieces_)
     if (p.kind == Piece::Kind::kBytes && p.bytes.is_external()) return true;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -40,6 +41,11 @@ class Cord {
   void copy_to(uint8_t* dst) const;
   // Contiguous bytes; kInvalidArgument when a piece is external.
   Result<std::vector<uint8_t>> to_bytes() const;
+
+  // Copies external pieces through `read` (source, offset, size, dst): how a
+  // native host resolves bytes that stayed in files or other buffers.
+  using ExternalReader = std::function<Status(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst)>;
+  Result<std::vector<uint8_t>> to_bytes(const ExternalReader& read) const;
 
  private:
   std::vector<Piece> pieces_;

@@ -20,4 +20,11 @@ struct PtdFile {
 // FTxx identifier, or a FlatTensor version other than 0).
 Result<PtdFile> deserialize_ptd(const Blob& file);
 
+// For files whose bytes stay elsewhere: `head` holds at least the header and
+// flatbuffer in memory (see ptd_head_size); segment data is sliced from
+// `file`, which may be external.
+Result<PtdFile> deserialize_ptd(const Blob& head, const Blob& file);
+constexpr uint64_t kPtdProbeBytes = 56;
+Result<uint64_t> ptd_head_size(const Blob& first_bytes, uint64_t file_size);
+
 }  // namespace etpack

@@ -36,4 +36,16 @@ Result<PteFile> deserialize_pte_binary(const Blob& file);
 // Returns the program and the header; used by inspect/validate/repack.
 Result<PteFile> read_pte_program(const Blob& file);
 
+// The same for files whose bytes mostly stay elsewhere (a file on disk, a
+// browser Blob): `head` holds the file's first bytes in memory — at least
+// the flatbuffer part (see pte_head_size) — and `file` is the whole file, in
+// memory or external. Segment data is sliced from `file`, never loaded.
+Result<PteFile> read_pte_program(const Blob& head, uint64_t file_size);
+Result<PteFile> deserialize_pte_binary(const Blob& head, const Blob& file);
+
+// Bytes of head read_pte_program needs, from the file's first
+// kPteProbeBytes bytes (or the whole file if shorter) and its size.
+constexpr uint64_t kPteProbeBytes = 64;
+Result<uint64_t> pte_head_size(const Blob& first_bytes, uint64_t file_size);
+
 }  // namespace etpack
