@@ -57,8 +57,8 @@ uint64_t Blob::fingerprint() const {
 
 std::optional<Digest> Blob::digest() const {
   if (is_external()) return external_->digest;
-  if (!digest_cache_->has_value()) *digest_cache_ = sha256(data_, static_cast<size_t>(size_));
-  return **digest_cache_;
+  if (!digest_cache_) digest_cache_ = std::make_shared<const Digest>(sha256(data_, static_cast<size_t>(size_)));
+  return *digest_cache_;
 }
 
 bool Blob::same_bytes(const Blob& other) const {

@@ -73,7 +73,8 @@ class Blob {
   uint64_t size_ = 0;
   std::shared_ptr<const void> keep_alive_;
   std::shared_ptr<const External> external_;
-  std::shared_ptr<std::optional<Digest>> digest_cache_ = std::make_shared<std::optional<Digest>>();
+  // Allocated on first digest(); copies made after that share the result.
+  mutable std::shared_ptr<const Digest> digest_cache_;
 };
 
 }  // namespace etpack

@@ -4,14 +4,12 @@
 
 namespace etpack {
 
-TableBox::TableBox(TableValue t) : ptr_(std::make_unique<TableValue>(std::move(t))) {}
-TableBox::TableBox(const TableBox& other)
-    : ptr_(other.ptr_ ? std::make_unique<TableValue>(*other.ptr_) : nullptr) {}
-TableBox& TableBox::operator=(const TableBox& other) {
-  if (this != &other) ptr_ = other.ptr_ ? std::make_unique<TableValue>(*other.ptr_) : nullptr;
-  return *this;
+TableBox::TableBox(TableValue t) : ptr_(std::make_shared<TableValue>(std::move(t))) {}
+
+TableValue& TableBox::get_mutable() {
+  if (ptr_.use_count() > 1) ptr_ = std::make_shared<TableValue>(*ptr_);  // copy on first write
+  return *ptr_;
 }
-TableBox::~TableBox() = default;
 
 Value Value::from_table(TableValue t) {
   Value x;

@@ -18,22 +18,18 @@ namespace etpack {
 
 struct TableValue;
 
-// Deep-copying owner of a TableValue (tables are values, not shared objects).
+// Copy-on-write owner of a TableValue: copying a tree shares its tables,
+// and the first write through a shared box gives that box its own copy. So
+// "copy the program, then change a few fields" costs only what changes.
 class TableBox {
  public:
   TableBox() = default;
   explicit TableBox(TableValue t);
-  TableBox(const TableBox& other);
-  TableBox& operator=(const TableBox& other);
-  TableBox(TableBox&&) noexcept = default;
-  TableBox& operator=(TableBox&&) noexcept = default;
-  ~TableBox();
-  TableValue& operator*() const { return *ptr_; }
-  TableValue* operator->() const { return ptr_.get(); }
-  TableValue* get() const { return ptr_.get(); }
+  const TableValue& get() const { return *ptr_; }
+  TableValue& get_mutable();
 
  private:
-  std::unique_ptr<TableValue> ptr_;
+  std::shared_ptr<TableValue> ptr_;
 };
 
 union Scalar {
@@ -65,7 +61,8 @@ class Value {
 
   Scalar scalar() const { return std::get<Scalar>(v_); }
   const std::string& str() const { return std::get<std::string>(v_); }
-  TableValue& table() const { return *std::get<TableBox>(v_); }
+  const TableValue& table() const { return std::get<TableBox>(v_).get(); }
+  TableValue& table() { return std::get<TableBox>(v_).get_mutable(); }  // unshares first
   const Items& items() const { return std::get<Items>(v_); }
   Items& items() { return std::get<Items>(v_); }
   const Blob& scalars() const { return std::get<Blob>(v_); }

@@ -12,11 +12,15 @@
 
 namespace etpack {
 
-// Reads `json` as a table of type `def`. Integer fields also accept a string
-// of decimal digits (how JavaScript hosts pass BigInts). Unknown fields, wrong types and
-// out-of-range integers are kSchemaMismatch errors naming the JSON path
-// (e.g. "execution_plan[0].values[3].val.sizes[1]"). `path` prefixes it.
-Result<TableValue> table_from_json(const Json& json, const TableDef& def, const std::string& path = "");
+// Reads JSON text as a table of type `def`, straight into the model (no
+// document in between). Integer fields also accept a string of decimal
+// digits (how JavaScript hosts pass BigInts). Syntax errors are kInvalidJson
+// naming the offset; unknown fields, wrong types and out-of-range integers
+// are kSchemaMismatch naming the path (e.g.
+// "execution_plan[0].values[3].val.sizes[1]").
+Result<TableValue> table_from_json_text(std::string_view text, const TableDef& def);
+// The same for an already parsed document.
+Result<TableValue> table_from_json(const Json& json, const TableDef& def);
 
 struct ToJsonOptions {
   // For JavaScript hosts, whose numbers are doubles: an integer outside
