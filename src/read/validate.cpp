@@ -1,5 +1,9 @@
 #include "read/validate.h"
 
+#include <cctype>
+
+#include "read/validate_internal.h"
+
 namespace etpack {
 
 Json ValidationReport::to_json() const {
@@ -23,8 +27,59 @@ Json ValidationReport::to_json() const {
   return out;
 }
 
-// Placeholder until the full checker lands: reports nothing.
-ValidationReport validate_artifacts(const Blob&, const std::vector<std::pair<std::string, Blob>>&) { return {}; }
-ValidationReport validate_ptd(const std::string&, const Blob&) { return {}; }
+void FindingSink::add(std::vector<Finding>& list, const char* code, std::string message,
+                      std::optional<uint64_t> offset, std::string path) {
+  bool is_error = &list == &report_.errors;
+  if (is_error) ++errors_;
+  size_t& kept = is_error ? errors_kept_ : warnings_kept_;
+  if (kept >= kMaxPerKind) {
+    if (!cut_) {
+      cut_ = true;
+      report_.warnings.push_back({finding::kTooManyFindings,
+                                  "more than " + std::to_string(kMaxPerKind) + " " + (is_error ? "errors" : "warnings") +
+                                      " in this file; the rest are not listed",
+                                  file_, std::nullopt, ""});
+    }
+    return;
+  }
+  ++kept;
+  list.push_back({code, std::move(message), file_, offset, std::move(path)});
+}
+
+void report_read_error(FindingSink& sink, const Error& error) {
+  std::optional<uint64_t> offset;
+  const std::string marker = "byte offset ";
+  size_t at = error.message.rfind(marker);
+  if (at != std::string::npos) {
+    uint64_t v = 0;
+    size_t i = at + marker.size(), digits = 0;
+    for (; i < error.message.size() && std::isdigit(static_cast<unsigned char>(error.message[i])) && digits < 19;
+         ++i, ++digits)
+      v = v * 10 + static_cast<uint64_t>(error.message[i] - '0');
+    if (digits > 0) offset = v;
+  }
+  const char* code = finding::kFlatbufferInvalid;
+  if (error.code == ErrorCode::kLimitExceeded) code = finding::kFlatbufferLimitExceeded;
+  if (error.code == ErrorCode::kUnsupportedVersion) code = finding::kUnsupportedVersion;
+  sink.error(code, error.message, offset);
+}
+
+ValidationReport validate_artifacts(const Blob& pte, const std::vector<std::pair<std::string, Blob>>& ptds) {
+  ValidationReport report;
+  std::optional<PteFile> program = validate_pte_into(report, pte);
+  PtdIndex index;
+  for (const auto& [name, bytes] : ptds) validate_ptd_into(report, name, bytes, &index);
+  if (program) {
+    FindingSink sink(report, "pte");
+    check_external_tensors(sink, pte, *program, index, !ptds.empty());
+  }
+  return report;
+}
+
+ValidationReport validate_ptd(const std::string& name, const Blob& ptd) {
+  ValidationReport report;
+  validate_ptd_into(report, name, ptd, nullptr);
+  return report;
+}
 
 }  // namespace etpack

@@ -15,6 +15,78 @@
 
 namespace etpack {
 
+// Finding codes: stable strings, part of the API (never rename one). E is
+// an error (the runtime or our readers would reject the file, or read wrong
+// bytes), W a warning (legal but odd, wasteful or unverifiable).
+namespace finding {
+// The file as a whole
+constexpr const char* kFileTooSmall = "FILE_TOO_SMALL";                // E fewer bytes than the identifier needs
+constexpr const char* kBadIdentifier = "BAD_IDENTIFIER";              // E not ETxx (.pte) / FTxx (.ptd)
+constexpr const char* kUnsupportedVersion = "UNSUPPORTED_VERSION";    // E ETxx != ET12, FTxx != FT01, FlatTensor version != 0
+constexpr const char* kTrailingBytes = "TRAILING_BYTES";              // W bytes after the declared data
+// Extended headers (eh00, FH01)
+constexpr const char* kHeaderMissing = "HEADER_MISSING";              // E a .ptd without FH01
+constexpr const char* kHeaderTruncated = "HEADER_TRUNCATED";          // E the file ends inside the header
+constexpr const char* kHeaderLengthInvalid = "HEADER_LENGTH_INVALID";  // E below the minimum length
+constexpr const char* kHeaderLengthUnusual = "HEADER_LENGTH_UNUSUAL";  // W longer than any known version
+constexpr const char* kProgramSizeOutOfRange = "PROGRAM_SIZE_OUT_OF_RANGE";    // E eh00 program_size not in [32, file size]
+constexpr const char* kFlatbufferRangeInvalid = "FLATBUFFER_RANGE_INVALID";    // E FH01 flatbuffer_offset/size outside the file
+constexpr const char* kSegmentBaseOutOfRange = "SEGMENT_BASE_OUT_OF_RANGE";    // E segment_base_offset before the flatbuffer end or past the file
+constexpr const char* kSegmentDataPastEnd = "SEGMENT_DATA_PAST_END";           // E base + segment_data_size past the file end
+// Flatbuffer structure
+constexpr const char* kFlatbufferInvalid = "FLATBUFFER_INVALID";                // E an offset, vtable, vector or string out of bounds, or verifier failure
+constexpr const char* kFlatbufferLimitExceeded = "FLATBUFFER_LIMIT_EXCEEDED";  // E nesting or expansion past the safety limits
+constexpr const char* kMissingField = "MISSING_FIELD";                          // E a field the runtime requires is absent
+constexpr const char* kValidationLimitExceeded = "VALIDATION_LIMIT_EXCEEDED";  // E checks stopped: shared vectors would cost too much work
+constexpr const char* kTooManyFindings = "TOO_MANY_FINDINGS";                  // W further findings of this file were dropped
+// Segments
+constexpr const char* kSegmentsWithoutHeader = "SEGMENTS_WITHOUT_HEADER";  // E segments listed but no eh00 / segment base
+constexpr const char* kSegmentOutOfBounds = "SEGMENT_OUT_OF_BOUNDS";      // E a segment past the segment data or the file
+constexpr const char* kSegmentsUnsorted = "SEGMENTS_UNSORTED";            // E segment offsets decrease
+constexpr const char* kSegmentsOverlap = "SEGMENTS_OVERLAP";              // E a segment starts inside the previous one
+constexpr const char* kSegmentMisaligned = "SEGMENT_MISALIGNED";          // W offset not a multiple of the segment alignment
+constexpr const char* kSegmentUnreferenced = "SEGMENT_UNREFERENCED";      // W nothing refers to the segment
+constexpr const char* kSegmentIndexOutOfRange = "SEGMENT_INDEX_OUT_OF_RANGE";  // E a segment index past `segments`
+constexpr const char* kPaddingNotZero = "PADDING_NOT_ZERO";               // W padding holds non-zero bytes
+constexpr const char* kPaddingTooLarge = "PADDING_TOO_LARGE";             // W more padding than the next offset's alignment needs
+// Constants and mutable data
+constexpr const char* kConstantsInBoth = "CONSTANTS_IN_BOTH";  // E constant_buffer and constant_segment both used
+constexpr const char* kSubsegmentOffsetOutOfRange = "SUBSEGMENT_OFFSET_OUT_OF_RANGE";  // E an offset past its segment
+constexpr const char* kSubsegmentOffsetsUnsorted = "SUBSEGMENT_OFFSETS_UNSORTED";      // E offsets decrease
+constexpr const char* kMutableDataMissing = "MUTABLE_DATA_MISSING";            // E a mutable tensor, no mutable_data_segments
+constexpr const char* kMutableSegmentsMultiple = "MUTABLE_SEGMENTS_MULTIPLE";  // E more than one mutable_data_segments entry
+constexpr const char* kTensorDataIndexOutOfRange = "TENSOR_DATA_INDEX_OUT_OF_RANGE";  // E data_buffer_idx past the offsets/buffers
+constexpr const char* kTensorDataOutOfBounds = "TENSOR_DATA_OUT_OF_BOUNDS";  // E tensor bytes past the segment end
+constexpr const char* kTensorDataOverlapsNext = "TENSOR_DATA_OVERLAPS_NEXT";  // E tensor bytes run into the next slice
+constexpr const char* kConstantBufferSizeMismatch = "CONSTANT_BUFFER_SIZE_MISMATCH";  // E inline storage size != tensor bytes
+// Tensors
+constexpr const char* kTensorScalarTypeInvalid = "TENSOR_SCALAR_TYPE_INVALID";  // E not a ScalarType value
+constexpr const char* kTensorSizesInvalid = "TENSOR_SIZES_INVALID";        // E missing, negative, rank > 16 or byte size overflows
+constexpr const char* kTensorDimOrderInvalid = "TENSOR_DIM_ORDER_INVALID";  // E missing, wrong length or not a permutation
+constexpr const char* kTensorStorageOffset = "TENSOR_STORAGE_OFFSET";      // E non-zero storage_offset (unsupported by the runtime)
+constexpr const char* kValueIndexOutOfRange = "VALUE_INDEX_OUT_OF_RANGE";  // E a method input/output past its values
+// Delegates
+constexpr const char* kDelegateReferenceMissing = "DELEGATE_REFERENCE_MISSING";  // E no `processed` reference
+constexpr const char* kDelegateLocationInvalid = "DELEGATE_LOCATION_INVALID";    // E neither INLINE nor SEGMENT
+constexpr const char* kDelegateIndexOutOfRange = "DELEGATE_INDEX_OUT_OF_RANGE";  // E past backend_delegate_data / segments
+constexpr const char* kDelegateDataUnreferenced = "DELEGATE_DATA_UNREFERENCED";  // W backend_delegate_data entry no delegate uses
+// Named data
+constexpr const char* kDuplicateKey = "DUPLICATE_KEY";                // E a key listed twice in one file
+constexpr const char* kNamedDataKeyMissing = "NAMED_DATA_KEY_MISSING";  // E an entry without a key
+constexpr const char* kLayoutInvalid = "LAYOUT_INVALID";                // E .ptd tensor_layout with a bad type, sizes or dim order
+constexpr const char* kLayoutLargerThanData = "LAYOUT_LARGER_THAN_DATA";    // E the layout needs more bytes than its segment has
+constexpr const char* kLayoutSmallerThanData = "LAYOUT_SMALLER_THAN_DATA";  // W the segment holds more bytes than the layout needs
+// External tensors (.pte against its .ptd files)
+constexpr const char* kExternalTensorUnresolved = "EXTERNAL_TENSOR_UNRESOLVED";  // W no .ptd given to resolve it
+constexpr const char* kExternalTensorNotFound = "EXTERNAL_TENSOR_NOT_FOUND";    // E in none of the given .ptd files
+constexpr const char* kExternalTensorAmbiguous = "EXTERNAL_TENSOR_AMBIGUOUS";    // W in more than one .ptd file
+constexpr const char* kExternalTensorNoName = "EXTERNAL_TENSOR_NO_NAME";        // E EXTERNAL without fully_qualified_name
+constexpr const char* kExternalTensorNoLayout = "EXTERNAL_TENSOR_NO_LAYOUT";    // E the .ptd entry has no tensor_layout
+constexpr const char* kExternalTensorTypeMismatch = "EXTERNAL_TENSOR_TYPE_MISMATCH";    // E scalar types differ
+constexpr const char* kExternalTensorShapeMismatch = "EXTERNAL_TENSOR_SHAPE_MISMATCH";  // E sizes or dim order differ
+constexpr const char* kExternalTensorSizeMismatch = "EXTERNAL_TENSOR_SIZE_MISMATCH";    // E segment bytes != tensor bytes
+}  // namespace finding
+
 struct Finding {
   std::string code;                // stable, e.g. "SEGMENT_OUT_OF_BOUNDS"
   std::string message;             // readable, names the values at fault

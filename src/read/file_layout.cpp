@@ -1,0 +1,215 @@
+#include "read/file_layout.h"
+
+#include <algorithm>
+
+#include "core/checked_math.h"
+#include "core/le_bytes.h"
+#include "read/program_tensors.h"
+
+namespace etpack {
+namespace {
+
+// Adds [start, start + size) when it does not overflow (clipping happens in
+// partition_regions).
+void declare(std::vector<Region>& out, uint64_t start, uint64_t size, const char* kind,
+             std::optional<uint64_t> segment = std::nullopt, std::vector<std::string> owners = {}) {
+  auto end = checked_add(start, size);
+  Region r;
+  r.start = start;
+  r.end = end ? *end : UINT64_MAX;
+  r.clipped = !end;
+  r.kind = kind;
+  r.segment = segment;
+  r.owners = std::move(owners);
+  out.push_back(std::move(r));
+}
+
+struct SegmentUse {
+  const char* kind = nullptr;
+  std::vector<std::string> owners;
+};
+
+void use(std::vector<SegmentUse>& uses, uint64_t index, const char* kind, std::string owner) {
+  if (index >= uses.size()) return;
+  if (uses[index].kind == nullptr) uses[index].kind = kind;
+  uses[index].owners.push_back(std::move(owner));
+}
+
+// Segment i -> what refers to it, from the program's references.
+std::vector<SegmentUse> pte_segment_uses(const TableValue& program, size_t count) {
+  std::vector<SegmentUse> uses(count);
+  const Value& cs = program.get("constant_segment");
+  if (cs.is_table() && scalar_vector_length(cs.table().get("offsets"), BaseType::kULong) > 0)
+    use(uses, cs.table().get_uint("segment_index"), region_kind::kConstant, "constant_segment");
+  const Value& mds = program.get("mutable_data_segments");
+  if (mds.is_items())
+    for (size_t i = 0; i < mds.items().size(); ++i)
+      use(uses, mds.items()[i].table().get_uint("segment_index"), region_kind::kMutable,
+          "mutable_data_segments[" + std::to_string(i) + "]");
+  const Value& plans = program.get("execution_plan");
+  if (plans.is_items()) {
+    for (size_t p = 0; p < plans.items().size(); ++p) {
+      const Value& delegates = plans.items()[p].table().get("delegates");
+      if (!delegates.is_items()) continue;
+      for (size_t d = 0; d < delegates.items().size(); ++d) {
+        const TableValue& delegate = delegates.items()[d].table();
+        const Value& ref = delegate.get("processed");
+        if (!ref.is_table() || ref.table().get_uint("location") != 1) continue;
+        std::string owner = "execution_plan[" + std::to_string(p) + "].delegates[" + std::to_string(d) + "]";
+        if (delegate.get("id").is_string()) owner += " " + delegate.get("id").str();
+        use(uses, ref.table().get_uint("index"), region_kind::kDelegate, std::move(owner));
+      }
+    }
+  }
+  const Value& named = program.get("named_data");
+  if (named.is_items())
+    for (size_t i = 0; i < named.items().size(); ++i) {
+      const Value& key = named.items()[i].table().get("key");
+      use(uses, named.items()[i].table().get_uint("segment_index"), region_kind::kNamedData,
+          "named_data[" + std::to_string(i) + "]" + (key.is_string() ? " " + key.str() : ""));
+    }
+  return uses;
+}
+
+// Declares each segment of `segments` (a [DataSegment] value) at `base`.
+void declare_segments(std::vector<Region>& out, const Value& segments, uint64_t base,
+                      std::vector<SegmentUse> uses) {
+  if (!segments.is_items()) return;
+  for (size_t i = 0; i < segments.items().size(); ++i) {
+    const TableValue& s = segments.items()[i].table();
+    auto start = checked_add(base, s.get_uint("offset"));
+    if (!start) continue;
+    SegmentUse& u = uses[i];
+    declare(out, *start, s.get_uint("size"), u.kind ? u.kind : region_kind::kSegment, i, std::move(u.owners));
+  }
+}
+
+// Inline byte vectors inside the flatbuffer: constant storage and delegate data.
+void declare_inline_data(std::vector<Region>& out, const Blob& file, const TableValue& program) {
+  auto each = [&](const char* list, const char* field, const char* kind) {
+    const Value& items = program.get(list);
+    if (!items.is_items()) return;
+    for (size_t i = 0; i < items.items().size(); ++i) {
+      const Value& bytes = items.items()[i].table().get(field);
+      if (!bytes.is_scalars()) continue;
+      auto at = offset_in_file(bytes.scalars(), file);
+      if (at && bytes.scalars().size() > 0)
+        declare(out, *at, bytes.scalars().size(), kind, std::nullopt, {std::string(list) + "[" + std::to_string(i) + "]"});
+    }
+  };
+  each("constant_buffer", "storage", region_kind::kConstant);
+  each("backend_delegate_data", "data", region_kind::kDelegate);
+}
+
+}  // namespace
+
+std::vector<Region> partition_regions(std::vector<Region> declared, uint64_t file_size, uint64_t data_end) {
+  std::stable_sort(declared.begin(), declared.end(),
+                   [](const Region& a, const Region& b) { return a.start < b.start; });
+  std::vector<Region> out;
+  uint64_t cursor = 0;
+  auto gap_to = [&](uint64_t to) {
+    while (cursor < to) {
+      uint64_t stop = cursor < data_end ? std::min(to, data_end) : to;
+      Region g;
+      g.start = cursor;
+      g.end = stop;
+      g.kind = cursor < data_end ? region_kind::kPadding : region_kind::kUnused;
+      out.push_back(std::move(g));
+      cursor = stop;
+    }
+  };
+  for (Region& r : declared) {
+    if (r.start >= file_size) continue;
+    if (r.end > file_size) {
+      r.end = file_size;
+      r.clipped = true;
+    }
+    if (r.end <= r.start || r.end <= cursor) continue;  // empty, or entirely covered
+    if (r.start < cursor) {
+      r.start = cursor;
+      r.clipped = true;
+    }
+    gap_to(r.start);
+    cursor = r.end;
+    out.push_back(std::move(r));
+  }
+  gap_to(file_size);
+  return out;
+}
+
+uint64_t flatbuffer_objects_start(const Blob& file, uint64_t min_start, uint64_t flatbuffer_end) {
+  if (flatbuffer_end > file.size() || min_start > flatbuffer_end) return min_start;
+  uint64_t first = flatbuffer_end;
+  uint64_t root = read_le<uint32_t>(file.data());
+  if (root < flatbuffer_end && range_within(root, 4, flatbuffer_end)) {
+    first = root;
+    int64_t vtable = static_cast<int64_t>(root) - static_cast<int32_t>(read_le<uint32_t>(file.data() + root));
+    if (vtable >= 0 && static_cast<uint64_t>(vtable) < first) first = static_cast<uint64_t>(vtable);
+  }
+  return std::max(first, min_start);
+}
+
+std::vector<Region> pte_layout(const Blob& file, const PteFile& pte) {
+  std::vector<Region> declared;
+  uint64_t size = file.size();
+  declare(declared, 0, 8, region_kind::kPreamble);
+  uint64_t program_end = size, header_end = 8, data_end = size;
+  if (pte.header) {
+    program_end = pte.header->program_size;
+    header_end = std::min<uint64_t>(8 + uint64_t{pte.header->length}, program_end);
+    declare(declared, 8, header_end - 8, region_kind::kHeader);
+  }
+  // The flatbuffer, minus the inline data inside it.
+  uint64_t cursor = flatbuffer_objects_start(file, header_end, program_end);
+  std::vector<Region> inline_data;
+  declare_inline_data(inline_data, file, pte.program);
+  std::stable_sort(inline_data.begin(), inline_data.end(),
+                   [](const Region& a, const Region& b) { return a.start < b.start; });
+  for (Region& r : inline_data) {
+    if (r.start < cursor || r.end > program_end) continue;  // overlapping or misplaced: stays metadata
+    declare(declared, cursor, r.start - cursor, region_kind::kFlatbuffer);
+    cursor = r.end;
+    declared.push_back(std::move(r));
+  }
+  declare(declared, cursor, program_end - cursor, region_kind::kFlatbuffer);
+  const Value& segments = pte.program.get("segments");
+  if (pte.header && pte.header->segment_base_offset != 0 && segments.is_items()) {
+    const uint64_t base = pte.header->segment_base_offset;
+    if (pte.header->length >= PteHeader::kLength) {
+      auto end = checked_add(base, pte.header->segment_data_size);
+      data_end = end ? std::min(*end, size) : size;
+    }
+    declare_segments(declared, segments, base, pte_segment_uses(pte.program, segments.items().size()));
+  } else {
+    data_end = program_end;
+  }
+  return partition_regions(std::move(declared), size, data_end);
+}
+
+std::vector<Region> ptd_layout(const Blob& file, const PtdTable& ptd) {
+  std::vector<Region> declared;
+  const PtdHeader& h = ptd.header;
+  uint64_t size = file.size();
+  declare(declared, 0, 8, region_kind::kPreamble);
+  declare(declared, 8, std::min<uint64_t>(h.length, ptd.flatbuffer_end - 8), region_kind::kHeader);
+  uint64_t header_end = std::min<uint64_t>(8 + uint64_t{h.length}, ptd.flatbuffer_end);
+  uint64_t objects = flatbuffer_objects_start(file, std::max(header_end, h.flatbuffer_offset), ptd.flatbuffer_end);
+  declare(declared, objects, ptd.flatbuffer_end - objects, region_kind::kFlatbuffer);
+  uint64_t data_end = size;
+  if (auto end = checked_add(h.segment_base_offset, h.segment_data_size)) data_end = std::min(*end, size);
+  const Value& segments = ptd.root.get("segments");
+  size_t count = segments.is_items() ? segments.items().size() : 0;
+  std::vector<SegmentUse> uses(count);
+  const Value& named = ptd.root.get("named_data");
+  if (named.is_items())
+    for (size_t i = 0; i < named.items().size(); ++i) {
+      const Value& key = named.items()[i].table().get("key");
+      use(uses, named.items()[i].table().get_uint("segment_index"), region_kind::kNamedData,
+          "named_data[" + std::to_string(i) + "]" + (key.is_string() ? " " + key.str() : ""));
+    }
+  declare_segments(declared, segments, h.segment_base_offset, std::move(uses));
+  return partition_regions(std::move(declared), size, data_end);
+}
+
+}  // namespace etpack

@@ -1,0 +1,57 @@
+// The byte layout of a .pte or .ptd: a list of regions that covers every
+// byte of the file exactly once, in order. inspect prints it as the segment
+// map; validate checks its padding and unused bytes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/blob.h"
+#include "read/ptd_table.h"
+#include "read/pte_reader.h"
+
+namespace etpack {
+
+// Region kinds (the strings inspect prints).
+namespace region_kind {
+constexpr const char* kPreamble = "preamble";      // root offset + file identifier (bytes 0..8)
+constexpr const char* kHeader = "header";          // eh00 / FH01 extended header
+constexpr const char* kPadding = "padding";        // alignment gap (expected to be zero)
+constexpr const char* kFlatbuffer = "flatbuffer";  // flatbuffer metadata
+constexpr const char* kConstant = "constant";      // constant tensor data (segment or inline Buffer.storage)
+constexpr const char* kMutable = "mutable";        // initial values of mutable tensors
+constexpr const char* kDelegate = "delegate";      // a delegate's processed blob (segment or inline)
+constexpr const char* kNamedData = "namedData";    // named data (PTE segments, every .ptd segment)
+constexpr const char* kSegment = "segment";        // a segment nothing refers to
+constexpr const char* kUnused = "unused";          // bytes past the declared data
+}  // namespace region_kind
+
+struct Region {
+  uint64_t start = 0;
+  uint64_t end = 0;  // exclusive
+  const char* kind = region_kind::kPadding;
+  std::optional<uint64_t> segment;  // segment index, for segment regions
+  std::vector<std::string> owners;  // who refers to the bytes, e.g. "constant_segment"
+  bool clipped = false;             // declared larger than shown: it overlapped another region or the file end
+};
+
+// Builds a partition of [0, file_size) from declared regions, which may
+// overlap or run past the end: regions are ordered by start, a region is
+// clipped where an earlier one already covers its bytes, and uncovered gaps
+// become padding (before `data_end`) or unused (from `data_end` on).
+std::vector<Region> partition_regions(std::vector<Region> declared, uint64_t file_size, uint64_t data_end);
+
+// Where the flatbuffer's objects begin: the lower of the root table and its
+// vtable (both builders write them last, at the lowest addresses), clamped
+// to [min_start, flatbuffer_end]. Bytes before it are the builder's padding.
+uint64_t flatbuffer_objects_start(const Blob& file, uint64_t min_start, uint64_t flatbuffer_end);
+
+// Layout of a .pte that read_pte_program accepted (`pte` is its result).
+std::vector<Region> pte_layout(const Blob& file, const PteFile& pte);
+
+// Layout of a .ptd that read_ptd_table accepted.
+std::vector<Region> ptd_layout(const Blob& file, const PtdTable& ptd);
+
+}  // namespace etpack

@@ -1,0 +1,42 @@
+#include "read/ptd_table.h"
+
+#include <cstring>
+#include <string>
+
+#include "core/checked_math.h"
+#include "flat_tensor_generated.h"
+#include "read/aligned_bytes.h"
+#include "read/fb_decoder.h"
+
+namespace etpack {
+
+Result<PtdTable> read_ptd_table(const Blob& file) {
+  auto malformed = [](const std::string& what) { return make_error(ErrorCode::kMalformedFile, what); };
+  if (file.size() < 8)
+    return malformed("file is " + std::to_string(file.size()) + " bytes; a .ptd needs at least 8 (at byte offset 0)");
+  const uint8_t* id = file.data() + 4;
+  if (std::memcmp(id, "FT01", 4) != 0) {
+    if (id[0] == 'F' && id[1] == 'T')
+      return make_error(ErrorCode::kUnsupportedVersion, "data file identifier is not the supported 'FT01' (at byte offset 4)");
+    return malformed("not a .ptd file: identifier != 'FT01' (at byte offset 4)");
+  }
+  ETP_ASSIGN(auto header, parse_ptd_header(file.data(), file.size()));
+  if (!header) return malformed("missing FH01 header (at byte offset 8)");
+  PtdTable out;
+  out.header = *header;
+  auto fb_end = checked_add(header->flatbuffer_offset, header->flatbuffer_size);
+  if (header->flatbuffer_offset < kHeaderOffset + PtdHeader::kLength || !fb_end || *fb_end > file.size())
+    return malformed("FH01 flatbuffer range (offset " + std::to_string(header->flatbuffer_offset) + ", size " +
+                     std::to_string(header->flatbuffer_size) + ") is outside the file of " +
+                     std::to_string(file.size()) + " bytes (at byte offset 16)");
+  out.flatbuffer_end = *fb_end;
+  Blob flatbuffer = file.slice(0, *fb_end);
+  ETP_ASSIGN(out.root, decode_flatbuffer(flatbuffer, *flat_tensor_schema().root));
+  AlignedBytes aligned(flatbuffer.data(), static_cast<size_t>(flatbuffer.size()));
+  flatbuffers::Verifier verifier(aligned.data(), aligned.size(), 64, 10000000);
+  if (!flat_tensor_flatbuffer::VerifyFlatTensorBuffer(verifier))
+    return malformed("the FlatTensor flatbuffer fails flatbuffers verification (bytes 0.." + std::to_string(*fb_end) + ")");
+  return out;
+}
+
+}  // namespace etpack

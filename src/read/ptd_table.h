@@ -1,0 +1,27 @@
+// The FlatTensor table of a .ptd, decoded but not interpreted: what inspect
+// and validate walk. Unlike deserialize_ptd, segments and named data are not
+// checked here, so a file whose flatbuffer is sound can still be described
+// and each of its problems reported.
+#pragma once
+
+#include "core/blob.h"
+#include "core/result.h"
+#include "format/headers.h"
+#include "model/fb_value.h"
+
+namespace etpack {
+
+struct PtdTable {
+  PtdHeader header;
+  uint64_t flatbuffer_end = 0;  // header.flatbuffer_offset + flatbuffer_size, checked
+  TableValue root{flat_tensor_schema().root};
+};
+
+// Checks the identifier (FT01), the FH01 header and the flatbuffer range,
+// then decodes and verifies the flatbuffer. The version field is not
+// checked. The tree's vectors are slices of `file`.
+// Errors: kMalformedFile (naming the offset), kUnsupportedVersion (another
+// FTxx identifier), kLimitExceeded.
+Result<PtdTable> read_ptd_table(const Blob& file);
+
+}  // namespace etpack

@@ -1,0 +1,74 @@
+// EXTERNAL tensors of a .pte against the named data of its .ptd files, as
+// the runtime resolves them (Method::parse_external_constants and
+// validateTensorLayout): the key must exist, with a tensor layout of the
+// same scalar type, sizes and dim order, and exactly the tensor's bytes.
+#include <string>
+#include <unordered_set>
+
+#include "model/scalar_type.h"
+#include "read/validate_internal.h"
+
+namespace etpack {
+namespace {
+
+std::string type_text(int64_t scalar_type) {
+  const char* name = scalar_type_name(scalar_type);
+  return name ? std::string(name) + " (" + std::to_string(scalar_type) + ")" : std::to_string(scalar_type);
+}
+
+std::string dims_text(const TensorView& t) {
+  return "sizes " + shape_text(t.sizes) + ", dim_order " + shape_text(std::vector<int64_t>(t.dim_order.begin(), t.dim_order.end()));
+}
+
+}  // namespace
+
+void check_external_tensors(FindingSink& sink, const Blob& file, const PteFile& pte, const PtdIndex& index,
+                            bool have_ptds) {
+  std::unordered_set<std::string> reported;  // fqns already reported as missing/unresolved/ambiguous
+  for_each_tensor(pte.program, [&](size_t p, size_t v, const TableValue& table) {
+    TensorView t = view_tensor(table, file);
+    if ((t.data != TensorData::kExternalConstant && t.data != TensorData::kExternalMutable) || !t.fqn) return;
+    const std::string path = value_path(p, v);
+    const std::string& fqn = *t.fqn;
+    auto found = index.find(fqn);
+    if (!have_ptds || found == index.end()) {
+      if (!reported.insert(fqn).second) return;
+      if (!have_ptds)
+        sink.warning(finding::kExternalTensorUnresolved,
+                     path + " is the EXTERNAL tensor '" + fqn + "'; no .ptd was given to resolve it", t.sizes_offset, path);
+      else
+        sink.error(finding::kExternalTensorNotFound, path + " is the EXTERNAL tensor '" + fqn + "', in none of the given .ptd files",
+                   t.sizes_offset, path);
+      return;
+    }
+    const PtdEntry& entry = found->second.front();
+    if (found->second.size() > 1 && reported.insert(fqn).second)
+      sink.warning(finding::kExternalTensorAmbiguous,
+                   "'" + fqn + "' is in " + std::to_string(found->second.size()) + " .ptd files (" + entry.file + ", " +
+                       found->second[1].file + (found->second.size() > 2 ? ", ..." : "") + "); checked against " + entry.file,
+                   t.sizes_offset, path);
+    const std::string where = "'" + fqn + "' in " + entry.file + " (" + entry.path + ")";
+    if (!entry.layout) {
+      sink.error(finding::kExternalTensorNoLayout, path + " resolves to " + where + ", which has no tensor_layout",
+                 t.sizes_offset, path);
+      return;
+    }
+    const TensorView& layout = *entry.layout;
+    if (layout.scalar_type != t.scalar_type)
+      sink.error(finding::kExternalTensorTypeMismatch,
+                 path + " has scalar type " + type_text(t.scalar_type) + ", " + where + " " + type_text(layout.scalar_type),
+                 t.sizes_offset, path);
+    if (layout.rank != t.rank || layout.sizes != t.sizes || layout.dim_order_length != t.dim_order_length ||
+        layout.dim_order != t.dim_order)
+      sink.error(finding::kExternalTensorShapeMismatch,
+                 path + " has " + dims_text(t) + ", " + where + " has " + dims_text(layout), t.sizes_offset, path);
+    std::optional<uint64_t> nbytes = view_nbytes(t);
+    if (nbytes && entry.data_size && *nbytes != *entry.data_size)
+      sink.error(finding::kExternalTensorSizeMismatch,
+                 path + " needs " + std::to_string(*nbytes) + " bytes, " + where + " holds " +
+                     std::to_string(*entry.data_size),
+                 t.sizes_offset, path);
+  });
+}
+
+}  // namespace etpack

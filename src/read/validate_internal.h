@@ -1,0 +1,105 @@
+// Pieces of validate shared by its source files; not part of the API.
+// validate.cpp runs them in order: the file and its header
+// (validate_pte_file.cpp / validate_ptd.cpp), then the program
+// (validate_program.cpp), then external tensors (validate_external.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/blob.h"
+#include "read/program_tensors.h"
+#include "read/file_layout.h"
+#include "read/pte_reader.h"
+#include "read/validate.h"
+#include "read/work_budget.h"
+
+namespace etpack {
+
+// Collects the findings of one file into a report, at most kMaxPerKind
+// errors and as many warnings (so hostile input cannot grow the report
+// without bound); one TOO_MANY_FINDINGS warning marks the cut.
+class FindingSink {
+ public:
+  static constexpr size_t kMaxPerKind = 1000;
+  FindingSink(ValidationReport& report, std::string file) : report_(report), file_(std::move(file)) {}
+  void error(const char* code, std::string message, std::optional<uint64_t> offset = std::nullopt,
+             std::string path = "") {
+    add(report_.errors, code, std::move(message), offset, std::move(path));
+  }
+  void warning(const char* code, std::string message, std::optional<uint64_t> offset = std::nullopt,
+               std::string path = "") {
+    add(report_.warnings, code, std::move(message), offset, std::move(path));
+  }
+  const std::string& file() const { return file_; }
+  size_t errors() const { return errors_; }
+
+ private:
+  void add(std::vector<Finding>& list, const char* code, std::string message, std::optional<uint64_t> offset,
+           std::string path);
+
+  ValidationReport& report_;
+  std::string file_;
+  size_t errors_ = 0;
+  size_t errors_kept_ = 0;
+  size_t warnings_kept_ = 0;
+  bool cut_ = false;
+};
+
+// Reports a reader error (decode/verify) as a finding; the offset is taken
+// from the message's "at byte offset N" when it has one.
+void report_read_error(FindingSink& sink, const Error& error);
+
+// One entry of a file's `segments`, as checked against the file.
+struct SegmentCheck {
+  uint64_t offset = 0;  // relative to the segment base
+  uint64_t size = 0;
+  std::optional<uint64_t> start;  // absolute, when base + offset does not overflow
+  bool in_bounds = false;         // lies inside the segment data and the file
+};
+
+// Checks `segments` ([DataSegment]) of a file whose segment data is
+// [base, base + data_size): bounds, order, overlap, alignment (warning).
+// `alignment` is the segment alignment the header implies, if any.
+std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segments, uint64_t base, uint64_t data_size,
+                                         std::optional<uint64_t> alignment);
+
+// The smallest power of two P with `base` a multiple of P and
+// base - data_end < P: the alignment that `base = aligned(data_end, P)`
+// implies. nullopt when it cannot be told (base == data_end, or no P fits).
+std::optional<uint64_t> infer_segment_alignment(uint64_t data_end, uint64_t base);
+
+// Warns about padding regions of `layout` (see file_layout.h) holding
+// non-zero bytes or more bytes than alignment explains, unused bytes past
+// the declared data and segments nothing refers to.
+void check_layout_bytes(FindingSink& sink, const Blob& file, const std::vector<Region>& layout);
+
+// Program-level checks of a .pte whose flatbuffer decoded.
+void check_program(FindingSink& sink, WorkBudget& budget, const Blob& file, const PteFile& pte,
+                   const std::vector<SegmentCheck>& segments);
+
+// Named data of one .ptd, for resolving external tensors.
+struct PtdEntry {
+  std::string file;  // the .ptd's name
+  std::string path;  // "named_data[i]"
+  std::optional<TensorView> layout;   // its tensor_layout, if any
+  std::optional<uint64_t> data_size;  // its segment's size, when the segment is valid
+};
+using PtdIndex = std::unordered_map<std::string, std::vector<PtdEntry>>;
+
+// Validates one .ptd into `report`; adds its keys to `index` when given.
+void validate_ptd_into(ValidationReport& report, const std::string& name, const Blob& ptd, PtdIndex* index);
+
+// Checks the .pte into `report`; returns the decoded program when the
+// flatbuffer could be read (for the external tensor check).
+std::optional<PteFile> validate_pte_into(ValidationReport& report, const Blob& pte);
+
+// Resolves every EXTERNAL tensor of `pte` against `index`.
+void check_external_tensors(FindingSink& sink, const Blob& file, const PteFile& pte, const PtdIndex& index,
+                            bool have_ptds);
+
+}  // namespace etpack

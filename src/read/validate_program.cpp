@@ -1,0 +1,332 @@
+// Program-level checks of a .pte: methods, tensors, constants, mutable data,
+// delegates, named data and which segments are used, following what the
+// runtime (runtime/executor/program.cpp, method.cpp, tensor_parser*.cpp)
+// and our readers rely on.
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "core/checked_math.h"
+#include "read/validate_internal.h"
+
+namespace etpack {
+namespace {
+
+std::string indexed(const std::string& base, size_t i) { return base + "[" + std::to_string(i) + "]"; }
+
+// A SubsegmentOffsets table (constant_segment, mutable_data_segments[i])
+// resolved against its segment.
+struct Subsegment {
+  bool usable = false;  // the segment exists, lies in the file and every offset is inside it
+  bool sorted = true;
+  uint64_t segment_size = 0;
+  std::optional<uint64_t> segment_start;
+  std::vector<uint64_t> offsets;
+};
+
+class ProgramChecker {
+ public:
+  ProgramChecker(FindingSink& sink, WorkBudget& budget, const Blob& file, const PteFile& pte,
+                 const std::vector<SegmentCheck>& segments)
+      : sink_(sink), budget_(budget), file_(file), program_(pte.program), segments_(segments),
+        referenced_(segments.size(), false) {}
+
+  void run() {
+    check_methods();
+    check_delegates();
+    check_named_data();
+    const Value& cs = program_.get("constant_segment");
+    if (cs.is_table() && scalar_vector_length(cs.table().get("offsets"), BaseType::kULong) > 0)
+      constants_ = subsegment(cs.table(), "constant_segment");
+    const Value& mds = program_.get("mutable_data_segments");
+    if (mds.is_items()) {
+      if (mds.items().size() > 1)
+        sink_.error(finding::kMutableSegmentsMultiple,
+                    "the program has " + std::to_string(mds.items().size()) +
+                        " mutable_data_segments; the runtime reads only the first and no reader can restore the rest",
+                    std::nullopt, "mutable_data_segments");
+      for (size_t i = 0; i < mds.items().size(); ++i) {
+        Subsegment s = subsegment(mds.items()[i].table(), indexed("mutable_data_segments", i));
+        if (i == 0) mutable_ = std::move(s);
+      }
+    }
+    check_constants_exclusive();
+    for_each_tensor(program_, [&](size_t p, size_t v, const TableValue& t) { check_tensor(p, v, t); });
+    for (size_t i = 0; i < referenced_.size(); ++i)
+      if (!referenced_[i])
+        sink_.warning(finding::kSegmentUnreferenced,
+                      indexed("segments", i) + " (" + std::to_string(segments_[i].size) +
+                          " bytes) is not used by constants, mutable data, delegates or named data",
+                      segments_[i].start, indexed("segments", i));
+  }
+
+ private:
+  bool spend(uint64_t units) {
+    if (budget_.spend(units)) return true;
+    if (!budget_reported_) {
+      budget_reported_ = true;
+      sink_.error(finding::kValidationLimitExceeded,
+                  "the program's vectors are shared so often that checking them all would cost more than " +
+                      std::to_string(WorkBudget::for_file_size(file_.size())) + " steps; checks stopped");
+    }
+    return false;
+  }
+
+  // Marks segment `index` as used; false (after an error) when it does not exist.
+  bool reference_segment(uint64_t index, const std::string& path) {
+    if (index < segments_.size()) {
+      referenced_[index] = true;
+      return true;
+    }
+    sink_.error(finding::kSegmentIndexOutOfRange,
+                path + " is segment " + std::to_string(index) + ", but the program has " +
+                    std::to_string(segments_.size()) + " segments",
+                std::nullopt, path);
+    return false;
+  }
+
+  void require(const TableValue& table, const char* field, const std::string& path) {
+    if (!table.has(field))
+      sink_.error(finding::kMissingField, path + "." + field + " is absent; the runtime requires it", std::nullopt,
+                  path + "." + field);
+  }
+
+  void check_methods() {
+    const Value& plans = program_.get("execution_plan");
+    if (!plans.is_items()) return;
+    for (size_t p = 0; p < plans.items().size(); ++p) {
+      const TableValue& plan = plans.items()[p].table();
+      const std::string path = indexed("execution_plan", p);
+      for (const char* field : {"name", "values", "inputs", "outputs", "non_const_buffer_sizes"}) require(plan, field, path);
+      const Value& values = plan.get("values");
+      size_t count = values.is_items() ? values.items().size() : 0;
+      for (const char* list : {"inputs", "outputs"}) {
+        const Value& indices = plan.get(list);
+        size_t n = scalar_vector_length(indices, BaseType::kInt);
+        if (!spend(n)) return;
+        for (size_t i = 0; i < n; ++i) {
+          int64_t v = scalar_vector_int(indices, BaseType::kInt, i);
+          if (v < 0 || static_cast<uint64_t>(v) >= count)
+            sink_.error(finding::kValueIndexOutOfRange,
+                        path + "." + list + "[" + std::to_string(i) + "] is value " + std::to_string(v) +
+                            ", outside the method's " + std::to_string(count) + " values",
+                        std::nullopt, path + "." + list + "[" + std::to_string(i) + "]");
+        }
+      }
+    }
+  }
+
+  void check_delegates() {
+    const Value& bdd = program_.get("backend_delegate_data");
+    size_t inline_count = bdd.is_items() ? bdd.items().size() : 0;
+    std::vector<bool> inline_used(inline_count, false);
+    const Value& plans = program_.get("execution_plan");
+    for (size_t p = 0; plans.is_items() && p < plans.items().size(); ++p) {
+      const Value& delegates = plans.items()[p].table().get("delegates");
+      for (size_t d = 0; delegates.is_items() && d < delegates.items().size(); ++d) {
+        const TableValue& delegate = delegates.items()[d].table();
+        const std::string path = indexed(indexed("execution_plan", p) + ".delegates", d);
+        require(delegate, "id", path);
+        const Value& ref = delegate.get("processed");
+        if (!ref.is_table()) {
+          sink_.error(finding::kDelegateReferenceMissing, path + " has no `processed` data reference", std::nullopt,
+                      path + ".processed");
+          continue;
+        }
+        uint64_t location = ref.table().get_uint("location"), index = ref.table().get_uint("index");
+        if (location == 0) {
+          if (index < inline_count) {
+            inline_used[index] = true;
+          } else {
+            sink_.error(finding::kDelegateIndexOutOfRange,
+                        path + " refers to INLINE data " + std::to_string(index) + ", but backend_delegate_data has " +
+                            std::to_string(inline_count) + " entries",
+                        std::nullopt, path + ".processed.index");
+          }
+        } else if (location == 1) {
+          if (index < segments_.size()) {
+            referenced_[index] = true;
+          } else {
+            sink_.error(finding::kDelegateIndexOutOfRange,
+                        path + " refers to segment " + std::to_string(index) + ", but the program has " +
+                            std::to_string(segments_.size()) + " segments",
+                        std::nullopt, path + ".processed.index");
+          }
+        } else {
+          sink_.error(finding::kDelegateLocationInvalid,
+                      path + " has data location " + std::to_string(location) + ", neither INLINE (0) nor SEGMENT (1)",
+                      std::nullopt, path + ".processed.location");
+        }
+      }
+    }
+    for (size_t i = 0; i < inline_count; ++i)
+      if (!inline_used[i])
+        sink_.warning(finding::kDelegateDataUnreferenced,
+                      indexed("backend_delegate_data", i) + " is not used by any delegate", std::nullopt,
+                      indexed("backend_delegate_data", i));
+  }
+
+  void check_named_data() {
+    const Value& named = program_.get("named_data");
+    if (!named.is_items()) return;
+    if (!program_.has("segments"))
+      sink_.error(finding::kMissingField, "the program has named_data but no segments list; the runtime rejects it",
+                  std::nullopt, "segments");
+    std::unordered_set<std::string> keys;
+    for (size_t i = 0; i < named.items().size(); ++i) {
+      const TableValue& entry = named.items()[i].table();
+      const std::string path = indexed("named_data", i);
+      const Value& key = entry.get("key");
+      if (!key.is_string()) {
+        sink_.error(finding::kNamedDataKeyMissing, path + " has no key", std::nullopt, path + ".key");
+      } else if (!keys.insert(key.str()).second) {
+        sink_.error(finding::kDuplicateKey, path + " repeats the key '" + key.str() + "'", std::nullopt, path + ".key");
+      }
+      reference_segment(entry.get_uint("segment_index"), path + ".segment_index");
+    }
+  }
+
+  Subsegment subsegment(const TableValue& table, const std::string& path) {
+    Subsegment out;
+    uint64_t index = table.get_uint("segment_index");
+    if (!reference_segment(index, path + ".segment_index")) return out;
+    const SegmentCheck& seg = segments_[index];
+    const Value& offsets = table.get("offsets");
+    size_t n = scalar_vector_length(offsets, BaseType::kULong);
+    if (!seg.in_bounds || !spend(n)) return out;
+    out.usable = true;
+    out.segment_size = seg.size;
+    out.segment_start = seg.start;
+    out.offsets.reserve(n);  // bounded: 8 bytes of the file per offset
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t offset = scalar_vector_uint(offsets, BaseType::kULong, i);
+      if (offset > seg.size) {
+        out.usable = false;
+        sink_.error(finding::kSubsegmentOffsetOutOfRange,
+                    path + ".offsets[" + std::to_string(i) + "] = " + std::to_string(offset) + " is past the end of segment " +
+                        std::to_string(index) + " (" + std::to_string(seg.size) + " bytes)",
+                    std::nullopt, path + ".offsets[" + std::to_string(i) + "]");
+      }
+      if (i > 0 && offset < out.offsets.back() && out.sorted) {
+        out.sorted = false;
+        sink_.error(finding::kSubsegmentOffsetsUnsorted,
+                    path + ".offsets[" + std::to_string(i) + "] = " + std::to_string(offset) + " is below the previous offset " +
+                        std::to_string(out.offsets.back()) + "; readers restore slices between consecutive offsets",
+                    std::nullopt, path + ".offsets[" + std::to_string(i) + "]");
+      }
+      out.offsets.push_back(offset);
+    }
+    return out;
+  }
+
+  void check_constants_exclusive() {
+    const Value& cb = program_.get("constant_buffer");
+    size_t buffers = cb.is_items() ? cb.items().size() : 0;
+    const Value& cs = program_.get("constant_segment");
+    size_t offsets = cs.is_table() ? scalar_vector_length(cs.table().get("offsets"), BaseType::kULong) : 0;
+    if (buffers > 0 && offsets > 1)
+      sink_.error(finding::kConstantsInBoth,
+                  "constant_buffer has " + std::to_string(buffers) + " entries and constant_segment " +
+                      std::to_string(offsets) + " offsets; the runtime accepts only one of them",
+                  std::nullopt, "constant_buffer");
+  }
+
+  // Tensor bytes [offset, offset + nbytes) of slice `index` in `sub`.
+  void check_slice(const Subsegment& sub, uint64_t index, uint64_t nbytes, const char* what, const std::string& path,
+                   const std::string& owner) {
+    if (!sub.usable) return;
+    if (index >= sub.offsets.size()) {
+      sink_.error(finding::kTensorDataIndexOutOfRange,
+                  path + " uses " + what + " " + std::to_string(index) + ", but " + owner + " has " +
+                      std::to_string(sub.offsets.size()) + " offsets",
+                  std::nullopt, path);
+      return;
+    }
+    uint64_t offset = sub.offsets[index];
+    std::optional<uint64_t> at = sub.segment_start ? checked_add(*sub.segment_start, offset) : std::nullopt;
+    if (!range_within(offset, nbytes, sub.segment_size)) {
+      sink_.error(finding::kTensorDataOutOfBounds,
+                  path + " needs " + std::to_string(nbytes) + " bytes at offset " + std::to_string(offset) + " of " +
+                      owner + "'s segment, which has " + std::to_string(sub.segment_size),
+                  at, path);
+    } else if (sub.sorted && index + 1 < sub.offsets.size() && offset + nbytes > sub.offsets[index + 1]) {
+      sink_.error(finding::kTensorDataOverlapsNext,
+                  path + " needs " + std::to_string(nbytes) + " bytes at offset " + std::to_string(offset) + " of " +
+                      owner + "'s segment, but the next slice starts at " + std::to_string(sub.offsets[index + 1]),
+                  at, path);
+    }
+  }
+
+  void check_tensor(size_t p, size_t v, const TableValue& table) {
+    const std::string path = value_path(p, v);
+    TensorView t = view_tensor(table, file_);
+    bool shape_ok = check_tensor_shape(t, path);
+    if (t.storage_offset != 0)
+      sink_.error(finding::kTensorStorageOffset,
+                  path + " has storage_offset " + std::to_string(t.storage_offset) + "; the runtime supports only 0",
+                  t.sizes_offset, path + ".val.storage_offset");
+    std::optional<uint64_t> nbytes = view_nbytes(t);
+    if (!shape_ok || !nbytes) return;
+    if (t.data == TensorData::kConstant) {
+      const Value& cb = program_.get("constant_buffer");
+      if (constants_.offsets.size() > 1) {
+        check_slice(constants_, t.data_buffer_idx, *nbytes, "constant", path, "constant_segment");
+      } else if (!cb.is_items() || t.data_buffer_idx >= cb.items().size()) {
+        sink_.error(finding::kTensorDataIndexOutOfRange,
+                    path + " uses constant " + std::to_string(t.data_buffer_idx) + ", but the program has " +
+                        std::to_string(cb.is_items() ? cb.items().size() : 0) +
+                        " constant_buffer entries and no constant segment",
+                    t.sizes_offset, path + ".val.data_buffer_idx");
+      } else {
+        const Value& storage = cb.items()[t.data_buffer_idx].table().get("storage");
+        uint64_t have = storage.is_scalars() ? storage.scalars().size() : 0;
+        if (have != *nbytes)
+          sink_.error(finding::kConstantBufferSizeMismatch,
+                      path + " needs " + std::to_string(*nbytes) + " bytes, but constant_buffer[" +
+                          std::to_string(t.data_buffer_idx) + "] holds " + std::to_string(have),
+                      storage.is_scalars() ? offset_in_file(storage.scalars(), file_) : std::nullopt, path);
+      }
+    } else if (t.data == TensorData::kMutable) {
+      if (!program_.get("mutable_data_segments").is_items() || program_.get("mutable_data_segments").items().empty()) {
+        sink_.error(finding::kMutableDataMissing,
+                    path + " has initial data " + std::to_string(t.data_buffer_idx) +
+                        " (allocation_info and data_buffer_idx > 0), but the program has no mutable_data_segments",
+                    t.sizes_offset, path);
+      } else {
+        check_slice(mutable_, t.data_buffer_idx, *nbytes, "mutable data", path, "mutable_data_segments[0]");
+      }
+    } else if ((t.data == TensorData::kExternalConstant || t.data == TensorData::kExternalMutable) && !t.fqn) {
+      sink_.error(finding::kExternalTensorNoName, path + " is EXTERNAL but has no fully_qualified_name", t.sizes_offset,
+                  path + ".val.extra_tensor_info");
+    }
+  }
+
+  bool check_tensor_shape(const TensorView& t, const std::string& path) {
+    std::vector<ShapeProblem> problems = shape_problems(t);
+    for (const ShapeProblem& p : problems) {
+      const char* code = p.kind == ShapeProblem::kScalarType ? finding::kTensorScalarTypeInvalid
+                         : p.kind == ShapeProblem::kSizes    ? finding::kTensorSizesInvalid
+                                                             : finding::kTensorDimOrderInvalid;
+      sink_.error(code, path + " " + p.message, t.sizes_offset, path);
+    }
+    return problems.empty();
+  }
+
+  FindingSink& sink_;
+  WorkBudget& budget_;
+  const Blob& file_;
+  const TableValue& program_;
+  const std::vector<SegmentCheck>& segments_;
+  std::vector<bool> referenced_;
+  Subsegment constants_, mutable_;
+  bool budget_reported_ = false;
+};
+
+}  // namespace
+
+void check_program(FindingSink& sink, WorkBudget& budget, const Blob& file, const PteFile& pte,
+                   const std::vector<SegmentCheck>& segments) {
+  ProgramChecker(sink, budget, file, pte, segments).run();
+}
+
+}  // namespace etpack

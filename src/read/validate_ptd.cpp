@@ -1,0 +1,181 @@
+// A .ptd (FlatTensor) file: identifier, FH01 header, flatbuffer, segments,
+// named data and tensor layouts.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <unordered_set>
+
+#include "core/checked_math.h"
+#include "core/le_bytes.h"
+#include "read/file_layout.h"
+#include "read/ptd_table.h"
+#include "read/validate_internal.h"
+
+namespace etpack {
+namespace {
+
+// Identifier and header. Returns false when the flatbuffer cannot be
+// located; `segments_ok` says whether the segment base and size hold.
+bool check_ptd_header(FindingSink& sink, const Blob& file, bool& segments_ok) {
+  const uint64_t size = file.size();
+  const uint8_t* data = file.data();
+  if (size < 8) {
+    sink.error(finding::kFileTooSmall, "file is " + std::to_string(size) + " bytes; a .ptd needs at least 8", 0);
+    return false;
+  }
+  if (std::memcmp(data + 4, "FT01", 4) != 0) {
+    bool ft = data[4] == 'F' && data[5] == 'T';
+    sink.error(ft ? finding::kUnsupportedVersion : finding::kBadIdentifier,
+               ft ? "data file identifier is not the supported 'FT01'" : "identifier is not 'FT01': not a .ptd file", 4);
+    return false;
+  }
+  if (size < kHeaderOffset + 4 || std::memcmp(data + kHeaderOffset, PtdHeader::kMagic, 4) != 0) {
+    sink.error(finding::kHeaderMissing, "no FH01 header at byte offset 8; every .ptd has one", 8, "header");
+    return false;
+  }
+  if (size < kHeaderOffset + 8) {
+    sink.error(finding::kHeaderTruncated, "file of " + std::to_string(size) + " bytes ends inside the FH01 header", size, "header");
+    return false;
+  }
+  uint32_t length = read_le<uint32_t>(data + 12);
+  if (length < PtdHeader::kLength) {
+    sink.error(finding::kHeaderLengthInvalid,
+               "FH01 header length " + std::to_string(length) + " is below the minimum " + std::to_string(PtdHeader::kLength),
+               12, "header.length");
+    return false;
+  }
+  if (length != PtdHeader::kLength)
+    sink.warning(finding::kHeaderLengthUnusual,
+                 "FH01 header length " + std::to_string(length) + " is not 40; fields past 40 bytes are ignored", 12,
+                 "header.length");
+  if (size < kHeaderOffset + PtdHeader::kLength) {
+    sink.error(finding::kHeaderTruncated, "file of " + std::to_string(size) + " bytes ends inside the FH01 header", size, "header");
+    return false;
+  }
+  PtdHeader h;
+  h.flatbuffer_offset = read_le<uint64_t>(data + 16);
+  h.flatbuffer_size = read_le<uint64_t>(data + 24);
+  h.segment_base_offset = read_le<uint64_t>(data + 32);
+  h.segment_data_size = read_le<uint64_t>(data + 40);
+  auto fb_end = checked_add(h.flatbuffer_offset, h.flatbuffer_size);
+  uint64_t header_end = kHeaderOffset + uint64_t{length};
+  if (h.flatbuffer_offset < header_end || !fb_end || *fb_end > size) {
+    sink.error(finding::kFlatbufferRangeInvalid,
+               "FH01 flatbuffer (offset " + std::to_string(h.flatbuffer_offset) + ", size " +
+                   std::to_string(h.flatbuffer_size) + ") is not inside [" + std::to_string(header_end) + ", " +
+                   std::to_string(size) + "] (header end, file size)",
+               16, "header.flatbuffer_offset");
+    return false;
+  }
+  segments_ok = true;
+  if (h.segment_base_offset < *fb_end || h.segment_base_offset > size) {
+    sink.error(finding::kSegmentBaseOutOfRange,
+               "FH01 segment_base_offset " + std::to_string(h.segment_base_offset) + " is outside [" +
+                   std::to_string(*fb_end) + ", " + std::to_string(size) + "] (flatbuffer end, file size)",
+               32, "header.segment_base_offset");
+    segments_ok = false;
+    return true;
+  }
+  auto data_end = checked_add(h.segment_base_offset, h.segment_data_size);
+  if (!data_end || *data_end > size)
+    sink.error(finding::kSegmentDataPastEnd,
+               "FH01 segment_data_size " + std::to_string(h.segment_data_size) + " at base " +
+                   std::to_string(h.segment_base_offset) + " runs past the file of " + std::to_string(size) +
+                   " bytes (truncated file?)",
+               40, "header.segment_data_size");
+  return true;
+}
+
+void check_named_data(FindingSink& sink, const Blob& file, const TableValue& root,
+                      const std::vector<SegmentCheck>& segments, PtdIndex* index) {
+  std::vector<bool> referenced(segments.size(), false);
+  std::unordered_set<std::string> keys;
+  const Value& named = root.get("named_data");
+  for (size_t i = 0; named.is_items() && i < named.items().size(); ++i) {
+    const TableValue& entry = named.items()[i].table();
+    const std::string path = "named_data[" + std::to_string(i) + "]";
+    const Value& key = entry.get("key");
+    bool unique = false;
+    if (!key.is_string()) {
+      sink.error(finding::kNamedDataKeyMissing, path + " has no key", std::nullopt, path + ".key");
+    } else if (!(unique = keys.insert(key.str()).second)) {
+      sink.error(finding::kDuplicateKey, path + " repeats the key '" + key.str() + "'", std::nullopt, path + ".key");
+    }
+    uint64_t segment = entry.get_uint("segment_index");
+    const SegmentCheck* seg = nullptr;
+    if (segment < segments.size()) {
+      referenced[segment] = true;
+      seg = &segments[segment];
+    } else {
+      sink.error(finding::kSegmentIndexOutOfRange,
+                 path + " is segment " + std::to_string(segment) + ", but the file has " + std::to_string(segments.size()) +
+                     " segments",
+                 std::nullopt, path + ".segment_index");
+    }
+    PtdEntry out;
+    out.file = sink.file();
+    out.path = path;
+    if (seg && seg->in_bounds) out.data_size = seg->size;
+    const Value& layout = entry.get("tensor_layout");
+    if (layout.is_table()) {
+      TensorView view = view_tensor(layout.table(), file);
+      std::vector<ShapeProblem> problems = shape_problems(view);
+      for (const ShapeProblem& p : problems)
+        sink.error(finding::kLayoutInvalid, path + ".tensor_layout " + p.message, view.sizes_offset, path + ".tensor_layout");
+      std::optional<uint64_t> nbytes = problems.empty() ? view_nbytes(view) : std::nullopt;
+      if (nbytes && out.data_size && *nbytes > *out.data_size)
+        sink.error(finding::kLayoutLargerThanData,
+                   path + ".tensor_layout " + shape_text(view.sizes) + " needs " + std::to_string(*nbytes) +
+                       " bytes, but its segment has " + std::to_string(*out.data_size),
+                   seg->start, path);
+      else if (nbytes && out.data_size && *nbytes < *out.data_size)
+        sink.warning(finding::kLayoutSmallerThanData,
+                     path + ".tensor_layout " + shape_text(view.sizes) + " needs " + std::to_string(*nbytes) +
+                         " bytes; its segment has " + std::to_string(*out.data_size),
+                     seg->start, path);
+      out.layout = std::move(view);
+    }
+    if (index && unique) (*index)[key.str()].push_back(std::move(out));
+  }
+  for (size_t i = 0; i < referenced.size(); ++i)
+    if (!referenced[i])
+      sink.warning(finding::kSegmentUnreferenced,
+                   "segments[" + std::to_string(i) + "] (" + std::to_string(segments[i].size) +
+                       " bytes) is not used by any named data",
+                   segments[i].start, "segments[" + std::to_string(i) + "]");
+}
+
+}  // namespace
+
+void validate_ptd_into(ValidationReport& report, const std::string& name, const Blob& file, PtdIndex* index) {
+  FindingSink sink(report, name);
+  bool segments_ok = false;
+  if (!check_ptd_header(sink, file, segments_ok)) return;
+  auto table = read_ptd_table(file);
+  if (!table.ok()) {
+    report_read_error(sink, table.error());
+    return;
+  }
+  const PtdTable& ptd = table.value();
+  const PtdHeader& h = ptd.header;
+  if (uint64_t version = ptd.root.get_uint("version"); version != 0)
+    sink.error(finding::kUnsupportedVersion, "FlatTensor version " + std::to_string(version) + " is not the supported 0",
+               std::nullopt, "version");
+  for (const char* field : {"segments", "named_data"})
+    if (!ptd.root.has(field))
+      sink.error(finding::kMissingField, std::string("FlatTensor.") + field + " is absent; the runtime requires it",
+                 std::nullopt, field);
+  const Value& segments = ptd.root.get("segments");
+  std::vector<SegmentCheck> checked;
+  if (segments_ok) {
+    uint64_t data_size = std::min(h.segment_data_size, file.size() - h.segment_base_offset);
+    checked = check_segments(sink, segments, h.segment_base_offset, data_size,
+                             infer_segment_alignment(ptd.flatbuffer_end, h.segment_base_offset));
+  } else if (segments.is_items()) {
+    checked.resize(segments.items().size());
+  }
+  check_named_data(sink, file, ptd.root, checked, index);
+  if (segments_ok) check_layout_bytes(sink, file, ptd_layout(file, ptd));
+}
+
+}  // namespace etpack

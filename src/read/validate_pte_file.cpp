@@ -1,0 +1,173 @@
+// The .pte as a file: identifier, eh00 header, flatbuffer, segment table and
+// the bytes between them. Program-level checks follow in validate_program.cpp.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "core/checked_math.h"
+#include "core/le_bytes.h"
+#include "program_generated.h"
+#include "read/aligned_bytes.h"
+#include "read/fb_decoder.h"
+#include "read/file_layout.h"
+#include "read/validate_internal.h"
+
+namespace etpack {
+namespace {
+
+std::string shown_identifier(const uint8_t* id) {
+  std::string out;
+  for (int i = 0; i < 4; ++i) {
+    if (id[i] >= 0x20 && id[i] < 0x7f) {
+      out += static_cast<char>(id[i]);
+    } else {
+      static const char kHex[] = "0123456789abcdef";
+      out += std::string("\\x") + kHex[id[i] >> 4] + kHex[id[i] & 15];
+    }
+  }
+  return out;
+}
+
+// Identifier and header; fills `header` and returns false when the
+// flatbuffer cannot be located. `segments_ok` says whether the segment base
+// (and data size) can be trusted.
+bool check_file_header(FindingSink& sink, const Blob& file, std::optional<PteHeader>& header, bool& segments_ok) {
+  const uint64_t size = file.size();
+  const uint8_t* data = file.data();
+  if (size < 8) {
+    sink.error(finding::kFileTooSmall, "file is " + std::to_string(size) + " bytes; a .pte needs at least 8", 0);
+    return false;
+  }
+  if (std::memcmp(data + 4, "ET12", 4) != 0) {
+    bool et = data[4] == 'E' && data[5] == 'T';
+    sink.error(et ? finding::kUnsupportedVersion : finding::kBadIdentifier,
+               "program identifier '" + shown_identifier(data + 4) + "' is not " +
+                   (et ? "the supported 'ET12'" : "'ET12': not a .pte file"),
+               4);
+    return false;
+  }
+  segments_ok = true;
+  if (size < kHeaderOffset + 4 || std::memcmp(data + kHeaderOffset, PteHeader::kMagic, 4) != 0) return true;
+  if (size < kHeaderOffset + 8) {
+    sink.error(finding::kHeaderTruncated, "file of " + std::to_string(size) + " bytes ends inside the eh00 header", size,
+               "header");
+    return false;
+  }
+  uint32_t length = read_le<uint32_t>(data + 12);
+  if (length < PteHeader::kMinimumLength) {
+    sink.error(finding::kHeaderLengthInvalid,
+               "eh00 header length " + std::to_string(length) + " is below the minimum " +
+                   std::to_string(PteHeader::kMinimumLength),
+               12, "header.length");
+    return false;
+  }
+  if (length != PteHeader::kMinimumLength && length != PteHeader::kLength)
+    sink.warning(finding::kHeaderLengthUnusual,
+                 "eh00 header length " + std::to_string(length) + " is neither 24 nor 32; fields past 32 bytes are ignored",
+                 12, "header.length");
+  uint64_t needed = kHeaderOffset + std::min<uint64_t>(length, PteHeader::kLength);
+  if (size < needed) {
+    sink.error(finding::kHeaderTruncated,
+               "file of " + std::to_string(size) + " bytes ends inside the eh00 header (" + std::to_string(needed) +
+                   " bytes needed)",
+               size, "header");
+    return false;
+  }
+  auto parsed = parse_pte_header(data, static_cast<size_t>(size));
+  if (!parsed.ok() || !parsed.value()) {
+    sink.error(finding::kHeaderLengthInvalid, parsed.ok() ? "eh00 header unreadable" : parsed.error().message, 8, "header");
+    return false;
+  }
+  header = *parsed.value();
+  const PteHeader& h = *header;
+  uint64_t header_end = kHeaderOffset + uint64_t{length};
+  if (h.program_size < header_end || h.program_size > size) {
+    sink.error(finding::kProgramSizeOutOfRange,
+               "eh00 program_size " + std::to_string(h.program_size) + " is outside [" + std::to_string(header_end) +
+                   ", " + std::to_string(size) + "] (header end, file size)",
+               16, "header.program_size");
+    return false;
+  }
+  if (h.segment_base_offset == 0) return true;  // no segments
+  if (h.segment_base_offset < h.program_size || h.segment_base_offset > size) {
+    sink.error(finding::kSegmentBaseOutOfRange,
+               "eh00 segment_base_offset " + std::to_string(h.segment_base_offset) + " is outside [" +
+                   std::to_string(h.program_size) + ", " + std::to_string(size) + "] (program_size, file size)",
+               24, "header.segment_base_offset");
+    segments_ok = false;
+    return true;
+  }
+  if (h.length >= PteHeader::kLength) {
+    auto end = checked_add(h.segment_base_offset, h.segment_data_size);
+    if (!end || *end > size) {
+      sink.error(finding::kSegmentDataPastEnd,
+                 "eh00 segment_data_size " + std::to_string(h.segment_data_size) + " at base " +
+                     std::to_string(h.segment_base_offset) + " runs past the file of " + std::to_string(size) +
+                     " bytes (truncated file?)",
+                 32, "header.segment_data_size");
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<PteFile> validate_pte_into(ValidationReport& report, const Blob& file) {
+  FindingSink sink(report, "pte");
+  std::optional<PteHeader> header;
+  bool segments_ok = false;
+  if (!check_file_header(sink, file, header, segments_ok)) return std::nullopt;
+
+  const uint64_t program_size = header ? header->program_size : file.size();
+  Blob flatbuffer = file.slice(0, program_size);
+  auto decoded = decode_flatbuffer(flatbuffer, *program_schema().root);
+  if (!decoded.ok()) {
+    report_read_error(sink, decoded.error());
+    return std::nullopt;
+  }
+  AlignedBytes aligned(flatbuffer.data(), static_cast<size_t>(flatbuffer.size()));
+  flatbuffers::Verifier verifier(aligned.data(), aligned.size(), 128, 100000000);
+  if (!executorch_flatbuffer::VerifyProgramBuffer(verifier)) {
+    sink.error(finding::kFlatbufferInvalid,
+               "the Program flatbuffer (bytes 0.." + std::to_string(program_size) + ") fails flatbuffers verification",
+               0);
+    return std::nullopt;
+  }
+  PteFile pte;
+  pte.program = std::move(decoded.value());
+  pte.header = header;
+
+  const Value& segments = pte.program.get("segments");
+  std::vector<SegmentCheck> checked;
+  bool have_segments = segments.is_items() && !segments.items().empty();
+  if (have_segments && (!header || header->segment_base_offset == 0)) {
+    // Upstream writes no header when every segment is empty (a placeholder
+    // constant segment); only segments with bytes need a base.
+    checked.resize(segments.items().size());
+    bool any_bytes = false;
+    for (size_t i = 0; i < checked.size(); ++i) {
+      checked[i].size = segments.items()[i].table().get_uint("size");
+      checked[i].in_bounds = checked[i].size == 0;
+      any_bytes = any_bytes || checked[i].size > 0;
+    }
+    if (any_bytes)
+      sink.error(finding::kSegmentsWithoutHeader,
+                 "the program lists " + std::to_string(segments.items().size()) +
+                     " segments with data, but the file has no eh00 header with a segment base offset",
+                 header ? std::optional<uint64_t>(24) : std::nullopt, "segments");
+  } else if (have_segments && segments_ok) {
+    const uint64_t base = header->segment_base_offset;
+    uint64_t data_size = file.size() - base;
+    if (header->length >= PteHeader::kLength) data_size = std::min(data_size, header->segment_data_size);
+    checked = check_segments(sink, segments, base, data_size, infer_segment_alignment(program_size, base));
+  } else if (have_segments) {
+    checked.resize(segments.items().size());  // base unusable (already reported)
+  }
+
+  WorkBudget budget(WorkBudget::for_file_size(file.size()));
+  check_program(sink, budget, file, pte, checked);
+  if (segments_ok) check_layout_bytes(sink, file, pte_layout(file, pte));
+  return pte;
+}
+
+}  // namespace etpack

@@ -1,0 +1,117 @@
+// Segment tables and the bytes between regions, for both .pte and .ptd.
+#include <algorithm>
+#include <string>
+
+#include "core/checked_math.h"
+#include "read/validate_internal.h"
+
+namespace etpack {
+namespace {
+
+// Alignment every segment should have whatever the file asked for: the
+// smallest default alignment upstream uses for tensor and delegate data.
+constexpr uint64_t kMinimumSegmentAlignment = 16;
+
+std::string range_text(uint64_t start, uint64_t end) {
+  return "[" + std::to_string(start) + ", " + std::to_string(end) + ")";
+}
+
+uint64_t lowest_set_bit(uint64_t v) { return v & (~v + 1); }
+
+}  // namespace
+
+std::optional<uint64_t> infer_segment_alignment(uint64_t data_end, uint64_t base) {
+  if (base <= data_end) return std::nullopt;
+  uint64_t gap = base - data_end;
+  uint64_t p = 1;
+  while (p <= gap) {
+    if (p > (uint64_t{1} << 62)) return std::nullopt;
+    p <<= 1;
+  }
+  if (base % p != 0) return std::nullopt;
+  return p;
+}
+
+std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segments, uint64_t base, uint64_t data_size,
+                                         std::optional<uint64_t> alignment) {
+  std::vector<SegmentCheck> out;
+  if (!segments.is_items()) return out;
+  uint64_t prev_offset = 0, prev_end = 0;
+  for (size_t i = 0; i < segments.items().size(); ++i) {
+    const TableValue& s = segments.items()[i].table();
+    SegmentCheck c;
+    c.offset = s.get_uint("offset");
+    c.size = s.get_uint("size");
+    c.start = checked_add(base, c.offset);
+    c.in_bounds = range_within(c.offset, c.size, data_size);
+    const std::string path = "segments[" + std::to_string(i) + "]";
+    const std::string what = path + " (offset " + std::to_string(c.offset) + ", size " + std::to_string(c.size) + ")";
+    if (!c.in_bounds) {
+      sink.error(finding::kSegmentOutOfBounds,
+                 what + " runs past the " + std::to_string(data_size) + " bytes of segment data at base offset " +
+                     std::to_string(base),
+                 c.start, path);
+    }
+    if (i > 0 && c.offset < prev_offset) {
+      sink.error(finding::kSegmentsUnsorted,
+                 what + " starts before the previous segment (offset " + std::to_string(prev_offset) + ")", c.start,
+                 path);
+    } else if (i > 0 && c.size > 0 && c.offset < prev_end) {
+      sink.error(finding::kSegmentsOverlap,
+                 what + " starts inside the previous segment, which ends at offset " + std::to_string(prev_end),
+                 c.start, path);
+    }
+    if (c.start) {
+      uint64_t want = std::max(alignment.value_or(1), kMinimumSegmentAlignment);
+      if (*c.start % want != 0)
+        sink.warning(finding::kSegmentMisaligned,
+                     what + " starts at file offset " + std::to_string(*c.start) + ", not a multiple of " +
+                         std::to_string(want) +
+                         (alignment && *alignment >= kMinimumSegmentAlignment ? " (the segment alignment the header implies)"
+                                                                             : " (the minimum tensor alignment)"),
+                     c.start, path);
+    }
+    prev_offset = c.offset;
+    auto end = checked_add(c.offset, c.size);
+    prev_end = std::max(prev_end, end ? *end : UINT64_MAX);
+    out.push_back(c);
+  }
+  return out;
+}
+
+void check_layout_bytes(FindingSink& sink, const Blob& file, const std::vector<Region>& layout) {
+  const uint8_t* data = file.data();
+  for (size_t i = 0; i < layout.size(); ++i) {
+    const Region& r = layout[i];
+    if (r.kind == region_kind::kUnused) {
+      sink.warning(finding::kTrailingBytes,
+                   std::to_string(r.end - r.start) + " bytes " + range_text(r.start, r.end) +
+                       " lie past the data the header declares",
+                   r.start);
+      continue;
+    }
+    if (r.kind != region_kind::kPadding) continue;
+    for (uint64_t at = r.start; at < r.end; ++at) {
+      if (data[at] != 0) {
+        sink.warning(finding::kPaddingNotZero,
+                     "padding " + range_text(r.start, r.end) + " holds the non-zero byte " + std::to_string(data[at]) +
+                         " at offset " + std::to_string(at),
+                     at);
+        break;
+      }
+    }
+    // Before a segment, padding only brings the offset up to its alignment.
+    if (i + 1 < layout.size() && layout[i + 1].segment && layout[i + 1].start > 0) {
+      uint64_t align = lowest_set_bit(layout[i + 1].start);
+      if (r.end - r.start >= align)
+        sink.warning(finding::kPaddingTooLarge,
+                     std::to_string(r.end - r.start) + " bytes of padding " + range_text(r.start, r.end) +
+                         " before segment " + std::to_string(*layout[i + 1].segment) + " at offset " +
+                         std::to_string(layout[i + 1].start) + ", more than its alignment of " +
+                         std::to_string(align) + " needs",
+                     r.start);
+    }
+  }
+}
+
+}  // namespace etpack
