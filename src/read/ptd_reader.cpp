@@ -76,7 +76,7 @@ Result<PtdFile> deserialize_ptd(const Blob& head, const Blob& file) {
         return malformed("segment " + std::to_string(i) + " (offset " + std::to_string(offset) + ", size " +
                          std::to_string(size) + ") overflows the " + std::to_string(h.segment_data_size) +
                          " bytes of segment data (at byte offset " + std::to_string(h.segment_base_offset + offset) + ")");
-      out.payload.buffers.push_back(file.slice(static_cast<size_t>(h.segment_base_offset + offset), static_cast<size_t>(size)));
+      out.payload.buffers.push_back(file.slice(h.segment_base_offset + offset, size));
     }
   }
   const Value& named = root.get("named_data");

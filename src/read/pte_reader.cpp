@@ -94,7 +94,7 @@ Result<PteFile> deserialize_pte_binary(const Blob& head, const Blob& file) {
         return malformed("segment " + std::to_string(i) + " (offset " + std::to_string(offset) + ", size " +
                          std::to_string(size) + ") overflows the " + std::to_string(data_size) +
                          " bytes of segment data (at byte offset " + std::to_string(base + offset) + ")");
-      segments.push_back(file.slice(static_cast<size_t>(base + offset), static_cast<size_t>(size)));
+      segments.push_back(file.slice(base + offset, size));
     }
   }
 
@@ -140,7 +140,7 @@ Result<PteFile> deserialize_pte_binary(const Blob& head, const Blob& file) {
       if (start > end || end > seg.size())
         return malformed(std::string(what) + " offset " + std::to_string(i) + " (" + std::to_string(start) +
                          ") is outside its segment of " + std::to_string(seg.size()) + " bytes or out of order");
-      out_blobs.push_back(seg.slice(static_cast<size_t>(start), static_cast<size_t>(end - start)));
+      out_blobs.push_back(seg.slice(start, end - start));
     }
     return out_blobs;
   };
