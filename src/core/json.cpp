@@ -1,5 +1,7 @@
 #include "core/json.h"
 
+#include "core/json_lexer.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -130,207 +132,72 @@ namespace {
 
 class Parser {
  public:
-  Parser(std::string_view text, size_t max_depth) : s_(text), max_depth_(max_depth) {}
+  Parser(std::string_view text, size_t max_depth) : lex_(text), max_depth_(max_depth) {}
 
   Result<Json> parse_document() {
     Json v;
     ETP_TRY(parse_value(v, 0));
-    skip_ws();
-    if (pos_ != s_.size()) return fail("unexpected text after the JSON value");
+    if (!lex_.at_end()) return lex_.error("unexpected text after the JSON value");
     return v;
   }
 
  private:
-  Error fail(const std::string& what) const {
-    return make_error(ErrorCode::kInvalidJson, "JSON: " + what + " at offset " + std::to_string(pos_));
-  }
-
-  void skip_ws() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\r' || s_[pos_] == '\t')) ++pos_;
-  }
-
-  bool consume(std::string_view word) {
-    if (s_.substr(pos_, word.size()) == word) {
-      pos_ += word.size();
-      return true;
-    }
-    return false;
-  }
-
   Status parse_value(Json& out, size_t depth) {
-    if (depth > max_depth_) return fail("nesting deeper than " + std::to_string(max_depth_));
-    skip_ws();
-    if (pos_ >= s_.size()) return fail("unexpected end of input");
-    char c = s_[pos_];
+    if (depth > max_depth_) return lex_.error("nesting deeper than " + std::to_string(max_depth_));
+    char c = lex_.peek();
+    if (c == '\0') return lex_.error("unexpected end of input");
     if (c == '{') return parse_object(out, depth);
     if (c == '[') return parse_array(out, depth);
     if (c == '"') {
-      std::string str;
-      ETP_TRY(parse_string(str));
-      out = Json::string(std::move(str));
+      std::string scratch;
+      ETP_ASSIGN(std::string_view s, lex_.string_token(scratch));
+      out = Json::string(std::string(s));
       return {};
     }
-    if (consume("true")) { out = Json::boolean(true); return {}; }
-    if (consume("false")) { out = Json::boolean(false); return {}; }
-    if (consume("null")) { out = Json::null(); return {}; }
-    if (consume("NaN")) { out = Json::number_text("NaN"); return {}; }
-    if (consume("Infinity")) { out = Json::number_text("Infinity"); return {}; }
-    if (consume("-Infinity")) { out = Json::number_text("-Infinity"); return {}; }
-    return parse_number(out);
-  }
-
-  Status parse_number(Json& out) {
-    size_t start = pos_;
-    auto digits = [&] {
-      size_t d = pos_;
-      while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') ++pos_;
-      return pos_ - d;
-    };
-    if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
-    if (pos_ < s_.size() && s_[pos_] == '0') {
-      ++pos_;
-    } else if (digits() == 0) {
-      pos_ = start;
-      return fail("expected a value");
-    }
-    if (pos_ < s_.size() && s_[pos_] == '.') {
-      ++pos_;
-      if (digits() == 0) return fail("expected digits after '.'");
-    }
-    if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
-      ++pos_;
-      if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
-      if (digits() == 0) return fail("expected exponent digits");
-    }
-    out = Json::number_text(std::string(s_.substr(start, pos_ - start)));
+    if (lex_.consume("true")) { out = Json::boolean(true); return {}; }
+    if (lex_.consume("false")) { out = Json::boolean(false); return {}; }
+    if (lex_.consume("null")) { out = Json::null(); return {}; }
+    ETP_ASSIGN(std::string_view number, lex_.number_token());
+    out = Json::number_text(std::string(number));
     return {};
-  }
-
-  static void append_utf8(std::string& out, uint32_t cp) {
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  }
-
-  Status parse_hex4(uint32_t& cp) {
-    if (s_.size() - pos_ < 4) return fail("truncated \\u escape");
-    cp = 0;
-    for (int i = 0; i < 4; ++i) {
-      char h = s_[pos_++];
-      cp <<= 4;
-      if (h >= '0' && h <= '9') cp |= static_cast<uint32_t>(h - '0');
-      else if (h >= 'a' && h <= 'f') cp |= static_cast<uint32_t>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') cp |= static_cast<uint32_t>(h - 'A' + 10);
-      else return fail("bad \\u escape");
-    }
-    return {};
-  }
-
-  Status parse_string(std::string& out) {
-    ++pos_;  // opening quote
-    while (true) {
-      if (pos_ >= s_.size()) return fail("unterminated string");
-      char c = s_[pos_++];
-      if (c == '"') return {};
-      if (static_cast<unsigned char>(c) < 0x20) return fail("control character in string");
-      if (c != '\\') {
-        out.push_back(c);
-        continue;
-      }
-      if (pos_ >= s_.size()) return fail("unterminated escape");
-      char e = s_[pos_++];
-      switch (e) {
-        case '"': out.push_back('"'); break;
-        case '\\': out.push_back('\\'); break;
-        case '/': out.push_back('/'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
-        case 'u': {
-          uint32_t cp = 0;
-          ETP_TRY(parse_hex4(cp));
-          if (cp >= 0xD800 && cp <= 0xDBFF && s_.substr(pos_, 2) == "\\u") {
-            size_t save = pos_;
-            pos_ += 2;
-            uint32_t lo = 0;
-            ETP_TRY(parse_hex4(lo));
-            if (lo >= 0xDC00 && lo <= 0xDFFF) {
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            } else {
-              pos_ = save;
-            }
-          }
-          append_utf8(out, cp);
-          break;
-        }
-        default: return fail("bad escape");
-      }
-    }
   }
 
   Status parse_array(Json& out, size_t depth) {
-    ++pos_;
+    ETP_TRY(lex_.expect('['));
     out = Json::array();
-    skip_ws();
-    if (pos_ < s_.size() && s_[pos_] == ']') {
-      ++pos_;
-      return {};
-    }
+    if (lex_.peek() == ']') return lex_.expect(']');
     while (true) {
       Json item;
       ETP_TRY(parse_value(item, depth + 1));
       out.push(std::move(item));
-      skip_ws();
-      if (pos_ >= s_.size()) return fail("unterminated array");
-      char c = s_[pos_++];
-      if (c == ']') return {};
-      if (c != ',') return fail("expected ',' or ']'");
+      char c = lex_.peek();
+      if (c == ']') return lex_.expect(']');
+      if (c != ',') return lex_.error(c == '\0' ? "unterminated array" : "expected ',' or ']'");
+      ETP_TRY(lex_.expect(','));
     }
   }
 
   Status parse_object(Json& out, size_t depth) {
-    ++pos_;
+    ETP_TRY(lex_.expect('{'));
     out = Json::object();
-    skip_ws();
-    if (pos_ < s_.size() && s_[pos_] == '}') {
-      ++pos_;
-      return {};
-    }
+    if (lex_.peek() == '}') return lex_.expect('}');
     while (true) {
-      skip_ws();
-      if (pos_ >= s_.size() || s_[pos_] != '"') return fail("expected a member name");
-      std::string key;
-      ETP_TRY(parse_string(key));
-      skip_ws();
-      if (pos_ >= s_.size() || s_[pos_] != ':') return fail("expected ':'");
-      ++pos_;
+      if (lex_.peek() != '"') return lex_.error("expected a member name");
+      std::string scratch;
+      ETP_ASSIGN(std::string_view key, lex_.string_token(scratch));
+      std::string name(key);
+      ETP_TRY(lex_.expect(':'));
       Json value;
       ETP_TRY(parse_value(value, depth + 1));
-      out.set(std::move(key), std::move(value));
-      skip_ws();
-      if (pos_ >= s_.size()) return fail("unterminated object");
-      char c = s_[pos_++];
-      if (c == '}') return {};
-      if (c != ',') return fail("expected ',' or '}'");
+      out.set(std::move(name), std::move(value));
+      char c = lex_.peek();
+      if (c == '}') return lex_.expect('}');
+      if (c != ',') return lex_.error(c == '\0' ? "unterminated object" : "expected ',' or '}'");
+      ETP_TRY(lex_.expect(','));
     }
   }
 
-  std::string_view s_;
-  size_t pos_ = 0;
+  JsonLexer lex_;
   size_t max_depth_;
 };
 

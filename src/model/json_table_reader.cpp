@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/json_lexer.h"
 #include "core/le_bytes.h"
 #include "model/value_json.h"
 
@@ -23,12 +24,11 @@ struct PathPart {
 
 class TableReader {
  public:
-  explicit TableReader(std::string_view text) : s_(text) {}
+  explicit TableReader(std::string_view text) : lex_(text) {}
 
   Result<TableValue> document(const TableDef& def) {
     ETP_ASSIGN(TableValue t, table(def, 0));
-    skip_ws();
-    if (pos_ != s_.size()) return syntax("unexpected text after the JSON value");
+    if (!lex_.at_end()) return syntax("unexpected text after the JSON value");
     return t;
   }
 
@@ -46,186 +46,20 @@ class TableReader {
     }
     return out.empty() ? "<root>" : out;
   }
-  Error syntax(const std::string& what) const {
-    return make_error(ErrorCode::kInvalidJson, "JSON: " + what + " at offset " + std::to_string(pos_));
-  }
   Error mismatch(const std::string& what) const {
     return make_error(ErrorCode::kSchemaMismatch, "program JSON at " + path() + ": " + what);
   }
 
-  // --- tokens -------------------------------------------------------------
-  void skip_ws() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\r' || s_[pos_] == '\t')) ++pos_;
-  }
-  bool peek(char c) {
-    skip_ws();
-    return pos_ < s_.size() && s_[pos_] == c;
-  }
-  Status expect(char c) {
-    skip_ws();
-    if (pos_ >= s_.size() || s_[pos_] != c) return syntax(std::string("expected '") + c + "'");
-    ++pos_;
-    return {};
-  }
-  bool consume(std::string_view word) {
-    skip_ws();
-    if (s_.substr(pos_, word.size()) == word) {
-      pos_ += word.size();
-      return true;
-    }
-    return false;
-  }
-
-  static void append_utf8(std::string& out, uint32_t cp) {
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  }
-
-  Status hex4(uint32_t& cp) {
-    if (s_.size() - pos_ < 4) return syntax("truncated \\u escape");
-    cp = 0;
-    for (int i = 0; i < 4; ++i) {
-      char h = s_[pos_++];
-      cp <<= 4;
-      if (h >= '0' && h <= '9') cp |= static_cast<uint32_t>(h - '0');
-      else if (h >= 'a' && h <= 'f') cp |= static_cast<uint32_t>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') cp |= static_cast<uint32_t>(h - 'A' + 10);
-      else return syntax("bad \\u escape");
-    }
-    return {};
-  }
-
-  // Reads a string token. Plain strings come back as a view into the text
-  // (`scratch` untouched); strings with escapes are decoded into `scratch`.
-  Result<std::string_view> string_token(std::string& scratch) {
-    skip_ws();
-    if (pos_ >= s_.size() || s_[pos_] != '"') return syntax("expected a string");
-    size_t start = ++pos_;
-    while (pos_ < s_.size() && s_[pos_] != '"' && s_[pos_] != '\\') {
-      if (static_cast<unsigned char>(s_[pos_]) < 0x20) return syntax("control character in string");
-      ++pos_;
-    }
-    if (pos_ >= s_.size()) return syntax("unterminated string");
-    if (s_[pos_] == '"') return s_.substr(start, pos_++ - start);
-    scratch.assign(s_.data() + start, pos_ - start);
-    while (true) {
-      if (pos_ >= s_.size()) return syntax("unterminated string");
-      char c = s_[pos_++];
-      if (c == '"') return std::string_view(scratch);
-      if (static_cast<unsigned char>(c) < 0x20) return syntax("control character in string");
-      if (c != '\\') {
-        scratch.push_back(c);
-        continue;
-      }
-      if (pos_ >= s_.size()) return syntax("unterminated escape");
-      char e = s_[pos_++];
-      switch (e) {
-        case '"': scratch.push_back('"'); break;
-        case '\\': scratch.push_back('\\'); break;
-        case '/': scratch.push_back('/'); break;
-        case 'b': scratch.push_back('\b'); break;
-        case 'f': scratch.push_back('\f'); break;
-        case 'n': scratch.push_back('\n'); break;
-        case 'r': scratch.push_back('\r'); break;
-        case 't': scratch.push_back('\t'); break;
-        case 'u': {
-          uint32_t cp = 0;
-          ETP_TRY(hex4(cp));
-          if (cp >= 0xD800 && cp <= 0xDBFF && s_.substr(pos_, 2) == "\\u") {
-            size_t save = pos_;
-            pos_ += 2;
-            uint32_t lo = 0;
-            ETP_TRY(hex4(lo));
-            if (lo >= 0xDC00 && lo <= 0xDFFF) cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            else pos_ = save;
-          }
-          append_utf8(scratch, cp);
-          break;
-        }
-        default: return syntax("bad escape");
-      }
-    }
-  }
-
-  // A JSON number token (or NaN/Infinity/-Infinity), as text.
-  Result<std::string_view> number_token() {
-    skip_ws();
-    size_t start = pos_;
-    for (std::string_view word : {"NaN", "Infinity", "-Infinity"})
-      if (s_.substr(pos_, word.size()) == word) {
-        pos_ += word.size();
-        return s_.substr(start, word.size());
-      }
-    auto digits = [&] {
-      size_t d = pos_;
-      while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') ++pos_;
-      return pos_ - d;
-    };
-    if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
-    if (pos_ < s_.size() && s_[pos_] == '0') ++pos_;
-    else if (digits() == 0) return syntax("expected a value");
-    if (pos_ < s_.size() && s_[pos_] == '.') {
-      ++pos_;
-      if (digits() == 0) return syntax("expected digits after '.'");
-    }
-    if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
-      ++pos_;
-      if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
-      if (digits() == 0) return syntax("expected exponent digits");
-    }
-    return s_.substr(start, pos_ - start);
-  }
-
-  // Skips one value (for union values whose type comes later).
-  Status skip_value(size_t depth) {
-    if (depth > kMaxDepth) return syntax("nesting deeper than " + std::to_string(kMaxDepth));
-    skip_ws();
-    if (pos_ >= s_.size()) return syntax("unexpected end of input");
-    char c = s_[pos_];
-    if (c == '"') {
-      std::string scratch;
-      return string_token(scratch).ok() ? Status() : syntax("bad string");
-    }
-    if (c == '{' || c == '[') {
-      char close = c == '{' ? '}' : ']';
-      ++pos_;
-      if (peek(close)) {
-        ++pos_;
-        return {};
-      }
-      while (true) {
-        if (c == '{') {
-          std::string scratch;
-          ETP_ASSIGN(auto key, string_token(scratch));
-          (void)key;
-          ETP_TRY(expect(':'));
-        }
-        ETP_TRY(skip_value(depth + 1));
-        skip_ws();
-        if (pos_ >= s_.size()) return syntax("unterminated container");
-        char d = s_[pos_++];
-        if (d == close) return {};
-        if (d != ',') return syntax("expected ',' or a closing bracket");
-      }
-    }
-    if (consume("true") || consume("false") || consume("null")) return {};
-    ETP_ASSIGN(auto number, number_token());
-    (void)number;
-    return {};
-  }
+  // --- tokens (the shared lexer) -------------------------------------------
+  Error syntax(const std::string& what) const { return lex_.error(what); }
+  void skip_ws() { lex_.skip_ws(); }
+  bool peek(char c) { return lex_.peek() == c; }
+  Status expect(char c) { return lex_.expect(c); }
+  bool consume(std::string_view word) { return lex_.consume(word); }
+  Result<std::string_view> string_token(std::string& scratch) { return lex_.string_token(scratch); }
+  Result<std::string_view> number_token() { return lex_.number_token(); }
+  Status skip_value(size_t depth) { return lex_.skip_value(depth, kMaxDepth); }
+  char next() { return lex_.peek(); }
 
   // --- scalars ------------------------------------------------------------
   static bool is_integer_text(std::string_view t) {
@@ -266,10 +100,10 @@ class TableReader {
   Result<Scalar> scalar(BaseType type) {
     Scalar s;
     s.u = 0;
-    skip_ws();
-    if (pos_ >= s_.size()) return syntax("unexpected end of input");
+    const char first = next();
+    if (first == '\0') return syntax("unexpected end of input");
     const bool real = type == BaseType::kFloat || type == BaseType::kDouble;
-    if (s_[pos_] == '"') {
+    if (first == '"') {
       std::string scratch;
       ETP_ASSIGN(std::string_view t, string_token(scratch));
       if (real) {
@@ -292,7 +126,7 @@ class TableReader {
       if (real) return mismatch("expected a number, got false");
       return s;
     }
-    if (s_[pos_] == 'n' || s_[pos_] == '{' || s_[pos_] == '[') return mismatch(std::string("expected ") + base_type_name(type));
+    if (first == 'n' || first == '{' || first == '[') return mismatch(std::string("expected ") + base_type_name(type));
     ETP_ASSIGN(std::string_view t, number_token());
     if (!real) return integer(t, type);
     if (t == "NaN") s.d = std::numeric_limits<double>::quiet_NaN();
@@ -337,7 +171,7 @@ class TableReader {
     const size_t width = objects ? 0 : scalar_size(f.element);
     if (!objects && width == 0) return mismatch("unsupported vector element type");
     if (peek(']')) {
-      ++pos_;
+      ETP_TRY(expect(']'));
     } else {
       for (size_t i = 0;; ++i) {
         path_.push_back({nullptr, i});
@@ -355,11 +189,13 @@ class TableReader {
           put_scalar(raw.data() + raw.size() - width, f.element, sc);
         }
         path_.pop_back();
-        skip_ws();
-        if (pos_ >= s_.size()) return syntax("unterminated list");
-        char c = s_[pos_++];
-        if (c == ']') break;
-        if (c != ',') return syntax("expected ',' or ']'");
+        const char c = next();
+        if (c == ']') {
+          ETP_TRY(expect(']'));
+          break;
+        }
+        if (c != ',') return syntax(c == '\0' ? "unterminated list" : "expected ',' or ']'");
+        ETP_TRY(expect(','));
       }
     }
     if (objects) return Value::from_items(std::move(items));
@@ -395,7 +231,7 @@ class TableReader {
   Result<TableValue> table(const TableDef& def, size_t depth) {
     if (depth > kMaxDepth) return syntax("nesting deeper than " + std::to_string(kMaxDepth));
     if (!peek('{')) return mismatch("expected an object for " + def.name);
-    ++pos_;
+    ETP_TRY(expect('{'));
     TableValue out(&def);
     struct PendingUnion {
       const FieldDef* field;
@@ -412,7 +248,7 @@ class TableReader {
       return unions.back();
     };
     if (peek('}')) {
-      ++pos_;
+      ETP_TRY(expect('}'));
       return out;
     }
     std::string scratch;
@@ -451,7 +287,7 @@ class TableReader {
         if (!consume("null")) {
           u.has_value = true;
           skip_ws();
-          u.begin = pos_;
+          u.begin = lex_.pos();
           ETP_TRY(skip_value(depth + 1));
         }
       } else {
@@ -459,21 +295,22 @@ class TableReader {
         out.fields[f->id] = std::move(v);
       }
       path_.pop_back();
-      skip_ws();
-      if (pos_ >= s_.size()) return syntax("unterminated object");
-      char c = s_[pos_++];
-      if (c == '}') break;
-      if (c != ',') return syntax("expected ',' or '}'");
-      skip_ws();
+      const char c = next();
+      if (c == '}') {
+        ETP_TRY(expect('}'));
+        break;
+      }
+      if (c != ',') return syntax(c == '\0' ? "unterminated object" : "expected ',' or '}'");
+      ETP_TRY(expect(','));
     }
     for (PendingUnion& u : unions) {
       if (!u.has_value) continue;
       path_.push_back({&u.field->name, 0});
       if (!u.has_type || u.type <= 0) return mismatch("union value without a member type in '" + u.field->name + "_type'");
-      size_t resume = pos_;
-      pos_ = u.begin;
+      const size_t resume = lex_.pos();
+      lex_.seek(u.begin);
       ETP_ASSIGN(TableValue member, table(*u.field->union_def->members[static_cast<size_t>(u.type)], depth + 1));
-      pos_ = resume;
+      lex_.seek(resume);
       out.fields[u.field->id] = Value::from_table(std::move(member));
       out.fields[u.field->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
       path_.pop_back();
@@ -481,8 +318,7 @@ class TableReader {
     return out;
   }
 
-  std::string_view s_;
-  size_t pos_ = 0;
+  JsonLexer lex_;
   std::vector<PathPart> path_;
 };
 
