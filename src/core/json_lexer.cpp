@@ -24,28 +24,6 @@ Error JsonLexer::error(const std::string& what) const {
   return make_error(ErrorCode::kInvalidJson, "JSON: " + what + " at offset " + std::to_string(pos_));
 }
 
-void JsonLexer::skip_ws() {
-  while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\r' || s_[pos_] == '\t')) ++pos_;
-}
-
-char JsonLexer::peek() {
-  skip_ws();
-  return pos_ < s_.size() ? s_[pos_] : '\0';
-}
-
-Status JsonLexer::expect(char c) {
-  if (peek() != c) return error(std::string("expected '") + c + "'");
-  ++pos_;
-  return {};
-}
-
-bool JsonLexer::consume(std::string_view word) {
-  skip_ws();
-  if (s_.substr(pos_, word.size()) != word) return false;
-  pos_ += word.size();
-  return true;
-}
-
 Status JsonLexer::hex4(uint32_t& cp) {
   if (s_.size() - pos_ < 4) return error("truncated \\u escape");
   cp = 0;

@@ -22,12 +22,27 @@ class JsonLexer {
     return pos_ >= s_.size();
   }
 
-  void skip_ws();
+  // The hot calls are inline: the program reader makes millions of them.
+  void skip_ws() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\r' || s_[pos_] == '\t')) ++pos_;
+  }
   // Next non-space character, or '\0' at the end (not consumed).
-  char peek();
-  Status expect(char c);
+  char peek() {
+    skip_ws();
+    return pos_ < s_.size() ? s_[pos_] : '\0';
+  }
+  Status expect(char c) {
+    if (peek() != c) return error(std::string("expected '") + c + "'");
+    ++pos_;
+    return {};
+  }
   // Consumes `word` (e.g. "null") if it comes next.
-  bool consume(std::string_view word);
+  bool consume(std::string_view word) {
+    skip_ws();
+    if (s_.compare(pos_, word.size(), word) != 0) return false;
+    pos_ += word.size();
+    return true;
+  }
 
   // A string token. Plain strings come back as a view into the text;
   // strings with escapes are decoded into `scratch` and viewed from there.
