@@ -24,18 +24,36 @@ void declare(std::vector<Region>& out, uint64_t start, uint64_t size, const char
   out.push_back(std::move(r));
 }
 
-struct SegmentUse {
-  const char* kind = nullptr;
-  std::vector<std::string> owners;
-};
-
 void use(std::vector<SegmentUse>& uses, uint64_t index, const char* kind, std::string owner) {
   if (index >= uses.size()) return;
   if (uses[index].kind == nullptr) uses[index].kind = kind;
   uses[index].owners.push_back(std::move(owner));
 }
 
-// Segment i -> what refers to it, from the program's references.
+// Named data entries ([NamedData] of either schema) as segment users.
+void use_named_data(std::vector<SegmentUse>& uses, const Value& named) {
+  if (!named.is_items()) return;
+  for (size_t i = 0; i < named.items().size(); ++i) {
+    const Value& key = named.items()[i].table().get("key");
+    use(uses, named.items()[i].table().get_uint("segment_index"), region_kind::kNamedData,
+        "named_data[" + std::to_string(i) + "]" + (key.is_string() ? " " + key.str() : ""));
+  }
+}
+
+}  // namespace
+
+std::optional<uint64_t> infer_segment_alignment(uint64_t data_end, uint64_t base) {
+  if (base <= data_end) return std::nullopt;
+  uint64_t gap = base - data_end;
+  uint64_t p = 1;
+  while (p <= gap) {
+    if (p > (uint64_t{1} << 62)) return std::nullopt;
+    p <<= 1;
+  }
+  if (base % p != 0) return std::nullopt;
+  return p;
+}
+
 std::vector<SegmentUse> pte_segment_uses(const TableValue& program, size_t count) {
   std::vector<SegmentUse> uses(count);
   const Value& cs = program.get("constant_segment");
@@ -61,15 +79,11 @@ std::vector<SegmentUse> pte_segment_uses(const TableValue& program, size_t count
       }
     }
   }
-  const Value& named = program.get("named_data");
-  if (named.is_items())
-    for (size_t i = 0; i < named.items().size(); ++i) {
-      const Value& key = named.items()[i].table().get("key");
-      use(uses, named.items()[i].table().get_uint("segment_index"), region_kind::kNamedData,
-          "named_data[" + std::to_string(i) + "]" + (key.is_string() ? " " + key.str() : ""));
-    }
+  use_named_data(uses, program.get("named_data"));
   return uses;
 }
+
+namespace {
 
 // Declares each segment of `segments` (a [DataSegment] value) at `base`.
 void declare_segments(std::vector<Region>& out, const Value& segments, uint64_t base,
@@ -102,6 +116,12 @@ void declare_inline_data(std::vector<Region>& out, const Blob& file, const Table
 }
 
 }  // namespace
+
+std::vector<SegmentUse> ptd_segment_uses(const TableValue& flat_tensor, size_t count) {
+  std::vector<SegmentUse> uses(count);
+  use_named_data(uses, flat_tensor.get("named_data"));
+  return uses;
+}
 
 std::vector<Region> partition_regions(std::vector<Region> declared, uint64_t file_size, uint64_t data_end) {
   std::stable_sort(declared.begin(), declared.end(),
@@ -199,15 +219,7 @@ std::vector<Region> ptd_layout(const Blob& file, const PtdTable& ptd) {
   uint64_t data_end = size;
   if (auto end = checked_add(h.segment_base_offset, h.segment_data_size)) data_end = std::min(*end, size);
   const Value& segments = ptd.root.get("segments");
-  size_t count = segments.is_items() ? segments.items().size() : 0;
-  std::vector<SegmentUse> uses(count);
-  const Value& named = ptd.root.get("named_data");
-  if (named.is_items())
-    for (size_t i = 0; i < named.items().size(); ++i) {
-      const Value& key = named.items()[i].table().get("key");
-      use(uses, named.items()[i].table().get_uint("segment_index"), region_kind::kNamedData,
-          "named_data[" + std::to_string(i) + "]" + (key.is_string() ? " " + key.str() : ""));
-    }
+  std::vector<SegmentUse> uses = ptd_segment_uses(ptd.root, segments.is_items() ? segments.items().size() : 0);
   declare_segments(declared, segments, h.segment_base_offset, std::move(uses));
   return partition_regions(std::move(declared), size, data_end);
 }

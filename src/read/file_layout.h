@@ -48,6 +48,25 @@ std::vector<Region> partition_regions(std::vector<Region> declared, uint64_t fil
 // to [min_start, flatbuffer_end]. Bytes before it are the builder's padding.
 uint64_t flatbuffer_objects_start(const Blob& file, uint64_t min_start, uint64_t flatbuffer_end);
 
+// The smallest power of two P with `base` a multiple of P and
+// base - data_end < P: the alignment that `base = aligned(data_end, P)`
+// implies. nullopt when it cannot be told (base == data_end, or no P fits).
+std::optional<uint64_t> infer_segment_alignment(uint64_t data_end, uint64_t base);
+
+// What refers to one segment: the kind of the first reference (nullptr when
+// nothing does) and every referrer, e.g. "execution_plan[0].delegates[1] XnnpackBackend".
+struct SegmentUse {
+  const char* kind = nullptr;
+  std::vector<std::string> owners;
+};
+
+// Uses of segments 0..count-1 by a Program's constant_segment,
+// mutable_data_segments, SEGMENT delegates and named_data; references past
+// `count` are ignored.
+std::vector<SegmentUse> pte_segment_uses(const TableValue& program, size_t count);
+// Uses by a FlatTensor's named_data.
+std::vector<SegmentUse> ptd_segment_uses(const TableValue& flat_tensor, size_t count);
+
 // Layout of a .pte that read_pte_program accepted (`pte` is its result).
 std::vector<Region> pte_layout(const Blob& file, const PteFile& pte);
 

@@ -1,9 +1,330 @@
 #include "read/inspect.h"
 
-namespace etpack {
+#include <map>
+#include <string>
+#include <unordered_set>
 
-// Placeholders until the full inspector lands.
-Result<Json> inspect_pte(const Blob&) { return Json::object(); }
-Result<Json> inspect_ptd(const Blob&) { return Json::object(); }
+#include "core/checked_math.h"
+#include "core/le_bytes.h"
+#include "model/scalar_type.h"
+#include "read/file_layout.h"
+#include "read/layout_json.h"
+#include "read/program_tensors.h"
+#include "read/pte_reader.h"
+#include "read/work_budget.h"
+
+namespace etpack {
+namespace {
+
+Json u64(uint64_t v) { return Json::unsigned_integer(v); }
+Json opt_u64(std::optional<uint64_t> v) { return v ? u64(*v) : Json::null(); }
+Json opt_string(const Value& v) { return v.is_string() ? Json::string(v.str()) : Json::null(); }
+
+Json ints_json(const std::vector<int64_t>& values) {
+  Json out = Json::array();
+  for (int64_t v : values) out.push(Json::integer(v));
+  return out;
+}
+
+Error too_large() {
+  return make_error(ErrorCode::kLimitExceeded,
+                    "the file shares vectors so often that its summary would be unreasonably large");
+}
+
+// dtype and shape of a tensor view, as inspect prints them.
+void set_dtype_shape(Json& j, const TensorView& t) {
+  const char* dtype = scalar_type_name(t.scalar_type);
+  j.set("dtype", dtype ? Json::string(dtype) : Json::null());
+  bool shape_known = t.rank && *t.rank <= kMaxTensorRank;
+  j.set("shape", shape_known ? ints_json(t.sizes) : Json::null());
+}
+
+class PteInspector {
+ public:
+  PteInspector(const Blob& file, const PteFile& pte)
+      : file_(file), pte_(pte), program_(pte.program), budget_(WorkBudget::for_file_size(file.size())) {}
+
+  Result<Json> run() {
+    const std::optional<PteHeader>& h = pte_.header;
+    Json out = Json::object();
+    out.set("format", Json::string("pte"));
+    out.set("fileSize", u64(file_.size()));
+    out.set("identifier", Json::string("ET12"));
+    out.set("rootOffset", u64(read_le<uint32_t>(file_.data())));
+    Json header = Json::null();
+    if (h) {
+      header = Json::object();
+      header.set("length", u64(h->length));
+      header.set("programSize", u64(h->program_size));
+      header.set("segmentBaseOffset", u64(h->segment_base_offset));
+      header.set("segmentDataSize", u64(h->segment_data_size));
+    }
+    out.set("header", std::move(header));
+    out.set("programVersion", u64(program_.get_uint("version")));
+    bool has_base = h && h->segment_base_offset != 0;
+    const Value& segments = program_.get("segments");
+    uint64_t base = has_base ? h->segment_base_offset : 0;
+    out.set("segmentAlignment", opt_u64(actual_segment_alignment(segments, base)));
+    ETP_ASSIGN(Json methods, methods_json());
+    out.set("methods", std::move(methods));
+    ETP_ASSIGN(Json constants, constants_json());
+    out.set("constants", std::move(constants));
+    ETP_ASSIGN(Json mutable_data, mutable_json());
+    out.set("mutableData", std::move(mutable_data));
+    out.set("namedData", named_data_json());
+    out.set("externalTensors", external_json());
+    size_t count = segments.is_items() ? segments.items().size() : 0;
+    out.set("segments", segments_json(segments, base, pte_segment_uses(program_, count)));
+    std::vector<Region> layout = pte_layout(file_, pte_);
+    out.set("segmentMap", segment_map_json(layout));
+    out.set("bytesByCategory", bytes_by_category_json(layout));
+    return out;
+  }
+
+ private:
+  Result<Json> value_list(const Value& indices, const Value& values) {
+    Json out = Json::array();
+    size_t n = scalar_vector_length(indices, BaseType::kInt);
+    if (!budget_.spend(n)) return too_large();
+    for (size_t i = 0; i < n; ++i) {
+      int64_t index = scalar_vector_int(indices, BaseType::kInt, i);
+      Json j = Json::object();
+      j.set("index", Json::integer(index));
+      const TableValue* value = nullptr;
+      if (values.is_items() && index >= 0 && static_cast<uint64_t>(index) < values.items().size())
+        value = &values.items()[static_cast<size_t>(index)].table();
+      const Value* val = value ? &value->get("val") : nullptr;
+      j.set("type", Json::string(val && val->is_table() ? val->table().def->name : "None"));
+      if (val && val->is_table() && val->table().def->name == "Tensor") {
+        set_dtype_shape(j, view_tensor(val->table(), file_));
+      } else {
+        j.set("dtype", Json::null());
+        j.set("shape", Json::null());
+      }
+      out.push(std::move(j));
+    }
+    return out;
+  }
+
+  Result<Json> methods_json() {
+    Json out = Json::array();
+    const Value& plans = program_.get("execution_plan");
+    for (size_t p = 0; plans.is_items() && p < plans.items().size(); ++p) {
+      const TableValue& plan = plans.items()[p].table();
+      const Value& values = plan.get("values");
+      Json m = Json::object();
+      m.set("name", opt_string(plan.get("name")));
+      ETP_ASSIGN(Json inputs, value_list(plan.get("inputs"), values));
+      m.set("inputs", std::move(inputs));
+      ETP_ASSIGN(Json outputs, value_list(plan.get("outputs"), values));
+      m.set("outputs", std::move(outputs));
+      m.set("valueCount", u64(values.is_items() ? values.items().size() : 0));
+      const Value& operators = plan.get("operators");
+      size_t op_count = operators.is_items() ? operators.items().size() : 0;
+      std::vector<uint64_t> calls(op_count, 0);
+      uint64_t instructions = 0;
+      const Value& chains = plan.get("chains");
+      m.set("chainCount", u64(chains.is_items() ? chains.items().size() : 0));
+      for (size_t c = 0; chains.is_items() && c < chains.items().size(); ++c) {
+        const Value& list = chains.items()[c].table().get("instructions");
+        for (size_t i = 0; list.is_items() && i < list.items().size(); ++i) {
+          ++instructions;
+          const Value& args = list.items()[i].table().get("instr_args");
+          if (!args.is_table() || args.table().def->name != "KernelCall") continue;
+          int64_t op = args.table().get_int("op_index");
+          if (op >= 0 && static_cast<uint64_t>(op) < op_count) ++calls[static_cast<size_t>(op)];
+        }
+      }
+      m.set("instructionCount", u64(instructions));
+      Json ops = Json::array();
+      for (size_t i = 0; i < op_count; ++i) {
+        const TableValue& op = operators.items()[i].table();
+        Json j = Json::object();
+        j.set("name", opt_string(op.get("name")));
+        const Value& overload = op.get("overload");
+        j.set("overload", overload.is_string() && !overload.str().empty() ? Json::string(overload.str()) : Json::null());
+        j.set("count", u64(calls[i]));
+        ops.push(std::move(j));
+      }
+      m.set("operators", std::move(ops));
+      m.set("delegates", delegates_json(plan));
+      Json buffers = Json::array();
+      const Value& sizes = plan.get("non_const_buffer_sizes");
+      size_t n = scalar_vector_length(sizes, BaseType::kLong);
+      if (!budget_.spend(n)) return too_large();
+      for (size_t i = 0; i < n; ++i) buffers.push(Json::integer(scalar_vector_int(sizes, BaseType::kLong, i)));
+      m.set("nonConstBufferSizes", std::move(buffers));
+      out.push(std::move(m));
+    }
+    return out;
+  }
+
+  Json delegates_json(const TableValue& plan) {
+    Json out = Json::array();
+    const Value& delegates = plan.get("delegates");
+    const Value& inline_data = program_.get("backend_delegate_data");
+    const Value& segments = program_.get("segments");
+    for (size_t d = 0; delegates.is_items() && d < delegates.items().size(); ++d) {
+      const TableValue& delegate = delegates.items()[d].table();
+      Json j = Json::object();
+      j.set("index", u64(d));
+      j.set("id", opt_string(delegate.get("id")));
+      const Value& ref = delegate.get("processed");
+      std::string location = "missing";
+      std::optional<uint64_t> index, size, offset;
+      if (ref.is_table()) {
+        index = ref.table().get_uint("index");
+        uint64_t loc = ref.table().get_uint("location");
+        location = loc == 0 ? "inline" : loc == 1 ? "segment" : "invalid";
+        if (loc == 0 && inline_data.is_items() && *index < inline_data.items().size()) {
+          const Value& data = inline_data.items()[*index].table().get("data");
+          size = data.is_scalars() ? data.scalars().size() : 0;
+          if (data.is_scalars()) offset = offset_in_file(data.scalars(), file_);
+        } else if (loc == 1 && segments.is_items() && *index < segments.items().size()) {
+          const TableValue& s = segments.items()[*index].table();
+          size = s.get_uint("size");
+          if (pte_.header && pte_.header->segment_base_offset != 0)
+            offset = checked_add(pte_.header->segment_base_offset, s.get_uint("offset"));
+        }
+      }
+      j.set("location", Json::string(location));
+      j.set("dataIndex", opt_u64(index));
+      j.set("size", opt_u64(size));
+      j.set("offset", opt_u64(offset));
+      Json specs = Json::array();
+      const Value& list = delegate.get("compile_specs");
+      for (size_t i = 0; list.is_items() && i < list.items().size(); ++i)
+        specs.push(opt_string(list.items()[i].table().get("key")));
+      j.set("compileSpecs", std::move(specs));
+      out.push(std::move(j));
+    }
+    return out;
+  }
+
+  // Sizes of the slices of a SubsegmentOffsets table, index 0 (the
+  // placeholder) left out; each slice runs to the next offset, as readers
+  // restore them. nullopt when the segment does not exist.
+  Result<std::optional<std::vector<uint64_t>>> slices(const TableValue& sub) {
+    const Value& segments = program_.get("segments");
+    uint64_t index = sub.get_uint("segment_index");
+    if (!segments.is_items() || index >= segments.items().size()) return std::optional<std::vector<uint64_t>>();
+    uint64_t segment_size = segments.items()[index].table().get_uint("size");
+    const Value& offsets = sub.get("offsets");
+    size_t n = scalar_vector_length(offsets, BaseType::kULong);
+    if (!budget_.spend(n)) return too_large();
+    std::vector<uint64_t> out;
+    for (size_t i = 1; i < n; ++i) {
+      uint64_t start = std::min(scalar_vector_uint(offsets, BaseType::kULong, i), segment_size);
+      uint64_t end = i + 1 < n ? scalar_vector_uint(offsets, BaseType::kULong, i + 1) : segment_size;
+      end = std::min(end, segment_size);
+      out.push_back(end > start ? end - start : 0);
+    }
+    return std::optional<std::vector<uint64_t>>(std::move(out));
+  }
+
+  static void summarize(Json& j, const std::vector<uint64_t>& sizes) {
+    uint64_t total = 0;
+    std::optional<size_t> largest;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      total = checked_add(total, sizes[i]).value_or(UINT64_MAX);
+      if (!largest || sizes[i] > sizes[*largest]) largest = i;
+    }
+    j.set("count", u64(sizes.size()));
+    j.set("totalBytes", u64(total));
+    Json l = Json::null();
+    if (largest) {
+      l = Json::object();
+      l.set("index", u64(*largest + 1));  // slices start at index 1
+      l.set("size", u64(sizes[*largest]));
+    }
+    j.set("largest", std::move(l));
+  }
+
+  Result<Json> constants_json() {
+    Json out = Json::object();
+    const Value& cs = program_.get("constant_segment");
+    const Value& cb = program_.get("constant_buffer");
+    std::vector<uint64_t> sizes;
+    if (cs.is_table() && scalar_vector_length(cs.table().get("offsets"), BaseType::kULong) > 1) {
+      out.set("storage", Json::string("segment"));
+      out.set("segment", u64(cs.table().get_uint("segment_index")));
+      ETP_ASSIGN(auto s, slices(cs.table()));
+      if (s) sizes = std::move(*s);
+    } else if (cb.is_items() && cb.items().size() > 1) {
+      out.set("storage", Json::string("inline"));
+      out.set("segment", Json::null());
+      for (size_t i = 1; i < cb.items().size(); ++i) {
+        const Value& storage = cb.items()[i].table().get("storage");
+        sizes.push_back(storage.is_scalars() ? storage.scalars().size() : 0);
+      }
+    } else {
+      out.set("storage", Json::string("none"));
+      out.set("segment", Json::null());
+    }
+    summarize(out, sizes);
+    return out;
+  }
+
+  Result<Json> mutable_json() {
+    const Value& mds = program_.get("mutable_data_segments");
+    if (!mds.is_items() || mds.items().empty()) return Json::null();
+    Json out = Json::object();
+    const TableValue& first = mds.items()[0].table();
+    out.set("segment", u64(first.get_uint("segment_index")));
+    ETP_ASSIGN(auto s, slices(first));
+    uint64_t total = 0;
+    if (s)
+      for (uint64_t v : *s) total = checked_add(total, v).value_or(UINT64_MAX);
+    out.set("count", u64(s ? s->size() : 0));
+    out.set("totalBytes", u64(total));
+    return out;
+  }
+
+  Json named_data_json() {
+    Json out = Json::array();
+    const Value& named = program_.get("named_data");
+    const Value& segments = program_.get("segments");
+    for (size_t i = 0; named.is_items() && i < named.items().size(); ++i) {
+      const TableValue& entry = named.items()[i].table();
+      uint64_t index = entry.get_uint("segment_index");
+      Json j = Json::object();
+      j.set("key", opt_string(entry.get("key")));
+      j.set("segment", u64(index));
+      bool known = segments.is_items() && index < segments.items().size();
+      j.set("size", known ? u64(segments.items()[index].table().get_uint("size")) : Json::null());
+      out.push(std::move(j));
+    }
+    return out;
+  }
+
+  Json external_json() {
+    Json out = Json::array();
+    std::unordered_set<std::string> seen;
+    for_each_tensor(program_, [&](size_t, size_t, const TableValue& table) {
+      TensorView t = view_tensor(table, file_);
+      if (t.data != TensorData::kExternalConstant && t.data != TensorData::kExternalMutable) return;
+      if (!t.fqn || !seen.insert(*t.fqn).second) return;
+      Json j = Json::object();
+      j.set("name", Json::string(*t.fqn));
+      set_dtype_shape(j, t);
+      j.set("size", opt_u64(view_nbytes(t)));
+      j.set("mutable", Json::boolean(t.data == TensorData::kExternalMutable));
+      out.push(std::move(j));
+    });
+    return out;
+  }
+
+  const Blob& file_;
+  const PteFile& pte_;
+  const TableValue& program_;
+  WorkBudget budget_;
+};
+
+}  // namespace
+
+Result<Json> inspect_pte(const Blob& pte) {
+  ETP_ASSIGN(PteFile file, read_pte_program(pte));
+  return PteInspector(pte, file).run();
+}
 
 }  // namespace etpack

@@ -3,6 +3,61 @@
 // counts, instruction count, delegates), constants, mutable data, named
 // data, a segment map covering every byte of the file exactly once, and bytes
 // by category. Input is untrusted (same rules as validate).
+//
+// inspect_pte returns (keys in this order; byte counts and offsets are
+// unsigned integers, absolute file offsets unless noted):
+// {
+//   "format": "pte",
+//   "fileSize": n,
+//   "identifier": "ET12",
+//   "rootOffset": n,                       // the flatbuffer's root table offset
+//   "header": null | {"length", "programSize", "segmentBaseOffset", "segmentDataSize"},
+//   "programVersion": n,
+//   "segmentAlignment": n | null,          // largest power of two dividing the segment base
+//                                          //  and every segment's start (null: no segments)
+//   "methods": [{
+//     "name": s | null,
+//     "inputs":  [{"index": value index, "type": "Tensor" | "Int" | ... | "None",
+//                  "dtype": "Float" | ... | null, "shape": [n, ...] | null}],
+//     "outputs": [same],
+//     "valueCount": n, "chainCount": n,
+//     "instructionCount": n,               // over all chains
+//     "operators": [{"name": "aten::add", "overload": "out" | null, "count": kernel calls}],
+//     "delegates": [{"index": n, "id": s | null, "location": "inline" | "segment" | "missing" | "invalid",
+//                    "dataIndex": n | null,   // into backend_delegate_data or segments
+//                    "size": n | null,        // blob bytes
+//                    "offset": n | null,      // where the blob starts in the file
+//                    "compileSpecs": [key, ...]}],
+//     "nonConstBufferSizes": [n, ...]      // memory-planned buffer sizes
+//   }],
+//   "constants": {"storage": "segment" | "inline" | "none", "segment": n | null,
+//                 "count": n,              // entries after the index-0 placeholder
+//                 "totalBytes": n,         // their slices (alignment padding included)
+//                 "largest": null | {"index": n, "size": n}},
+//   "mutableData": null | {"segment": n | null, "count": n, "totalBytes": n},
+//   "namedData": [{"key": s | null, "segment": n, "size": n | null}],
+//   "externalTensors": [{"name": fqn, "dtype": s | null, "shape": [..] | null, "size": n | null,
+//                        "mutable": bool}],   // distinct names, first use
+//   "segments": [{"index", "offset", "size", "kind", "owners": [s, ...]}],
+//   "segmentMap": [{"start", "end" (exclusive), "size",
+//                   "kind": "preamble" | "header" | "padding" | "flatbuffer" | "constant" | "mutable" |
+//                           "delegate" | "namedData" | "segment" (unreferenced) | "unused",
+//                   "segment": n | null, "owners": [s, ...], "clipped": bool}],
+//                   // ordered, contiguous, from 0 to fileSize; inline constant storage and inline
+//                   // delegate data are cut out of the flatbuffer as their own ranges
+//   "bytesByCategory": {"header", "flatbufferMetadata", "constants", "mutableData",
+//                       "delegateBlobs", "namedData", "padding", "unused"}  // sums to fileSize
+// }
+//
+// inspect_ptd returns:
+// {
+//   "format": "ptd", "fileSize", "identifier": "FT01", "rootOffset",
+//   "header": {"length", "flatbufferOffset", "flatbufferSize", "segmentBaseOffset", "segmentDataSize"},
+//   "version": n, "segmentAlignment": n | null,
+//   "namedData": [{"key": s | null, "segment": n, "size": n | null, "dtype": s | null,
+//                  "shape": [..] | null, "dimOrder": [..] | null}],
+//   "segments", "segmentMap", "bytesByCategory": as for a .pte
+// }
 #pragma once
 
 #include "core/blob.h"
@@ -12,7 +67,8 @@
 namespace etpack {
 
 // Errors: kMalformedFile / kUnsupportedVersion when the file cannot be read
-// at all (use validate for a full list of problems).
+// at all (use validate for a full list of problems); kLimitExceeded when
+// hostile sharing of vectors would make the summary unreasonably large.
 Result<Json> inspect_pte(const Blob& pte);
 Result<Json> inspect_ptd(const Blob& ptd);
 

@@ -68,11 +68,6 @@ struct SegmentCheck {
 std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segments, uint64_t base, uint64_t data_size,
                                          std::optional<uint64_t> alignment);
 
-// The smallest power of two P with `base` a multiple of P and
-// base - data_end < P: the alignment that `base = aligned(data_end, P)`
-// implies. nullopt when it cannot be told (base == data_end, or no P fits).
-std::optional<uint64_t> infer_segment_alignment(uint64_t data_end, uint64_t base);
-
 // Warns about padding regions of `layout` (see file_layout.h) holding
 // non-zero bytes or more bytes than alignment explains, unused bytes past
 // the declared data and segments nothing refers to.

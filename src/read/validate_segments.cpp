@@ -20,18 +20,6 @@ uint64_t lowest_set_bit(uint64_t v) { return v & (~v + 1); }
 
 }  // namespace
 
-std::optional<uint64_t> infer_segment_alignment(uint64_t data_end, uint64_t base) {
-  if (base <= data_end) return std::nullopt;
-  uint64_t gap = base - data_end;
-  uint64_t p = 1;
-  while (p <= gap) {
-    if (p > (uint64_t{1} << 62)) return std::nullopt;
-    p <<= 1;
-  }
-  if (base % p != 0) return std::nullopt;
-  return p;
-}
-
 std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segments, uint64_t base, uint64_t data_size,
                                          std::optional<uint64_t> alignment) {
   std::vector<SegmentCheck> out;
