@@ -15,11 +15,13 @@ target="$build/etpack_fuzz_artifacts"
 separator=$'\n--etpack-ptd--\n'  # keep in sync with tests/fuzz/fuzz_artifacts.cpp
 
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found" >&2; exit 2; }
+mkdir -p "$build"
 if [ ! -f "$build/CMakeCache.txt" ]; then
   CXX=clang++ cmake -S . -B "$build" -DETPACK_FUZZ=ON -DETPACK_BUILD_TESTS=OFF \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 2; }
 fi
-cmake --build "$build" --target etpack_fuzz_artifacts -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
+cmake --build "$build" --target etpack_fuzz_artifacts -j"$(nproc 2>/dev/null || echo 2)" >"$build/build.log" 2>&1 ||
+  { tail -50 "$build/build.log" >&2; exit 2; }
 
 seeds="$build/seeds"
 rm -rf "$seeds"
