@@ -11,7 +11,7 @@ namespace {
 
 // Adds [start, start + size) when it does not overflow (clipping happens in
 // partition_regions).
-void declare(std::vector<Region>& out, uint64_t start, uint64_t size, const char* kind,
+void declare(std::vector<Region>& out, uint64_t start, uint64_t size, RegionKind kind,
              std::optional<uint64_t> segment = std::nullopt, std::vector<std::string> owners = {}) {
   auto end = checked_add(start, size);
   Region r;
@@ -24,9 +24,9 @@ void declare(std::vector<Region>& out, uint64_t start, uint64_t size, const char
   out.push_back(std::move(r));
 }
 
-void use(std::vector<SegmentUse>& uses, uint64_t index, const char* kind, std::string owner) {
+void use(std::vector<SegmentUse>& uses, uint64_t index, RegionKind kind, std::string owner) {
   if (index >= uses.size()) return;
-  if (uses[index].kind == nullptr) uses[index].kind = kind;
+  if (!uses[index].kind) uses[index].kind = kind;
   uses[index].owners.push_back(std::move(owner));
 }
 
@@ -35,12 +35,28 @@ void use_named_data(std::vector<SegmentUse>& uses, const Value& named) {
   if (!named.is_items()) return;
   for (size_t i = 0; i < named.items().size(); ++i) {
     const Value& key = named.items()[i].table().get("key");
-    use(uses, named.items()[i].table().get_uint("segment_index"), region_kind::kNamedData,
+    use(uses, named.items()[i].table().get_uint("segment_index"), RegionKind::kNamedData,
         "named_data[" + std::to_string(i) + "]" + (key.is_string() ? " " + key.str() : ""));
   }
 }
 
 }  // namespace
+
+const char* region_kind_name(RegionKind kind) {
+  switch (kind) {
+    case RegionKind::kPreamble: return "preamble";
+    case RegionKind::kHeader: return "header";
+    case RegionKind::kPadding: return "padding";
+    case RegionKind::kFlatbuffer: return "flatbuffer";
+    case RegionKind::kConstant: return "constant";
+    case RegionKind::kMutable: return "mutable";
+    case RegionKind::kDelegate: return "delegate";
+    case RegionKind::kNamedData: return "namedData";
+    case RegionKind::kSegment: return "segment";
+    case RegionKind::kUnused: return "unused";
+  }
+  return "unused";
+}
 
 std::optional<uint64_t> infer_segment_alignment(uint64_t data_end, uint64_t base) {
   if (base <= data_end) return std::nullopt;
@@ -58,11 +74,11 @@ std::vector<SegmentUse> pte_segment_uses(const TableValue& program, size_t count
   std::vector<SegmentUse> uses(count);
   const Value& cs = program.get("constant_segment");
   if (cs.is_table() && scalar_vector_length(cs.table().get("offsets"), BaseType::kULong) > 0)
-    use(uses, cs.table().get_uint("segment_index"), region_kind::kConstant, "constant_segment");
+    use(uses, cs.table().get_uint("segment_index"), RegionKind::kConstant, "constant_segment");
   const Value& mds = program.get("mutable_data_segments");
   if (mds.is_items())
     for (size_t i = 0; i < mds.items().size(); ++i)
-      use(uses, mds.items()[i].table().get_uint("segment_index"), region_kind::kMutable,
+      use(uses, mds.items()[i].table().get_uint("segment_index"), RegionKind::kMutable,
           "mutable_data_segments[" + std::to_string(i) + "]");
   const Value& plans = program.get("execution_plan");
   if (plans.is_items()) {
@@ -75,7 +91,7 @@ std::vector<SegmentUse> pte_segment_uses(const TableValue& program, size_t count
         if (!ref.is_table() || ref.table().get_uint("location") != 1) continue;
         std::string owner = "execution_plan[" + std::to_string(p) + "].delegates[" + std::to_string(d) + "]";
         if (delegate.get("id").is_string()) owner += " " + delegate.get("id").str();
-        use(uses, ref.table().get_uint("index"), region_kind::kDelegate, std::move(owner));
+        use(uses, ref.table().get_uint("index"), RegionKind::kDelegate, std::move(owner));
       }
     }
   }
@@ -94,13 +110,13 @@ void declare_segments(std::vector<Region>& out, const Value& segments, uint64_t 
     auto start = checked_add(base, s.get_uint("offset"));
     if (!start) continue;
     SegmentUse& u = uses[i];
-    declare(out, *start, s.get_uint("size"), u.kind ? u.kind : region_kind::kSegment, i, std::move(u.owners));
+    declare(out, *start, s.get_uint("size"), u.kind.value_or(RegionKind::kSegment), i, std::move(u.owners));
   }
 }
 
 // Inline byte vectors inside the flatbuffer: constant storage and delegate data.
 void declare_inline_data(std::vector<Region>& out, const Blob& file, const TableValue& program) {
-  auto each = [&](const char* list, const char* field, const char* kind) {
+  auto each = [&](const char* list, const char* field, RegionKind kind) {
     const Value& items = program.get(list);
     if (!items.is_items()) return;
     for (size_t i = 0; i < items.items().size(); ++i) {
@@ -111,8 +127,8 @@ void declare_inline_data(std::vector<Region>& out, const Blob& file, const Table
         declare(out, *at, bytes.scalars().size(), kind, std::nullopt, {std::string(list) + "[" + std::to_string(i) + "]"});
     }
   };
-  each("constant_buffer", "storage", region_kind::kConstant);
-  each("backend_delegate_data", "data", region_kind::kDelegate);
+  each("constant_buffer", "storage", RegionKind::kConstant);
+  each("backend_delegate_data", "data", RegionKind::kDelegate);
 }
 
 }  // namespace
@@ -134,7 +150,7 @@ std::vector<Region> partition_regions(std::vector<Region> declared, uint64_t fil
       Region g;
       g.start = cursor;
       g.end = stop;
-      g.kind = cursor < data_end ? region_kind::kPadding : region_kind::kUnused;
+      g.kind = cursor < data_end ? RegionKind::kPadding : RegionKind::kUnused;
       out.push_back(std::move(g));
       cursor = stop;
     }
@@ -173,12 +189,12 @@ uint64_t flatbuffer_objects_start(const Blob& file, uint64_t min_start, uint64_t
 std::vector<Region> pte_layout(const Blob& file, const PteFile& pte) {
   std::vector<Region> declared;
   uint64_t size = file.size();
-  declare(declared, 0, 8, region_kind::kPreamble);
+  declare(declared, 0, 8, RegionKind::kPreamble);
   uint64_t program_end = size, header_end = 8, data_end = size;
   if (pte.header) {
     program_end = pte.header->program_size;
     header_end = std::min<uint64_t>(8 + uint64_t{pte.header->length}, program_end);
-    declare(declared, 8, header_end - 8, region_kind::kHeader);
+    declare(declared, 8, header_end - 8, RegionKind::kHeader);
   }
   // The flatbuffer, minus the inline data inside it.
   uint64_t cursor = flatbuffer_objects_start(file, header_end, program_end);
@@ -188,11 +204,11 @@ std::vector<Region> pte_layout(const Blob& file, const PteFile& pte) {
                    [](const Region& a, const Region& b) { return a.start < b.start; });
   for (Region& r : inline_data) {
     if (r.start < cursor || r.end > program_end) continue;  // overlapping or misplaced: stays metadata
-    declare(declared, cursor, r.start - cursor, region_kind::kFlatbuffer);
+    declare(declared, cursor, r.start - cursor, RegionKind::kFlatbuffer);
     cursor = r.end;
     declared.push_back(std::move(r));
   }
-  declare(declared, cursor, program_end - cursor, region_kind::kFlatbuffer);
+  declare(declared, cursor, program_end - cursor, RegionKind::kFlatbuffer);
   const Value& segments = pte.program.get("segments");
   if (pte.header && pte.header->segment_base_offset != 0 && segments.is_items()) {
     const uint64_t base = pte.header->segment_base_offset;
@@ -211,11 +227,11 @@ std::vector<Region> ptd_layout(const Blob& file, const PtdTable& ptd) {
   std::vector<Region> declared;
   const PtdHeader& h = ptd.header;
   uint64_t size = file.size();
-  declare(declared, 0, 8, region_kind::kPreamble);
-  declare(declared, 8, std::min<uint64_t>(h.length, ptd.flatbuffer_end - 8), region_kind::kHeader);
+  declare(declared, 0, 8, RegionKind::kPreamble);
+  declare(declared, 8, std::min<uint64_t>(h.length, ptd.flatbuffer_end - 8), RegionKind::kHeader);
   uint64_t header_end = std::min<uint64_t>(8 + uint64_t{h.length}, ptd.flatbuffer_end);
   uint64_t objects = flatbuffer_objects_start(file, std::max(header_end, h.flatbuffer_offset), ptd.flatbuffer_end);
-  declare(declared, objects, ptd.flatbuffer_end - objects, region_kind::kFlatbuffer);
+  declare(declared, objects, ptd.flatbuffer_end - objects, RegionKind::kFlatbuffer);
   uint64_t data_end = size;
   if (auto end = checked_add(h.segment_base_offset, h.segment_data_size)) data_end = std::min(*end, size);
   const Value& segments = ptd.root.get("segments");

@@ -14,24 +14,28 @@
 
 namespace etpack {
 
-// Region kinds (the strings inspect prints).
-namespace region_kind {
-constexpr const char* kPreamble = "preamble";      // root offset + file identifier (bytes 0..8)
-constexpr const char* kHeader = "header";          // eh00 / FH01 extended header
-constexpr const char* kPadding = "padding";        // alignment gap (expected to be zero)
-constexpr const char* kFlatbuffer = "flatbuffer";  // flatbuffer metadata
-constexpr const char* kConstant = "constant";      // constant tensor data (segment or inline Buffer.storage)
-constexpr const char* kMutable = "mutable";        // initial values of mutable tensors
-constexpr const char* kDelegate = "delegate";      // a delegate's processed blob (segment or inline)
-constexpr const char* kNamedData = "namedData";    // named data (PTE segments, every .ptd segment)
-constexpr const char* kSegment = "segment";        // a segment nothing refers to
-constexpr const char* kUnused = "unused";          // bytes past the declared data
-}  // namespace region_kind
+// What a byte range holds.
+enum class RegionKind : uint8_t {
+  kPreamble,    // root offset + file identifier (bytes 0..8)
+  kHeader,      // eh00 / FH01 extended header
+  kPadding,     // alignment gap (expected to be zero)
+  kFlatbuffer,  // flatbuffer metadata
+  kConstant,    // constant tensor data (segment or inline Buffer.storage)
+  kMutable,     // initial values of mutable tensors
+  kDelegate,    // a delegate's processed blob (segment or inline)
+  kNamedData,   // named data (PTE segments, every .ptd segment)
+  kSegment,     // a segment nothing refers to
+  kUnused,      // bytes past the declared data
+};
+
+// "preamble", "header", "padding", "flatbuffer", "constant", "mutable",
+// "delegate", "namedData", "segment", "unused": the names inspect prints.
+const char* region_kind_name(RegionKind kind);
 
 struct Region {
   uint64_t start = 0;
   uint64_t end = 0;  // exclusive
-  const char* kind = region_kind::kPadding;
+  RegionKind kind = RegionKind::kPadding;
   std::optional<uint64_t> segment;  // segment index, for segment regions
   std::vector<std::string> owners;  // who refers to the bytes, e.g. "constant_segment"
   bool clipped = false;             // declared larger than shown: it overlapped another region or the file end
@@ -53,10 +57,10 @@ uint64_t flatbuffer_objects_start(const Blob& file, uint64_t min_start, uint64_t
 // implies. nullopt when it cannot be told (base == data_end, or no P fits).
 std::optional<uint64_t> infer_segment_alignment(uint64_t data_end, uint64_t base);
 
-// What refers to one segment: the kind of the first reference (nullptr when
+// What refers to one segment: the kind of the first reference (none when
 // nothing does) and every referrer, e.g. "execution_plan[0].delegates[1] XnnpackBackend".
 struct SegmentUse {
-  const char* kind = nullptr;
+  std::optional<RegionKind> kind;
   std::vector<std::string> owners;
 };
 

@@ -1,6 +1,5 @@
 #include "read/layout_json.h"
 
-#include <cstring>
 #include <string>
 
 #include "core/checked_math.h"
@@ -27,7 +26,7 @@ Json segments_json(const Value& segments, uint64_t base, const std::vector<Segme
     j.set("index", Json::unsigned_integer(i));
     j.set("offset", start ? Json::unsigned_integer(*start) : Json::null());
     j.set("size", Json::unsigned_integer(s.get_uint("size")));
-    j.set("kind", Json::string(use && use->kind ? use->kind : region_kind::kSegment));
+    j.set("kind", Json::string(region_kind_name(use && use->kind ? *use->kind : RegionKind::kSegment)));
     j.set("owners", use ? owners_json(use->owners) : Json::array());
     out.push(std::move(j));
   }
@@ -51,7 +50,7 @@ Json segment_map_json(const std::vector<Region>& layout) {
     j.set("start", Json::unsigned_integer(r.start));
     j.set("end", Json::unsigned_integer(r.end));
     j.set("size", Json::unsigned_integer(r.end - r.start));
-    j.set("kind", Json::string(r.kind));
+    j.set("kind", Json::string(region_kind_name(r.kind)));
     j.set("segment", r.segment ? Json::unsigned_integer(*r.segment) : Json::null());
     j.set("owners", owners_json(r.owners));
     j.set("clipped", Json::boolean(r.clipped));
@@ -63,23 +62,23 @@ Json segment_map_json(const std::vector<Region>& layout) {
 Json bytes_by_category_json(const std::vector<Region>& layout) {
   struct Category {
     const char* name;
-    std::vector<const char*> kinds;
+    std::vector<RegionKind> kinds;
     uint64_t bytes = 0;
   };
   std::vector<Category> categories = {
-      {"header", {region_kind::kPreamble, region_kind::kHeader}},
-      {"flatbufferMetadata", {region_kind::kFlatbuffer}},
-      {"constants", {region_kind::kConstant}},
-      {"mutableData", {region_kind::kMutable}},
-      {"delegateBlobs", {region_kind::kDelegate}},
-      {"namedData", {region_kind::kNamedData}},
-      {"padding", {region_kind::kPadding}},
-      {"unused", {region_kind::kSegment, region_kind::kUnused}},
+      {"header", {RegionKind::kPreamble, RegionKind::kHeader}},
+      {"flatbufferMetadata", {RegionKind::kFlatbuffer}},
+      {"constants", {RegionKind::kConstant}},
+      {"mutableData", {RegionKind::kMutable}},
+      {"delegateBlobs", {RegionKind::kDelegate}},
+      {"namedData", {RegionKind::kNamedData}},
+      {"padding", {RegionKind::kPadding}},
+      {"unused", {RegionKind::kSegment, RegionKind::kUnused}},
   };
   for (const Region& r : layout)
     for (Category& c : categories)
-      for (const char* kind : c.kinds)
-        if (std::strcmp(kind, r.kind) == 0) c.bytes += r.end - r.start;
+      for (RegionKind kind : c.kinds)
+        if (kind == r.kind) c.bytes += r.end - r.start;
   Json out = Json::object();
   for (const Category& c : categories) out.set(c.name, Json::unsigned_integer(c.bytes));
   return out;

@@ -69,8 +69,9 @@ std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segment
                                          std::optional<uint64_t> alignment);
 
 // Warns about padding regions of `layout` (see file_layout.h) holding
-// non-zero bytes or more bytes than alignment explains, unused bytes past
-// the declared data and segments nothing refers to.
+// non-zero bytes and about unused bytes past the declared data. (How much
+// padding is too much cannot be told: alignments need not be powers of two
+// and the file does not record them.)
 void check_layout_bytes(FindingSink& sink, const Blob& file, const std::vector<Region>& layout);
 
 // Program-level checks of a .pte whose flatbuffer decoded.

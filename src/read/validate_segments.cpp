@@ -16,8 +16,6 @@ std::string range_text(uint64_t start, uint64_t end) {
   return "[" + std::to_string(start) + ", " + std::to_string(end) + ")";
 }
 
-uint64_t lowest_set_bit(uint64_t v) { return v & (~v + 1); }
-
 }  // namespace
 
 std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segments, uint64_t base, uint64_t data_size,
@@ -69,16 +67,15 @@ std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segment
 
 void check_layout_bytes(FindingSink& sink, const Blob& file, const std::vector<Region>& layout) {
   const uint8_t* data = file.data();
-  for (size_t i = 0; i < layout.size(); ++i) {
-    const Region& r = layout[i];
-    if (r.kind == region_kind::kUnused) {
+  for (const Region& r : layout) {
+    if (r.kind == RegionKind::kUnused) {
       sink.warning(finding::kTrailingBytes,
                    std::to_string(r.end - r.start) + " bytes " + range_text(r.start, r.end) +
                        " lie past the data the header declares",
                    r.start);
       continue;
     }
-    if (r.kind != region_kind::kPadding) continue;
+    if (r.kind != RegionKind::kPadding) continue;
     for (uint64_t at = r.start; at < r.end; ++at) {
       if (data[at] != 0) {
         sink.warning(finding::kPaddingNotZero,
@@ -87,17 +84,6 @@ void check_layout_bytes(FindingSink& sink, const Blob& file, const std::vector<R
                      at);
         break;
       }
-    }
-    // Before a segment, padding only brings the offset up to its alignment.
-    if (i + 1 < layout.size() && layout[i + 1].segment && layout[i + 1].start > 0) {
-      uint64_t align = lowest_set_bit(layout[i + 1].start);
-      if (r.end - r.start >= align)
-        sink.warning(finding::kPaddingTooLarge,
-                     std::to_string(r.end - r.start) + " bytes of padding " + range_text(r.start, r.end) +
-                         " before segment " + std::to_string(*layout[i + 1].segment) + " at offset " +
-                         std::to_string(layout[i + 1].start) + ", more than its alignment of " +
-                         std::to_string(align) + " needs",
-                     r.start);
     }
   }
 }
