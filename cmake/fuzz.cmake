@@ -12,5 +12,6 @@ target_compile_options(etpack_core PRIVATE -fsanitize=fuzzer-no-link ${ETPACK_FU
 
 add_executable(etpack_fuzz_artifacts tests/fuzz/fuzz_artifacts.cpp)
 target_link_libraries(etpack_fuzz_artifacts PRIVATE etpack_core)
+target_include_directories(etpack_fuzz_artifacts PRIVATE tests)
 target_compile_options(etpack_fuzz_artifacts PRIVATE -fsanitize=fuzzer ${ETPACK_FUZZ_FLAGS} ${ETPACK_WARNINGS})
 target_link_options(etpack_fuzz_artifacts PRIVATE -fsanitize=fuzzer,address,undefined)

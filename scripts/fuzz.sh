@@ -12,7 +12,7 @@ seconds="${1:-120}"
 shared="${ETPACK_SHARED_DIR:-../shared}"
 build=build/fuzz
 target="$build/etpack_fuzz_artifacts"
-separator=$'\n--etpack-ptd--\n'  # keep in sync with tests/fuzz/fuzz_artifacts.cpp
+separator=$'\n--etpack-ptd--\n'  # keep in sync with tests/fuzz/exercise.h
 
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found" >&2; exit 2; }
 mkdir -p "$build"

@@ -41,6 +41,7 @@ constexpr const char* kValidationLimitExceeded = "VALIDATION_LIMIT_EXCEEDED";  /
 constexpr const char* kTooManyFindings = "TOO_MANY_FINDINGS";                  // W further findings of this file were dropped
 // Segments
 constexpr const char* kSegmentsWithoutHeader = "SEGMENTS_WITHOUT_HEADER";  // E segments listed but no eh00 / segment base
+constexpr const char* kSegmentDataWithoutSegments = "SEGMENT_DATA_WITHOUT_SEGMENTS";  // E eh00 declares segment data, the program lists no segments
 constexpr const char* kSegmentOutOfBounds = "SEGMENT_OUT_OF_BOUNDS";      // E a segment past the segment data or the file
 constexpr const char* kSegmentsUnsorted = "SEGMENTS_UNSORTED";            // E segment offsets decrease
 constexpr const char* kSegmentsOverlap = "SEGMENTS_OVERLAP";              // E a segment starts inside the previous one

@@ -162,6 +162,16 @@ std::optional<PteFile> validate_pte_into(ValidationReport& report, const Blob& f
     checked = check_segments(sink, segments, base, data_size, infer_segment_alignment(program_size, base));
   } else if (have_segments) {
     checked.resize(segments.items().size());  // base unusable (already reported)
+  } else if (header && header->segment_base_offset != 0 && segments_ok) {
+    // Upstream writes eh00 only for a program with segments; data after the
+    // base that no segment claims means the header or the program is wrong.
+    uint64_t declared = header->length >= PteHeader::kLength ? header->segment_data_size : 0;
+    uint64_t after = file.size() - header->segment_base_offset;
+    if (declared > 0 || after > 0)
+      sink.error(finding::kSegmentDataWithoutSegments,
+                 "eh00 declares segment data (base " + std::to_string(header->segment_base_offset) + ", " +
+                     std::to_string(std::max(declared, after)) + " bytes), but the program lists no segments",
+                 24, "segments");
   }
 
   WorkBudget budget(WorkBudget::for_file_size(file.size()));
