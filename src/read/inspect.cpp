@@ -26,6 +26,9 @@ Json ints_json(const std::vector<int64_t>& values) {
   return out;
 }
 
+// Work units one JSON object of the summary costs (a read element costs 1).
+constexpr uint64_t kJsonObjectCost = 16;
+
 Error too_large() {
   return make_error(ErrorCode::kLimitExceeded,
                     "the file shares vectors so often that its summary would be unreasonably large");
@@ -85,7 +88,8 @@ class PteInspector {
   Result<Json> value_list(const Value& indices, const Value& values) {
     Json out = Json::array();
     size_t n = scalar_vector_length(indices, BaseType::kInt);
-    if (!budget_.spend(n)) return too_large();
+    // A JSON object per element: charge what it costs, not what it reads.
+    if (!budget_.spend(uint64_t{n} * kJsonObjectCost)) return too_large();
     for (size_t i = 0; i < n; ++i) {
       int64_t index = scalar_vector_int(indices, BaseType::kInt, i);
       Json j = Json::object();

@@ -32,7 +32,9 @@ void FindingSink::add(std::vector<Finding>& list, const char* code, std::string 
   bool is_error = &list == &report_.errors;
   if (is_error) ++errors_;
   size_t& kept = is_error ? errors_kept_ : warnings_kept_;
-  if (kept >= kMaxPerKind) {
+  // A stopped check must always show, however many findings came before.
+  bool always = std::string(code) == finding::kValidationLimitExceeded;
+  if (kept >= kMaxPerKind && !always) {
     if (!cut_) {
       cut_ = true;
       report_.warnings.push_back({finding::kTooManyFindings,
@@ -58,6 +60,7 @@ void report_read_error(FindingSink& sink, const Error& error) {
       v = v * 10 + static_cast<uint64_t>(error.message[i] - '0');
     if (digits > 0) offset = v;
   }
+  if (!offset) offset = 0;  // e.g. the verifier, which checks the flatbuffer as a whole from byte 0
   const char* code = finding::kFlatbufferInvalid;
   if (error.code == ErrorCode::kLimitExceeded) code = finding::kFlatbufferLimitExceeded;
   if (error.code == ErrorCode::kUnsupportedVersion) code = finding::kUnsupportedVersion;

@@ -23,6 +23,7 @@ namespace etpack {
 // Collects the findings of one file into a report, at most kMaxPerKind
 // errors and as many warnings (so hostile input cannot grow the report
 // without bound); one TOO_MANY_FINDINGS warning marks the cut.
+// VALIDATION_LIMIT_EXCEEDED (reported once) is never cut.
 class FindingSink {
  public:
   static constexpr size_t kMaxPerKind = 1000;
@@ -51,7 +52,8 @@ class FindingSink {
 };
 
 // Reports a reader error (decode/verify) as a finding; the offset is taken
-// from the message's "at byte offset N" when it has one.
+// from the message's "at byte offset N" when it has one, else 0 (the start
+// of the flatbuffer the error is about).
 void report_read_error(FindingSink& sink, const Error& error);
 
 // One entry of a file's `segments`, as checked against the file.

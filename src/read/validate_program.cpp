@@ -104,13 +104,21 @@ class ProgramChecker {
         const Value& indices = plan.get(list);
         size_t n = scalar_vector_length(indices, BaseType::kInt);
         if (!spend(n)) return;
+        std::optional<size_t> first_bad;
+        size_t bad = 0;
         for (size_t i = 0; i < n; ++i) {
           int64_t v = scalar_vector_int(indices, BaseType::kInt, i);
-          if (v < 0 || static_cast<uint64_t>(v) >= count)
-            sink_.error(finding::kValueIndexOutOfRange,
-                        path + "." + list + "[" + std::to_string(i) + "] is value " + std::to_string(v) +
-                            ", outside the method's " + std::to_string(count) + " values",
-                        std::nullopt, path + "." + list + "[" + std::to_string(i) + "]");
+          if (v >= 0 && static_cast<uint64_t>(v) < count) continue;
+          if (!first_bad) first_bad = i;
+          ++bad;
+        }
+        if (first_bad) {
+          std::string at = path + "." + list + "[" + std::to_string(*first_bad) + "]";
+          sink_.error(finding::kValueIndexOutOfRange,
+                      at + " is value " + std::to_string(scalar_vector_int(indices, BaseType::kInt, *first_bad)) +
+                          ", outside the method's " + std::to_string(count) + " values" +
+                          (bad > 1 ? " (" + std::to_string(bad - 1) + " more " + list + " are too)" : ""),
+                      std::nullopt, at);
         }
       }
     }

@@ -22,6 +22,7 @@
 #include "format/headers.h"
 #include "model/value_json.h"
 #include "fuzz/exercise.h"
+#include "read/inspect.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"
 #include "read/validate.h"
@@ -98,6 +99,18 @@ void expect_rejected_or_harmless(const std::vector<uint8_t>& original, const std
   EXPECT_EQ(before, after) << what << " was accepted with a different meaning";
 }
 
+// Every finding has a code, a message and a location (offset or path),
+// except the two that are about the report itself.
+void expect_located(const ValidationReport& report, const std::string& what) {
+  for (const auto* list : {&report.errors, &report.warnings}) {
+    for (const Finding& f : *list) {
+      EXPECT_FALSE(f.code.empty() || f.message.empty() || f.file.empty()) << what;
+      if (f.code == finding::kTooManyFindings || f.code == finding::kValidationLimitExceeded) continue;
+      EXPECT_TRUE(f.offset.has_value() || !f.path.empty()) << what << ": " << f.code << " " << f.message;
+    }
+  }
+}
+
 // The .pte is rejected: a coded reader error, or a validate error.
 void expect_rejected_pte(const std::vector<uint8_t>& bytes, const std::string& what) {
   Blob b = view(bytes);
@@ -108,7 +121,7 @@ void expect_rejected_pte(const std::vector<uint8_t>& bytes, const std::string& w
     EXPECT_TRUE(coded(read.error())) << what << ": " << read.error().message;
   }
   EXPECT_TRUE(!read.ok() || !report.ok()) << what << " was accepted: " << write_json(report.to_json());
-  for (const Finding& f : report.errors) EXPECT_FALSE(f.code.empty() || f.message.empty()) << what;
+  expect_located(report, what);
 }
 
 void expect_rejected_ptd(const std::vector<uint8_t>& bytes, const std::string& what) {
@@ -120,6 +133,7 @@ void expect_rejected_ptd(const std::vector<uint8_t>& bytes, const std::string& w
     EXPECT_TRUE(coded(read.error())) << what << ": " << read.error().message;
   }
   EXPECT_TRUE(!read.ok() || !report.ok()) << what << " was accepted: " << write_json(report.to_json());
+  expect_located(report, what);
 }
 
 bool has_code(const ValidationReport& r, const std::string& code) {
@@ -375,6 +389,33 @@ TEST(CorruptFiles, ManyFindingsAreCapped) {
   EXPECT_LE(r.errors.size(), 1000u);
   EXPECT_TRUE(has_code(r, finding::kTooManyFindings));
   expect_promises(view(fb.bytes), view(fb.bytes), "3000 empty plans");
+}
+
+TEST(CorruptFiles, SharedVectorsExhaustTheWorkBudget) {
+  // 3000 plans sharing one inputs vector of 3000 indices: decoding stays
+  // cheap (vectors are slices), but reading every plan's inputs would cost
+  // 9 million steps for 36 KB.
+  FlatbufferBytes fb;
+  size_t program = fb.table(fb.vtable(8, {0, 4}));
+  size_t field = fb.u32(0);
+  size_t vec = fb.u32(3000);
+  std::vector<size_t> slots;
+  for (int i = 0; i < 3000; ++i) slots.push_back(fb.u32(0));
+  size_t plan = fb.table(fb.vtable(8, {0, 0, 0, 4}));
+  size_t inputs_field = fb.u32(0);
+  size_t inputs = fb.u32(3000);
+  for (int i = 0; i < 3000; ++i) fb.u32(0);
+  for (size_t s : slots) fb.point(s, plan);
+  fb.point(field, vec);
+  fb.point(inputs_field, inputs);
+  fb.root(program);
+  ASSERT_TRUE(read_pte_program(view(fb.bytes)).ok());
+  ValidationReport r = validate_artifacts(view(fb.bytes), {});
+  EXPECT_TRUE(has_code(r, finding::kValidationLimitExceeded)) << write_json(r.to_json()).substr(0, 500);
+  auto summary = inspect_pte(view(fb.bytes));
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(summary.error().code, ErrorCode::kLimitExceeded);
+  expect_promises(view(fb.bytes), view(fb.bytes), "shared inputs");
 }
 
 TEST(CorruptFiles, FuzzRegressionsStayFixed) {
