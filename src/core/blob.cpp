@@ -15,7 +15,31 @@ uint64_t fnv1a(uint64_t hash, const uint8_t* data, size_t size) {
   return hash;
 }
 
+ExternalDigestProvider g_digest_provider = nullptr;
+void* g_digest_context = nullptr;
+ExternalReader g_reader = nullptr;
+void* g_reader_context = nullptr;
+
 }  // namespace
+
+void set_external_reader(ExternalReader reader, void* context) {
+  g_reader = reader;
+  g_reader_context = context;
+}
+
+bool Blob::read_into(uint8_t* dst) const {
+  if (size_ == 0) return true;
+  if (!is_external()) {
+    std::memcpy(dst, data_, static_cast<size_t>(size_));
+    return true;
+  }
+  return g_reader != nullptr && g_reader(external_->source, external_->offset, size_, dst, g_reader_context);
+}
+
+void set_external_digest_provider(ExternalDigestProvider provider, void* context) {
+  g_digest_provider = provider;
+  g_digest_context = context;
+}
 
 Blob Blob::external(External info, uint64_t size) {
   Blob b;
@@ -56,7 +80,14 @@ uint64_t Blob::fingerprint() const {
 }
 
 std::optional<Digest> Blob::digest() const {
-  if (is_external()) return external_->digest;
+  if (is_external()) {
+    if (external_->digest) return external_->digest;
+    if (digest_cache_) return *digest_cache_;
+    if (g_digest_provider == nullptr) return std::nullopt;
+    auto d = g_digest_provider(external_->source, external_->offset, size_, g_digest_context);
+    if (d) digest_cache_ = std::make_shared<const Digest>(*d);
+    return d;
+  }
   if (!digest_cache_) digest_cache_ = std::make_shared<const Digest>(sha256(data_, static_cast<size_t>(size_)));
   return *digest_cache_;
 }

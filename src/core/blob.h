@@ -21,6 +21,22 @@ namespace etpack {
 
 using Digest = std::array<uint8_t, 32>;
 
+class Blob;
+
+// Supplies the SHA-256 digest of external bytes on demand (a host computes
+// it from the bytes it holds). Hashing then happens only where dedup meets
+// two candidates it cannot tell apart by fingerprint. Set by the host for
+// the duration of a call; nullptr means "unknown".
+using ExternalDigestProvider = std::optional<std::array<uint8_t, 32>> (*)(uint32_t source, uint64_t offset,
+                                                                         uint64_t size, void* context);
+void set_external_digest_provider(ExternalDigestProvider provider, void* context);
+
+// Copies external bytes into `dst` (a host reads them from where they are).
+// Needed only where bytes must be inside the flatbuffer itself (inline
+// delegate data, compile specs). Returns false on failure.
+using ExternalReader = bool (*)(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst, void* context);
+void set_external_reader(ExternalReader reader, void* context);
+
 class Blob {
  public:
   // Bytes of each end that enter the fingerprint; hosts supply them for
@@ -58,9 +74,13 @@ class Blob {
   // Cheap content fingerprint: size plus the bytes at both ends. Equal bytes
   // give equal fingerprints whatever the kind; unequal bytes may collide.
   uint64_t fingerprint() const;
-  // SHA-256 of the content (computed once and cached for in-memory blobs);
-  // nullopt for an external blob whose host gave none.
+  // SHA-256 of the content (computed once and cached); for an external blob
+  // the host's digest, else the digest provider's, else nullopt.
   std::optional<Digest> digest() const;
+  // Copies the bytes to `dst` (memcpy, or the host's reader for external
+  // bytes); false when external bytes cannot be read.
+  bool read_into(uint8_t* dst) const;
+
   // True when both hold the same bytes: memcmp when both are in memory,
   // identity or digests otherwise. Never true on a fingerprint alone.
   bool same_bytes(const Blob& other) const;

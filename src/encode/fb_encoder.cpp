@@ -50,6 +50,12 @@ class Builder {
     if (n != 0) std::memcpy(buf_.data() + head_, data, n);  // copy into the flatbuffer
   }
 
+  bool place_blob(const Blob& blob) {
+    reserve(blob.size());
+    head_ -= static_cast<size_t>(blob.size());
+    return blob.read_into(buf_.data() + head_);  // copy into the flatbuffer
+  }
+
   template <typename T>
   void prepend(T v) {
     prep(sizeof(T), 0);
@@ -203,6 +209,7 @@ class Encoder {
   }
 
   Builder& builder() { return b_; }
+  const std::string& unreadable() const { return unreadable_; }
 
  private:
   uint32_t alignment_for(const TableDef& table, const FieldDef& f) const {
@@ -228,9 +235,14 @@ class Encoder {
     }
     const Blob& raw = v.scalars();
     size_t width = scalar_size(f.element);
-    size_t count = raw.size() / width;
+    size_t count = static_cast<size_t>(raw.size() / width);
     b_.start_vector(width, count, alignment_for(table, f));
-    b_.place_bytes(raw.data(), count * width);
+    if (raw.is_external()) {
+      // Bytes that live with the host but belong inside the flatbuffer.
+      if (!b_.place_blob(raw)) unreadable_ = table.name + "." + f.name;
+    } else {
+      b_.place_bytes(raw.data(), count * width);
+    }
     return b_.end_vector(count);
   }
 
@@ -274,6 +286,7 @@ class Encoder {
 
   const EncodeOptions& options_;
   Builder b_;
+  std::string unreadable_;  // a field whose external bytes could not be read
 };
 
 }  // namespace
@@ -289,6 +302,8 @@ Result<EncodedFlatbuffer> encode_flatbuffer(const TableValue& root, const std::s
   uint32_t root_offset = encoder.encode_table(root);
   Builder& b = encoder.builder();
   b.finish(root_offset, file_identifier);
+  if (!encoder.unreadable().empty())
+    return make_error(ErrorCode::kIoError, "could not read the external bytes of " + encoder.unreadable());
   if (b.overflowed())
     return make_error(ErrorCode::kLimitExceeded, "flatbuffer would exceed the 2 GiB flatbuffer limit");
   EncodedFlatbuffer out;

@@ -24,7 +24,7 @@ struct PathPart {
 
 class TableReader {
  public:
-  explicit TableReader(std::string_view text) : lex_(text) {}
+  TableReader(std::string_view text, const BlobResolver& resolve_blob) : text_(text), lex_(text), resolve_blob_(resolve_blob) {}
 
   Result<TableValue> document(const TableDef& def) {
     ETP_ASSIGN(TableValue t, table(def, 0));
@@ -216,6 +216,15 @@ class TableReader {
         return Value::from_table(std::move(t));
       }
       case BaseType::kVector:
+        if (peek('{') && resolve_blob_ && f.element == BaseType::kUByte) {
+          // Bytes by reference: the host's object names them.
+          const size_t begin = lex_.pos();
+          ETP_TRY(skip_value(depth + 1));
+          ETP_ASSIGN(Json reference, parse_json(text_.substr(begin, lex_.pos() - begin)));
+          auto blob = resolve_blob_(reference);
+          if (!blob.ok()) return mismatch(blob.error().message);
+          return Value::from_scalars(std::move(blob).value());
+        }
         if (!peek('[')) return mismatch("expected a list");
         return vector(f, depth + 1);
       default: {
@@ -318,14 +327,16 @@ class TableReader {
     return out;
   }
 
+  std::string_view text_;
   JsonLexer lex_;
+  const BlobResolver& resolve_blob_;
   std::vector<PathPart> path_;
 };
 
 }  // namespace
 
-Result<TableValue> table_from_json_text(std::string_view text, const TableDef& def) {
-  return TableReader(text).document(def);
+Result<TableValue> table_from_json_text(std::string_view text, const TableDef& def, const BlobResolver& resolve_blob) {
+  return TableReader(text, resolve_blob).document(def);
 }
 
 Result<TableValue> table_from_json(const Json& json, const TableDef& def) {

@@ -91,6 +91,12 @@ Json table_to_json(const TableValue& table, const ToJsonOptions& options) {
           out.set(f.name, Json::null());
           break;
         }
+        if (v.is_scalars() && f.element == BaseType::kUByte && options.byte_vector) {
+          if (std::optional<Json> reference = options.byte_vector(f, v.scalars())) {
+            out.set(f.name, std::move(*reference));
+            break;
+          }
+        }
         Json list = Json::array();
         if (v.is_items()) {
           for (const Value& item : v.items())
@@ -99,9 +105,17 @@ Json table_to_json(const TableValue& table, const ToJsonOptions& options) {
         } else {
           size_t width = scalar_size(f.element);
           const Blob& raw = v.scalars();
-          list.items().reserve(raw.size() / width);
-          for (size_t i = 0; i + width <= raw.size(); i += width)
-            list.push(scalar_to_json(get_scalar(raw.data() + i, f.element), f.element, true, options));
+          std::vector<uint8_t> fetched;  // external bytes read from the host, to print them
+          const uint8_t* data = raw.data();
+          if (raw.is_external()) {
+            fetched.resize(static_cast<size_t>(raw.size()));
+            if (!raw.read_into(fetched.data())) fetched.clear();
+            data = fetched.data();
+          }
+          const size_t size = raw.is_external() ? fetched.size() : static_cast<size_t>(raw.size());
+          list.items().reserve(size / width);
+          for (size_t i = 0; i + width <= size; i += width)
+            list.push(scalar_to_json(get_scalar(data + i, f.element), f.element, true, options));
         }
         out.set(f.name, std::move(list));
         break;

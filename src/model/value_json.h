@@ -4,6 +4,8 @@
 // bare Infinity/NaN for doubles) and the TableValue model.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "core/json.h"
@@ -11,6 +13,9 @@
 #include "model/fb_value.h"
 
 namespace etpack {
+// Resolves a byte-vector reference object (what a host writes instead of an
+// integer list) to the bytes it names.
+using BlobResolver = std::function<Result<Blob>(const Json& reference)>;
 
 // Reads JSON text as a table of type `def`, straight into the model (no
 // document in between). Integer fields also accept a string of decimal
@@ -18,7 +23,10 @@ namespace etpack {
 // naming the offset; unknown fields, wrong types and out-of-range integers
 // are kSchemaMismatch naming the path (e.g.
 // "execution_plan[0].values[3].val.sizes[1]").
-Result<TableValue> table_from_json_text(std::string_view text, const TableDef& def);
+// With `resolve_blob`, a [ubyte] field may also hold an object, resolved to
+// bytes by it.
+Result<TableValue> table_from_json_text(std::string_view text, const TableDef& def,
+                                        const BlobResolver& resolve_blob = nullptr);
 // The same for an already parsed document.
 Result<TableValue> table_from_json(const Json& json, const TableDef& def);
 
@@ -29,7 +37,11 @@ struct ToJsonOptions {
   // turns the first into a BigInt and strips the second; nothing else can
   // produce either form, so the mapping is unambiguous.
   bool js_bigint_markers = false;
+  // When set and it returns a value, a byte vector ([ubyte]) is written as
+  // that value instead of a list of integers (hosts pass bytes by reference).
+  std::function<std::optional<Json>(const FieldDef& field, const Blob& bytes)> byte_vector;
 };
+
 
 // Writes every field in declaration order; absent fields are null and a union
 // `f` is followed by `f_type`. int64/uint64 stay exact.
