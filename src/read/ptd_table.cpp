@@ -4,9 +4,7 @@
 #include <string>
 
 #include "core/checked_math.h"
-#include "flat_tensor_generated.h"
-#include "read/aligned_bytes.h"
-#include "read/fb_decoder.h"
+#include "read/verified_decode.h"
 
 namespace etpack {
 
@@ -30,12 +28,7 @@ Result<PtdTable> read_ptd_table(const Blob& file) {
                      std::to_string(header->flatbuffer_size) + ") is outside the file of " +
                      std::to_string(file.size()) + " bytes (at byte offset 16)");
   out.flatbuffer_end = *fb_end;
-  Blob flatbuffer = file.slice(0, *fb_end);
-  ETP_ASSIGN(out.root, decode_flatbuffer(flatbuffer, *flat_tensor_schema().root));
-  AlignedBytes aligned(flatbuffer.data(), static_cast<size_t>(flatbuffer.size()));
-  flatbuffers::Verifier verifier(aligned.data(), aligned.size(), 64, 10000000);
-  if (!flat_tensor_flatbuffer::VerifyFlatTensorBuffer(verifier))
-    return malformed("the FlatTensor flatbuffer fails flatbuffers verification (bytes 0.." + std::to_string(*fb_end) + ")");
+  ETP_ASSIGN(out.root, decode_verified_flat_tensor(file.slice(0, *fb_end)));
   return out;
 }
 

@@ -6,11 +6,9 @@
 
 #include "core/checked_math.h"
 #include "core/le_bytes.h"
-#include "program_generated.h"
-#include "read/aligned_bytes.h"
-#include "read/fb_decoder.h"
 #include "read/file_layout.h"
 #include "read/validate_internal.h"
+#include "read/verified_decode.h"
 
 namespace etpack {
 namespace {
@@ -119,18 +117,9 @@ std::optional<PteFile> validate_pte_into(ValidationReport& report, const Blob& f
   if (!check_file_header(sink, file, header, segments_ok)) return std::nullopt;
 
   const uint64_t program_size = header ? header->program_size : file.size();
-  Blob flatbuffer = file.slice(0, program_size);
-  auto decoded = decode_flatbuffer(flatbuffer, *program_schema().root);
+  auto decoded = decode_verified_program(file.slice(0, program_size));
   if (!decoded.ok()) {
     report_read_error(sink, decoded.error());
-    return std::nullopt;
-  }
-  AlignedBytes aligned(flatbuffer.data(), static_cast<size_t>(flatbuffer.size()));
-  flatbuffers::Verifier verifier(aligned.data(), aligned.size(), 128, 100000000);
-  if (!executorch_flatbuffer::VerifyProgramBuffer(verifier)) {
-    sink.error(finding::kFlatbufferInvalid,
-               "the Program flatbuffer (bytes 0.." + std::to_string(program_size) + ") fails flatbuffers verification",
-               0);
     return std::nullopt;
   }
   PteFile pte;

@@ -1,0 +1,18 @@
+// A flatbuffer decoded by our bounded decoder and checked by flatc's
+// generated verifier (the runtime's own check), for the two schemas. The
+// readers of validate and inspect use these; the tree's vectors are slices
+// of `flatbuffer`.
+#pragma once
+
+#include "core/blob.h"
+#include "core/result.h"
+#include "model/fb_value.h"
+
+namespace etpack {
+
+// Errors: kMalformedFile (naming the offset; verifier failures name byte 0),
+// kLimitExceeded (depth or expansion limits of decode_flatbuffer).
+Result<TableValue> decode_verified_program(const Blob& flatbuffer);
+Result<TableValue> decode_verified_flat_tensor(const Blob& flatbuffer);
+
+}  // namespace etpack
