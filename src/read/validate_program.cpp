@@ -36,8 +36,8 @@ class ProgramChecker {
     check_delegates();
     check_named_data();
     const Value& cs = program_.get("constant_segment");
-    if (cs.is_table() && scalar_vector_length(cs.table().get("offsets"), BaseType::kULong) > 0)
-      constants_ = subsegment(cs.table(), "constant_segment");
+    constant_offsets_ = cs.is_table() ? scalar_vector_length(cs.table().get("offsets"), BaseType::kULong) : 0;
+    if (constant_offsets_ > 0) constants_ = subsegment(cs.table(), "constant_segment");
     const Value& mds = program_.get("mutable_data_segments");
     if (mds.is_items()) {
       if (mds.items().size() > 1)
@@ -277,7 +277,9 @@ class ProgramChecker {
     if (!shape_ok || !nbytes) return;
     if (t.data == TensorData::kConstant) {
       const Value& cb = program_.get("constant_buffer");
-      if (constants_.offsets.size() > 1) {
+      // As the runtime decides: more than the placeholder offset means the
+      // constants live in the segment (checked only when it is usable).
+      if (constant_offsets_ > 1) {
         check_slice(constants_, t.data_buffer_idx, *nbytes, "constant", path, "constant_segment");
       } else if (!cb.is_items() || t.data_buffer_idx >= cb.items().size()) {
         sink_.error(finding::kTensorDataIndexOutOfRange,
@@ -327,6 +329,7 @@ class ProgramChecker {
   const std::vector<SegmentCheck>& segments_;
   std::vector<bool> referenced_;
   Subsegment constants_, mutable_;
+  size_t constant_offsets_ = 0;
   bool budget_reported_ = false;
 };
 

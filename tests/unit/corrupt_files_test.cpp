@@ -11,8 +11,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -27,6 +25,7 @@
 #include "read/pte_reader.h"
 #include "read/validate.h"
 #include "unit/flatbuffer_bytes.h"
+#include "unit/test_files.h"
 
 namespace etpack {
 namespace {
@@ -34,10 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::FlatbufferBytes;
 
-std::vector<uint8_t> bytes_of(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using testing::read_bytes;
 
 Blob view(const std::vector<uint8_t>& b) { return Blob::view(b.data(), b.size()); }
 
@@ -148,7 +144,7 @@ const fs::path kAdd = fs::path(ETPACK_ARTIFACTS_DIR) / "add.pte";               
 const fs::path kModelPtd = fs::path(ETPACK_CONFORMANCE_DIR) / "13_everything" / "model.ptd";
 
 TEST(CorruptFiles, EveryTruncationOfAPteWithSegments) {
-  std::vector<uint8_t> file = bytes_of(kArduino);
+  std::vector<uint8_t> file = read_bytes(kArduino);
   ASSERT_EQ(file.size(), 1156u);
   for (size_t n = 0; n < file.size(); ++n)
     expect_rejected_pte(std::vector<uint8_t>(file.begin(), file.begin() + n), "arduino_add.pte[0.." + std::to_string(n) + ")");
@@ -158,7 +154,7 @@ TEST(CorruptFiles, EveryTruncationOfAPteWithoutHeader) {
   // Without eh00 nothing records the file size: a truncation that only drops
   // the builder's trailing padding may still be a valid file. The readers
   // must still answer and keep their promises.
-  std::vector<uint8_t> file = bytes_of(kAdd);
+  std::vector<uint8_t> file = read_bytes(kAdd);
   size_t accepted = 0;
   for (size_t n = 0; n < file.size(); ++n) {
     std::vector<uint8_t> cut(file.begin(), file.begin() + n);
@@ -169,13 +165,13 @@ TEST(CorruptFiles, EveryTruncationOfAPteWithoutHeader) {
 }
 
 TEST(CorruptFiles, EveryTruncationOfAPtd) {
-  std::vector<uint8_t> file = bytes_of(kModelPtd);
+  std::vector<uint8_t> file = read_bytes(kModelPtd);
   for (size_t n = 0; n < file.size(); ++n)
     expect_rejected_ptd(std::vector<uint8_t>(file.begin(), file.begin() + n), "model.ptd[0.." + std::to_string(n) + ")");
 }
 
 TEST(CorruptFiles, BitFlipsInThePteHeader) {
-  const std::vector<uint8_t> file = bytes_of(kArduino);
+  const std::vector<uint8_t> file = read_bytes(kArduino);
   for (size_t byte = 0; byte < 40; ++byte) {
     for (int bit = 0; bit < 8; ++bit) {
       std::vector<uint8_t> flipped = file;
@@ -195,7 +191,7 @@ TEST(CorruptFiles, BitFlipsInThePteHeader) {
 }
 
 TEST(CorruptFiles, BitFlipsInThePtdHeader) {
-  const std::vector<uint8_t> file = bytes_of(kModelPtd);
+  const std::vector<uint8_t> file = read_bytes(kModelPtd);
   for (size_t byte = 0; byte < 48; ++byte) {
     for (int bit = 0; bit < 8; ++bit) {
       std::vector<uint8_t> flipped = file;
@@ -216,7 +212,7 @@ const uint64_t kExtremes[] = {0xFFFFFFFFull, 0x100000000ull, 0x100000001ull, 0xF
                               1ull << 63,    UINT64_MAX,     UINT64_MAX - 7,  UINT64_MAX - 1151};
 
 TEST(CorruptFiles, PteHeaderFieldsNear2To32And2To64) {
-  const std::vector<uint8_t> file = bytes_of(kArduino);
+  const std::vector<uint8_t> file = read_bytes(kArduino);
   for (size_t field : {16u, 24u, 32u}) {  // program_size, segment_base_offset, segment_data_size
     for (uint64_t v : kExtremes) {
       std::vector<uint8_t> patched = file;
@@ -235,7 +231,7 @@ TEST(CorruptFiles, PteHeaderFieldsNear2To32And2To64) {
 }
 
 TEST(CorruptFiles, PtdHeaderFieldsNear2To32And2To64) {
-  const std::vector<uint8_t> file = bytes_of(kModelPtd);
+  const std::vector<uint8_t> file = read_bytes(kModelPtd);
   for (size_t field : {16u, 24u, 32u, 40u}) {  // flatbuffer offset/size, segment base/size
     for (uint64_t v : kExtremes) {
       std::vector<uint8_t> patched = file;
@@ -249,7 +245,7 @@ TEST(CorruptFiles, PtdHeaderFieldsNear2To32And2To64) {
 // is encoded again, the eh00 header inserted and the segment data appended,
 // so only the edit is wrong.
 std::vector<uint8_t> rebuilt_arduino(const std::function<void(TableValue&)>& edit) {
-  std::vector<uint8_t> file = bytes_of(kArduino);
+  std::vector<uint8_t> file = read_bytes(kArduino);
   auto read = read_pte_program(view(file));
   EXPECT_TRUE(read.ok());
   TableValue program = read->program;
@@ -275,7 +271,7 @@ void set_segment(TableValue& program, size_t index, uint64_t offset, uint64_t si
 
 TEST(CorruptFiles, RebuiltArduinoIsClean) {
   std::vector<uint8_t> same = rebuilt_arduino([](TableValue&) {});
-  EXPECT_EQ(same, bytes_of(kArduino));
+  EXPECT_EQ(same, read_bytes(kArduino));
 }
 
 TEST(CorruptFiles, SegmentTablePointingPastTheEnd) {
@@ -344,26 +340,8 @@ TEST(CorruptFiles, ChildOffsetPointingBackAtItself) {
 }
 
 TEST(CorruptFiles, VectorsOfOffsetsToOneTable) {
-  // execution_plan: 1000 offsets to one plan whose values are 1000 offsets
-  // to one EValue: a million tables claimed by 8 KB.
-  FlatbufferBytes fb;
-  size_t program_vt = fb.vtable(8, {0, 4});
-  size_t program = fb.table(program_vt);
-  size_t plans_field = fb.u32(0);
-  size_t plans_vec = fb.u32(1000);
-  std::vector<size_t> plan_slots, value_slots;
-  for (int i = 0; i < 1000; ++i) plan_slots.push_back(fb.u32(0));
-  size_t plan_vt = fb.vtable(8, {0, 0, 4});
-  size_t plan = fb.table(plan_vt);
-  size_t values_field = fb.u32(0);
-  size_t values_vec = fb.u32(1000);
-  for (int i = 0; i < 1000; ++i) value_slots.push_back(fb.u32(0));
-  size_t value = fb.table(fb.vtable(4, {}));
-  for (size_t s : plan_slots) fb.point(s, plan);
-  for (size_t s : value_slots) fb.point(s, value);
-  fb.point(plans_field, plans_vec);
-  fb.point(values_field, values_vec);
-  fb.root(program);
+  // A million tables claimed by 8 KB.
+  FlatbufferBytes fb = testing::program_with_shared_plans(1000, 1000);
   expect_rejected_pte(fb.bytes, "shared tables");
   auto read = deserialize_pte_binary(view(fb.bytes));
   ASSERT_FALSE(read.ok());
@@ -372,18 +350,10 @@ TEST(CorruptFiles, VectorsOfOffsetsToOneTable) {
 }
 
 TEST(CorruptFiles, ManyFindingsAreCapped) {
-  // 3000 offsets to one empty ExecutionPlan: decodes (within budget), and
-  // each plan lacks its required fields. The report stays bounded.
-  FlatbufferBytes fb;
-  size_t program = fb.table(fb.vtable(8, {0, 4}));
-  size_t field = fb.u32(0);
-  size_t vec = fb.u32(3000);
-  std::vector<size_t> slots;
-  for (int i = 0; i < 3000; ++i) slots.push_back(fb.u32(0));
-  size_t plan = fb.table(fb.vtable(4, {}));
-  for (size_t s : slots) fb.point(s, plan);
-  fb.point(field, vec);
-  fb.root(program);
+  // 3000 offsets to one ExecutionPlan without name, inputs or outputs:
+  // decodes (within budget), and each plan lacks its required fields. The
+  // report stays bounded.
+  FlatbufferBytes fb = testing::program_with_shared_plans(3000, 0);
   ValidationReport r = validate_artifacts(view(fb.bytes), {});
   EXPECT_FALSE(r.ok());
   EXPECT_LE(r.errors.size(), 1000u);
@@ -397,17 +367,14 @@ TEST(CorruptFiles, SharedVectorsExhaustTheWorkBudget) {
   // 9 million steps for 36 KB.
   FlatbufferBytes fb;
   size_t program = fb.table(fb.vtable(8, {0, 4}));
-  size_t field = fb.u32(0);
-  size_t vec = fb.u32(3000);
-  std::vector<size_t> slots;
-  for (int i = 0; i < 3000; ++i) slots.push_back(fb.u32(0));
-  size_t plan = fb.table(fb.vtable(8, {0, 0, 0, 4}));
-  size_t inputs_field = fb.u32(0);
-  size_t inputs = fb.u32(3000);
-  for (int i = 0; i < 3000; ++i) fb.u32(0);
-  for (size_t s : slots) fb.point(s, plan);
-  fb.point(field, vec);
-  fb.point(inputs_field, inputs);
+  size_t plans_field = fb.u32(0);
+  fb.point(plans_field, fb.shared_vector(3000, [&] {
+    size_t plan = fb.table(fb.vtable(8, {0, 0, 0, 4}));
+    size_t inputs_field = fb.u32(0);
+    fb.point(inputs_field, fb.u32(3000));
+    for (int i = 0; i < 3000; ++i) fb.u32(0);
+    return plan;
+  }));
   fb.root(program);
   ASSERT_TRUE(read_pte_program(view(fb.bytes)).ok());
   ValidationReport r = validate_artifacts(view(fb.bytes), {});
@@ -424,7 +391,7 @@ TEST(CorruptFiles, FuzzRegressionsStayFixed) {
   for (const auto& e : fs::directory_iterator(dir)) {
     if (!e.is_regular_file()) continue;
     ++count;
-    std::vector<uint8_t> input = bytes_of(e.path());
+    std::vector<uint8_t> input = read_bytes(e.path());
     auto [pte, ptd] = fuzz::split(input.data(), input.size());
     expect_promises(pte, ptd, e.path().filename().string());
     // Also at odd addresses: readers must not assume aligned input.
@@ -438,7 +405,7 @@ TEST(CorruptFiles, FuzzRegressionsStayFixed) {
 
 TEST(CorruptFiles, RealFilesAtOddAddresses) {
   for (const fs::path& path : {kArduino, kAdd, kModelPtd}) {
-    std::vector<uint8_t> file = bytes_of(path);
+    std::vector<uint8_t> file = read_bytes(path);
     std::vector<uint8_t> shifted(file.size() + 3);
     std::copy(file.begin(), file.end(), shifted.begin() + 3);
     Blob b = Blob::view(shifted.data() + 3, file.size());

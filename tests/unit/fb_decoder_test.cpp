@@ -4,14 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "read/fb_decoder.h"
 #include "schema/schema.h"
 #include "unit/flatbuffer_bytes.h"
+#include "unit/test_files.h"
 
 namespace etpack {
 namespace {
@@ -44,8 +43,7 @@ struct OperatorBytes {
 };
 
 TEST(FbDecoder, DecodesARealProgramWithoutCopyingVectors) {
-  std::ifstream in(std::filesystem::path(ETPACK_ARTIFACTS_DIR) / "arduino_add.pte", std::ios::binary);
-  std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> file = testing::read_bytes(std::filesystem::path(ETPACK_ARTIFACTS_DIR) / "arduino_add.pte");
   ASSERT_EQ(file.size(), 1156u);
   Blob flatbuffer = Blob::view(file.data(), 1040);
   auto r = decode_flatbuffer(flatbuffer, *program_schema().root);
@@ -181,42 +179,15 @@ TEST(FbDecoder, UnionTypeThatIsNoMember) {
 }
 
 TEST(FbDecoder, DepthLimit) {
-  std::ifstream in(std::filesystem::path(ETPACK_ARTIFACTS_DIR) / "arduino_add.pte", std::ios::binary);
-  std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> file = testing::read_bytes(std::filesystem::path(ETPACK_ARTIFACTS_DIR) / "arduino_add.pte");
   DecodeLimits limits;
   limits.max_depth = 2;
   expect_error(decode_flatbuffer(Blob::view(file.data(), 1040), *program_schema().root, 0, limits),
                ErrorCode::kLimitExceeded, "nesting deeper than 2");
 }
 
-// execution_plan: `plans` offsets to one ExecutionPlan whose values are
-// `values` offsets to one EValue: plans x values tables from a few KiB.
-FlatbufferBytes shared_tables(uint32_t plans, uint32_t values) {
-  FlatbufferBytes fb;
-  size_t program_vt = fb.vtable(8, {0, 4});
-  size_t program = fb.table(program_vt);
-  size_t plans_field = fb.u32(0);
-  size_t plans_vec = fb.u32(plans);
-  std::vector<size_t> plan_slots;
-  for (uint32_t i = 0; i < plans; ++i) plan_slots.push_back(fb.u32(0));
-  size_t plan_vt = fb.vtable(8, {0, 0, 4});
-  size_t plan = fb.table(plan_vt);
-  size_t values_field = fb.u32(0);
-  size_t values_vec = fb.u32(values);
-  std::vector<size_t> value_slots;
-  for (uint32_t i = 0; i < values; ++i) value_slots.push_back(fb.u32(0));
-  size_t value_vt = fb.vtable(4, {});
-  size_t value = fb.table(value_vt);
-  for (size_t s : plan_slots) fb.point(s, plan);
-  for (size_t s : value_slots) fb.point(s, value);
-  fb.point(plans_field, plans_vec);
-  fb.point(values_field, values_vec);
-  fb.root(program);
-  return fb;
-}
-
 TEST(FbDecoder, SharedTablesDecodeWhileSmall) {
-  FlatbufferBytes fb = shared_tables(3, 4);
+  FlatbufferBytes fb = testing::program_with_shared_plans(3, 4);
   auto r = decode_flatbuffer(fb.blob(), *program_schema().root);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->get("execution_plan").items().size(), 3u);
@@ -224,7 +195,7 @@ TEST(FbDecoder, SharedTablesDecodeWhileSmall) {
 }
 
 TEST(FbDecoder, SharedTablesCannotExpandWithoutBound) {
-  FlatbufferBytes fb = shared_tables(1000, 1000);  // ~8 KB claiming a million tables
+  FlatbufferBytes fb = testing::program_with_shared_plans(1000, 1000);  // ~8 KB claiming a million tables
   expect_error(decode_flatbuffer(fb.blob(), *program_schema().root), ErrorCode::kLimitExceeded,
                "expands to more objects than its size allows");
 }

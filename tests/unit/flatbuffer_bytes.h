@@ -56,6 +56,19 @@ class FlatbufferBytes {
   void set_u32(size_t at, uint32_t v) { write_le<uint32_t>(&bytes[at], v); }
   void root(size_t table_pos) { point(0, table_pos); }
 
+  // Writes a vector of `count` offsets, then the table `make_target()`
+  // writes, and points every element at that one table. Returns the
+  // vector's position.
+  template <typename MakeTarget>
+  size_t shared_vector(uint32_t count, MakeTarget make_target) {
+    size_t vec = u32(count);
+    std::vector<size_t> slots;
+    for (uint32_t i = 0; i < count; ++i) slots.push_back(u32(0));
+    size_t target = make_target();
+    for (size_t s : slots) point(s, target);
+    return vec;
+  }
+
   Blob blob() const { return Blob::view(bytes.data(), bytes.size()); }
 
   std::vector<uint8_t> bytes;
@@ -69,5 +82,22 @@ class FlatbufferBytes {
     return at;
   }
 };
+
+// A Program whose execution_plan holds `plans` offsets to one ExecutionPlan
+// whose values hold `values` offsets to one empty EValue: plans x values
+// tables claimed by a few bytes per offset.
+inline FlatbufferBytes program_with_shared_plans(uint32_t plans, uint32_t values) {
+  FlatbufferBytes fb;
+  size_t program = fb.table(fb.vtable(8, {0, 4}));
+  size_t plans_field = fb.u32(0);
+  fb.point(plans_field, fb.shared_vector(plans, [&] {
+    size_t plan = fb.table(fb.vtable(8, {0, 0, 4}));
+    size_t values_field = fb.u32(0);
+    fb.point(values_field, fb.shared_vector(values, [&] { return fb.table(fb.vtable(4, {})); }));
+    return plan;
+  }));
+  fb.root(program);
+  return fb;
+}
 
 }  // namespace etpack::testing

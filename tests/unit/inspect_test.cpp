@@ -4,24 +4,19 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "core/json.h"
 #include "read/inspect.h"
+#include "unit/test_files.h"
 
 namespace etpack {
 namespace {
 
 namespace fs = std::filesystem;
 
-Blob load(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return Blob::own(std::move(bytes));
-}
+using testing::load_file;
 
 uint64_t num(const Json& j, const char* key) {
   const Json* v = j.find(key);
@@ -54,7 +49,7 @@ void expect_covers_file(const Json& summary, const std::string& what) {
 }
 
 TEST(Inspect, ArduinoAddListsMethodOperatorsConstantsAndMap) {
-  Blob file = load(fs::path(ETPACK_ARTIFACTS_DIR) / "arduino_add.pte");
+  Blob file = load_file(fs::path(ETPACK_ARTIFACTS_DIR) / "arduino_add.pte");
   auto r = inspect_pte(file);
   ASSERT_TRUE(r.ok()) << r.error().message;
   const Json& j = r.value();
@@ -100,7 +95,7 @@ TEST(Inspect, ArduinoAddListsMethodOperatorsConstantsAndMap) {
 }
 
 TEST(Inspect, InlineConstantsAreCutOutOfTheFlatbuffer) {
-  auto r = inspect_pte(load(fs::path(ETPACK_ARTIFACTS_DIR) / "module_linear_no_constant_segment.pte"));
+  auto r = inspect_pte(load_file(fs::path(ETPACK_ARTIFACTS_DIR) / "module_linear_no_constant_segment.pte"));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(str(*r->find("constants"), "storage"), "inline");
   EXPECT_EQ(num(*r->find("constants"), "count"), 2u);
@@ -115,7 +110,7 @@ TEST(Inspect, InlineConstantsAreCutOutOfTheFlatbuffer) {
 
 TEST(Inspect, EverythingCaseShowsEachKindOfSegment) {
   fs::path dir = fs::path(ETPACK_CONFORMANCE_DIR) / "13_everything";
-  auto r = inspect_pte(load(dir / "out.pte"));
+  auto r = inspect_pte(load_file(dir / "out.pte"));
   ASSERT_TRUE(r.ok()) << r.error().message;
   const Json& j = r.value();
   std::vector<std::string> segment_kinds;
@@ -133,7 +128,7 @@ TEST(Inspect, EverythingCaseShowsEachKindOfSegment) {
   EXPECT_EQ(num(j.find("externalTensors")->items()[0], "size"), 36u);
   expect_covers_file(j, "13_everything/out.pte");
 
-  auto ptd = inspect_ptd(load(dir / "model.ptd"));
+  auto ptd = inspect_ptd(load_file(dir / "model.ptd"));
   ASSERT_TRUE(ptd.ok()) << ptd.error().message;
   EXPECT_EQ(str(ptd.value(), "format"), "ptd");
   EXPECT_EQ(num(ptd.value(), "segmentAlignment"), 128u);
@@ -153,7 +148,7 @@ TEST(Inspect, EveryFileIsSummarizedAndCovered) {
       std::string ext = e.path().extension().string();
       if (ext != ".pte" && ext != ".ptd") continue;
       ++files;
-      Blob file = load(e.path());
+      Blob file = load_file(e.path());
       auto r = ext == ".pte" ? inspect_pte(file) : inspect_ptd(file);
       ASSERT_TRUE(r.ok()) << e.path() << ": " << r.error().message;
       expect_covers_file(r.value(), e.path().string());

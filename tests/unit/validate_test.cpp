@@ -7,8 +7,6 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -18,17 +16,14 @@
 #include "encode/pte_writer.h"
 #include "read/pte_reader.h"
 #include "read/validate.h"
+#include "unit/test_files.h"
 
 namespace etpack {
 namespace {
 
 namespace fs = std::filesystem;
 
-Blob load(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return Blob::own(std::move(bytes));
-}
+using testing::load_file;
 
 std::string describe(const ValidationReport& r) { return write_json(r.to_json()); }
 
@@ -44,7 +39,7 @@ TEST(Validate, EveryArtifactIsClean) {
   auto files = files_with(ETPACK_ARTIFACTS_DIR, ".pte");
   ASSERT_EQ(files.size(), 3u);
   for (const auto& f : files) {
-    ValidationReport r = validate_artifacts(load(f), {});
+    ValidationReport r = validate_artifacts(load_file(f), {});
     EXPECT_TRUE(r.ok()) << f << ": " << describe(r);
     EXPECT_TRUE(r.warnings.empty()) << f << ": " << describe(r);
   }
@@ -54,7 +49,7 @@ TEST(Validate, EveryConformancePteIsClean) {
   auto files = files_with(ETPACK_CONFORMANCE_DIR, ".pte");
   ASSERT_GT(files.size(), 30u);
   for (const auto& f : files) {
-    ValidationReport r = validate_artifacts(load(f), {});
+    ValidationReport r = validate_artifacts(load_file(f), {});
     EXPECT_TRUE(r.ok()) << f << ": " << describe(r);
     for (const Finding& w : r.warnings)
       EXPECT_EQ(w.code, finding::kExternalTensorUnresolved) << f << ": " << describe(r);
@@ -65,7 +60,7 @@ TEST(Validate, EveryConformancePtdIsClean) {
   auto files = files_with(ETPACK_CONFORMANCE_DIR, ".ptd");
   ASSERT_GT(files.size(), 5u);
   for (const auto& f : files) {
-    ValidationReport r = validate_ptd(f.filename().string(), load(f));
+    ValidationReport r = validate_ptd(f.filename().string(), load_file(f));
     EXPECT_TRUE(r.ok()) << f << ": " << describe(r);
     EXPECT_TRUE(r.warnings.empty()) << f << ": " << describe(r);
   }
@@ -78,16 +73,16 @@ TEST(Validate, EveryConformancePteResolvesWithItsPtds) {
   for (const auto& dir : fs::directory_iterator(ETPACK_CONFORMANCE_DIR)) {
     fs::path case_json = dir.path() / "case.json";
     if (!fs::exists(case_json) || !fs::exists(dir.path() / "out.pte")) continue;
-    Blob text = load(case_json);
+    Blob text = load_file(case_json);
     auto parsed = parse_json(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()));
     ASSERT_TRUE(parsed.ok()) << case_json;
     const Json* expected = parsed->find("expected");
     ASSERT_NE(expected, nullptr);
     std::vector<std::pair<std::string, Blob>> ptds;
     if (const Json* ptd = expected->find("ptd"); ptd != nullptr && ptd->is_object())
-      for (const auto& [tag, file] : ptd->members()) ptds.emplace_back(file.text(), load(dir.path() / file.text()));
+      for (const auto& [tag, file] : ptd->members()) ptds.emplace_back(file.text(), load_file(dir.path() / file.text()));
     ++cases;
-    Blob pte = load(dir.path() / "out.pte");
+    Blob pte = load_file(dir.path() / "out.pte");
     ValidationReport alone = validate_artifacts(pte, {});
     ValidationReport together = validate_artifacts(pte, ptds);
     EXPECT_TRUE(together.ok()) << dir.path() << ": " << describe(together);
@@ -103,10 +98,7 @@ TEST(Validate, EveryConformancePteResolvesWithItsPtds) {
 
 // --- Hand-made defects ------------------------------------------------------
 
-std::vector<uint8_t> bytes_of(const fs::path& path) {
-  Blob b = load(path);
-  return std::vector<uint8_t>(b.data(), b.data() + b.size());
-}
+using testing::read_bytes;
 
 Blob view(const std::vector<uint8_t>& bytes) { return Blob::view(bytes.data(), bytes.size()); }
 
@@ -131,7 +123,7 @@ fs::path conformance(const char* name) { return fs::path(ETPACK_CONFORMANCE_DIR)
 // 1152, one 4-byte constant segment; the file is 1156 bytes.
 class ArduinoHeader : public ::testing::Test {
  protected:
-  std::vector<uint8_t> file = bytes_of(artifact("arduino_add.pte"));
+  std::vector<uint8_t> file = read_bytes(artifact("arduino_add.pte"));
   ValidationReport run() { return validate_artifacts(view(file), {}); }
 };
 
@@ -235,7 +227,7 @@ struct Rewritten {
 };
 
 Rewritten reread(const fs::path& path) {
-  Blob file = load(path);
+  Blob file = load_file(path);
   auto r = deserialize_pte_binary(file);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
   return Rewritten{std::move(r.value()), {}};
@@ -283,7 +275,7 @@ bool is_constant(const TableValue& t) {
 TEST(ValidateProgram, RewrittenEverythingIsStillClean) {
   Rewritten r = reread(conformance("13_everything") / "out.pte");
   std::vector<uint8_t> bytes = rewrite(r.pte, true);
-  EXPECT_EQ(bytes, bytes_of(conformance("13_everything") / "out.pte"));
+  EXPECT_EQ(bytes, read_bytes(conformance("13_everything") / "out.pte"));
 }
 
 TEST(ValidateProgram, ConstantTensorLargerThanItsSlice) {
@@ -355,7 +347,7 @@ TEST(ValidateProgram, DelegateIndexPastItsData) {
 }
 
 TEST(ValidateProgram, DuplicateNamedDataKey) {
-  std::vector<uint8_t> file = bytes_of(conformance("13_everything") / "out.pte");
+  std::vector<uint8_t> file = read_bytes(conformance("13_everything") / "out.pte");
   std::string text(file.begin(), file.end());
   size_t at = text.find("xnnpack.weight.b");
   ASSERT_NE(at, std::string::npos);
@@ -371,8 +363,8 @@ TEST(ValidateProgram, DuplicateNamedDataKey) {
 class External : public ::testing::Test {
  protected:
   fs::path dir = conformance("13_everything");
-  std::vector<uint8_t> model = bytes_of(dir / "model.ptd");
-  std::vector<uint8_t> shard = bytes_of(dir / "shard_b.ptd");
+  std::vector<uint8_t> model = read_bytes(dir / "model.ptd");
+  std::vector<uint8_t> shard = read_bytes(dir / "shard_b.ptd");
   ValidationReport run(const std::vector<uint8_t>& pte) {
     return validate_artifacts(view(pte), {{"model.ptd", view(model)}, {"shard_b.ptd", view(shard)}});
   }
@@ -386,7 +378,7 @@ class External : public ::testing::Test {
 };
 
 TEST_F(External, UnresolvedWithoutPtdIsAWarning) {
-  std::vector<uint8_t> pte = bytes_of(dir / "out.pte");
+  std::vector<uint8_t> pte = read_bytes(dir / "out.pte");
   ValidationReport r = validate_artifacts(view(pte), {});
   EXPECT_TRUE(r.ok()) << describe(r);
   const Finding* f = EXPECT_FINDING(r.warnings, finding::kExternalTensorUnresolved, r);
@@ -395,7 +387,7 @@ TEST_F(External, UnresolvedWithoutPtdIsAWarning) {
 }
 
 TEST_F(External, MissingFromTheGivenPtds) {
-  std::vector<uint8_t> pte = bytes_of(dir / "out.pte");
+  std::vector<uint8_t> pte = read_bytes(dir / "out.pte");
   ValidationReport r = validate_artifacts(view(pte), {{"shard_b.ptd", view(shard)}});
   const Finding* f = EXPECT_FINDING(r.errors, finding::kExternalTensorNotFound, r);
   ASSERT_NE(f, nullptr);
@@ -426,7 +418,7 @@ TEST_F(External, TypeShapeAndSizeMismatches) {
 }
 
 TEST_F(External, AmbiguousWhenTwoPtdsHaveTheKey) {
-  std::vector<uint8_t> pte = bytes_of(dir / "out.pte");
+  std::vector<uint8_t> pte = read_bytes(dir / "out.pte");
   ValidationReport r = validate_artifacts(view(pte), {{"model.ptd", view(model)}, {"copy.ptd", view(model)}});
   EXPECT_TRUE(r.ok()) << describe(r);
   EXPECT_FINDING(r.warnings, finding::kExternalTensorAmbiguous, r);
@@ -463,7 +455,7 @@ TEST(ValidatePtd, LayoutsAgainstTheirData) {
 }
 
 TEST(ValidatePtd, HeaderDefects) {
-  std::vector<uint8_t> ptd = bytes_of(conformance("13_everything") / "model.ptd");
+  std::vector<uint8_t> ptd = read_bytes(conformance("13_everything") / "model.ptd");
   ASSERT_TRUE(validate_ptd("m.ptd", view(ptd)).ok());
   auto with = [&](size_t at, uint64_t value) {
     std::vector<uint8_t> copy = ptd;
