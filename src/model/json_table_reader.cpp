@@ -106,12 +106,26 @@ class TableReader {
     if (first == '"') {
       std::string scratch;
       ETP_ASSIGN(std::string_view t, string_token(scratch));
+      if (real && !t.empty() && t[0] == '\0' && t.size() > 1 && t[1] == 'N') {
+        s.d = std::strtod(std::string(t.substr(2)).c_str(), nullptr);
+        return s;
+      }
       if (real) {
         if (t == "inf" || t == "Infinity") s.d = std::numeric_limits<double>::infinity();
         else if (t == "-inf" || t == "-Infinity") s.d = -std::numeric_limits<double>::infinity();
         else if (t == "nan" || t == "NaN") s.d = std::numeric_limits<double>::quiet_NaN();
         else return mismatch("expected a number, got string \"" + std::string(t) + "\"");
         return s;
+      }
+      // A JavaScript Number that was an integer beyond 2^53 arrives marked:
+      // it has already been rounded, so only a real-valued field may take it.
+      if (!t.empty() && t[0] == '\0' && t.size() > 1 && t[1] == 'N') {
+        if (real) {
+          s.d = std::strtod(std::string(t.substr(2)).c_str(), nullptr);
+          return s;
+        }
+        return make_error(ErrorCode::kInvalidArgument, "program at " + path() + ": the Number " + std::string(t.substr(2)) +
+                                                           " is outside the safe integer range and may have been rounded; pass a BigInt");
       }
       // A BigInt from a JavaScript host arrives as its decimal digits.
       if (!is_integer_text(t)) return mismatch(std::string("expected ") + base_type_name(type) + ", got string \"" + std::string(t) + "\"");

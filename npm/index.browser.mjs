@@ -1,0 +1,15 @@
+// Browser (and bundler) entry: the factory finds etpack.wasm next to itself.
+import createEtpackModule from './dist/etpack.mjs';
+import { createApi } from './src/api.mjs';
+import { wasmSha256 } from './src/wasm-sha256.mjs';
+
+const VERSION = '0.1.0';  // checked against package.json by scripts/check-dist.mjs
+let instance;
+
+export default function init(options = {}) {
+  instance ??= createEtpackModule(options.locateFile ? { locateFile: options.locateFile } : {})
+    .then((module) => createApi(module, { sha256: wasmSha256 }, VERSION));
+  return instance;
+}
+
+export { EtpackError } from './src/errors.mjs';

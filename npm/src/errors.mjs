@@ -1,0 +1,14 @@
+// Errors thrown by executorch-pack: real Error objects with a stable `code`
+// (the core's codes, e.g. DUPLICATE_KEY, or INVALID_ARGUMENT for wrong JS
+// arguments).
+export class EtpackError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'EtpackError';
+    this.code = code;
+  }
+}
+
+export function invalidArgument(message) {
+  return new EtpackError('INVALID_ARGUMENT', message);
+}

@@ -1,0 +1,189 @@
+// All marshalling between JavaScript values and the core's JSON requests
+// and replies lives here.
+import { EtpackError, invalidArgument } from './errors.mjs';
+import { isBytes, toBytes } from './bytes.mjs';
+
+const NUL = '\u0000';
+
+// Program (object or JSON text) -> JSON text for the core. BigInts become
+// digit strings; integer Numbers beyond 2^53 are marked so the core can
+// reject them where an integer is expected (they may have been rounded);
+// byte arrays go by reference, never as integer lists.
+export function programText(program, scope) {
+  if (typeof program === 'string') return program;
+  if (program === null || typeof program !== 'object' || Array.isArray(program)) {
+    throw invalidArgument('program must be an object or JSON text');
+  }
+  return JSON.stringify(program, function replacer(key, value) {
+    const original = this[key];
+    if (typeof original === 'bigint') return original.toString();
+    if (typeof original === 'number' && Number.isInteger(original) && !Number.isSafeInteger(original)) {
+      return `${NUL}N${original}`;
+    }
+    if (original !== null && typeof original === 'object' && isBytes(original)) {
+      return scope.bytes(toBytes(original));
+    }
+    return value;
+  });
+}
+
+// Reply JSON -> JS values: "\0<digits>" is a BigInt, "\0\0..." a string that
+// began with NUL, {"\0blob": i} the i-th returned byte array.
+export function parseReply(text, blobs) {
+  return JSON.parse(text, (key, value) => {
+    if (typeof value === 'string' && value.charCodeAt(0) === 0) {
+      return value.charCodeAt(1) === 0 ? value.slice(1) : BigInt(value.slice(1));
+    }
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const index = value[`${NUL}blob`];
+      if (index !== undefined) return blobs[index];
+    }
+    return value;
+  });
+}
+
+// Runs a core call and turns a failed Output into a thrown EtpackError. The
+// Output is always deleted.
+export function call(fn) {
+  const out = fn();
+  try {
+    if (!out.ok()) throw new EtpackError(out.code(), out.message());
+    return out;
+  } catch (e) {
+    out.delete();
+    throw e;
+  }
+}
+
+// Builds one contiguous Uint8Array from a cord: each byte copied once, from
+// the heap (metadata) or straight from its source (weights).
+export function assemble(module, sources, out, index) {
+  const size = out.cordSize(index);
+  const result = new Uint8Array(size);
+  const pieces = out.cordPieces(index);
+  let at = 0;
+  for (let i = 0; i < pieces.length; i += 4) {
+    const kind = pieces[i];
+    const len = pieces[i + 2];
+    if (kind === 0) {
+      const ptr = pieces[i + 1] >>> 0;
+      result.set(module.HEAPU8.subarray(ptr, ptr + len), at);
+    } else if (kind === 2) {
+      sources.get(pieces[i + 1]).copyTo(result, at, pieces[i + 3], len);
+    } // kind 1: zeros, already there
+    at += len;
+  }
+  return result;
+}
+
+// The piece list of a cord, for streaming writers and Blob assembly.
+export function cordPieces(out, index) {
+  const flat = out.cordPieces(index);
+  const pieces = [];
+  for (let i = 0; i < flat.length; i += 4) {
+    pieces.push({ kind: flat[i], a: flat[i + 1], len: flat[i + 2], offset: flat[i + 3] });
+  }
+  return pieces;
+}
+
+// Returned byte arrays: views of the caller's own sources where possible.
+export function blobs(module, sources, out) {
+  const flat = out.blobList();
+  const list = [];
+  for (let i = 0; i < flat.length; i += 4) {
+    const len = flat[i + 2];
+    if (flat[i] === 2) {
+      const entry = sources.get(flat[i + 1]);
+      const view = entry.view(flat[i + 3], len);
+      if (view) {
+        list.push(view);
+      } else {
+        const copy = new Uint8Array(len);
+        entry.copyTo(copy, 0, flat[i + 3], len);
+        list.push(copy);
+      }
+    } else {
+      const ptr = flat[i + 1] >>> 0;
+      list.push(module.HEAPU8.slice(ptr, ptr + len));  // heap bytes must outlive the call: copy
+    }
+  }
+  return list;
+}
+
+// --- named data shapes ------------------------------------------------------
+
+export function layoutToCore(layout, what) {
+  if (layout === null || layout === undefined) return null;
+  if (typeof layout !== 'object') throw invalidArgument(`${what} must be an object or null`);
+  const scalarType = layout.scalarType ?? layout.scalar_type;
+  const sizes = layout.sizes ?? [];
+  const dimOrder = layout.dimOrder ?? layout.dim_order ?? [];
+  if (!Number.isInteger(scalarType)) throw invalidArgument(`${what}.scalarType must be an integer`);
+  return { scalar_type: scalarType, sizes: Array.from(sizes, Number), dim_order: Array.from(dimOrder, Number) };
+}
+
+export function layoutFromCore(layout) {
+  if (!layout) return null;
+  return { scalarType: layout.scalar_type, sizes: layout.sizes, dimOrder: layout.dim_order };
+}
+
+export function entriesToCore(entries, what) {
+  if (entries === null || typeof entries !== 'object') throw invalidArgument(`${what} must be an object`);
+  const out = {};
+  for (const [key, e] of Object.entries(entries)) {
+    const bufferIndex = e.bufferIndex ?? e.buffer_index;
+    if (!Number.isInteger(bufferIndex) || bufferIndex < 0) throw invalidArgument(`${what}['${key}'].bufferIndex must be a non-negative integer`);
+    const alignment = e.alignment ?? 1;
+    if (!Number.isInteger(alignment)) throw invalidArgument(`${what}['${key}'].alignment must be an integer`);
+    out[key] = { buffer_index: bufferIndex, alignment, tensor_layout: layoutToCore(e.tensorLayout ?? e.tensor_layout, `${what}['${key}'].tensorLayout`) };
+  }
+  return out;
+}
+
+export function entriesFromCore(entries) {
+  const out = {};
+  for (const [key, e] of Object.entries(entries)) {
+    out[key] = { bufferIndex: e.buffer_index, alignment: e.alignment, tensorLayout: layoutFromCore(e.tensor_layout) };
+  }
+  return out;
+}
+
+// A store output ({buffers, pteData, externalData}) -> core JSON, buffers by reference.
+export function storeOutputToCore(output, scope, what = 'namedDataStore') {
+  if (!output || !Array.isArray(output.buffers)) throw invalidArgument(`${what} must have a buffers array`);
+  const external = {};
+  for (const [tag, entries] of Object.entries(output.externalData ?? output.external_data ?? {})) {
+    external[tag] = entriesToCore(entries, `${what}.externalData['${tag}']`);
+  }
+  return {
+    buffers: output.buffers.map((b, i) => scope.bytes(toBytes(b, `${what}.buffers[${i}]`))),
+    pte_data: entriesToCore(output.pteData ?? output.pte_data ?? {}, `${what}.pteData`),
+    external_data: external,
+  };
+}
+
+export function storeOutputFromCore(json) {
+  const external = {};
+  for (const [tag, entries] of Object.entries(json.external_data)) external[tag] = entriesFromCore(entries);
+  return { buffers: json.buffers, pteData: entriesFromCore(json.pte_data), externalData: external };
+}
+
+export function pteConfigToCore(config = {}, defaultExtract = true) {
+  if (config === null || typeof config !== 'object') throw invalidArgument('config must be an object');
+  const check = (name, value, required) => {
+    if (value === undefined || value === null) {
+      if (required) throw invalidArgument(`config.${name} is required`);
+      return null;
+    }
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new EtpackError('INVALID_ALIGNMENT', `config.${name} must be a positive integer, got ${String(value)}`);
+    }
+    return value;
+  };
+  return {
+    extract_delegate_segments: config.extractDelegateSegments ?? defaultExtract,
+    segment_alignment: check('segmentAlignment', config.segmentAlignment ?? 128, true),
+    constant_tensor_alignment: check('constantTensorAlignment', config.constantTensorAlignment, false),
+    delegate_alignment: check('delegateAlignment', config.delegateAlignment, false),
+  };
+}

@@ -1,0 +1,426 @@
+// The embind surface: every function takes JSON text (plus a host object for
+// external bytes) and returns an Output. Nothing here throws; failures are
+// Outputs with a code, which the JS glue turns into Error objects.
+#include <emscripten/bind.h>
+
+#include "bindings/host_call.h"
+#include "bindings/marshal.h"
+#include "core/sha256.h"
+#include "encode/repack.h"
+#include "encode/serialize_for_executorch.h"
+#include "read/inspect.h"
+#include "read/ptd_reader.h"
+#include "read/pte_reader.h"
+#include "read/validate.h"
+
+namespace etpack::bindings {
+namespace {
+
+using emscripten::val;
+
+// Runs `body`, turning a failure into the Output's error.
+template <typename Body>
+Output* run(Body body) {
+  auto* out = new Output();
+  Status status = body(*out);
+  if (!status.ok()) out->fail(status.take_error());
+  return out;
+}
+
+Result<Json> parse_request(const std::string& text) {
+  auto j = parse_json(text);
+  if (!j.ok()) return make_error(ErrorCode::kInvalidArgument, "bad request: " + j.error().message);
+  return j;
+}
+
+// A JS data serializer: given the payload (bytes by reference), it returns a
+// reference to the bytes it wrote, which become the file unchanged.
+class HostDataSerializer : public DataSerializer {
+ public:
+  explicit HostDataSerializer(val host) : host_(std::move(host)) {}
+  Result<Cord> serialize(const DataPayload& payload) override {
+    Output refs;
+    Json j = Json::object();
+    Json buffers = Json::array();
+    for (const Blob& b : payload.buffers) {
+      Json ref = Json::object();
+      if (b.is_external()) {
+        ref.set("src", Json::unsigned_integer(b.external_info()->source));
+        ref.set("offset", Json::unsigned_integer(b.external_info()->offset));
+        ref.set("size", Json::unsigned_integer(b.size()));
+      } else {
+        ref.set("ptr", Json::unsigned_integer(reinterpret_cast<uintptr_t>(b.data())));
+        ref.set("len", Json::unsigned_integer(b.size()));
+      }
+      buffers.push(std::move(ref));
+    }
+    j.set("buffers", std::move(buffers));
+    j.set("named_data", entries_to_json(payload.named_data));
+    val result = host_.call<val>("serializeData", write_json(j));
+    if (!result.isString())
+      return make_error(ErrorCode::kInvalidArgument, "the data serializer did not return bytes");
+    auto reference = parse_json(result.as<std::string>());
+    if (!reference.ok()) return make_error(ErrorCode::kInternal, "data serializer result: " + reference.error().message);
+    if (const Json* err = reference->find("error"))
+      return make_error(ErrorCode::kInvalidArgument, "the data serializer failed: " + err->text());
+    ETP_ASSIGN(Blob bytes, blob_from_json(*reference));
+    Cord cord;
+    cord.append(bytes);
+    return cord;
+  }
+
+ private:
+  val host_;
+};
+
+Status fill_emitter(const Json& request, EmitterOutput& emitter) {
+  if (const Json* m = request.find("mutable_data"); m && m->is_array()) {
+    emitter.has_mutable_data = true;
+    for (const Json& ref : m->items()) {
+      ETP_ASSIGN(Blob b, blob_from_json(ref));
+      emitter.mutable_data.push_back(std::move(b));
+    }
+  }
+  if (const Json* map = request.find("external_constant_map"); map && map->is_object()) {
+    for (const auto& [tag, fqns] : map->members()) {
+      std::vector<std::pair<std::string, uint32_t>> list;
+      for (const auto& [fqn, index] : fqns.members()) {
+        auto i = index.as_uint64();
+        if (!i || *i > UINT32_MAX) return make_error(ErrorCode::kInvalidArgument, "externalConstantMap['" + tag + "']['" + fqn + "'] must be an index");
+        list.emplace_back(fqn, static_cast<uint32_t>(*i));
+      }
+      emitter.external_constant_map.emplace_back(tag, std::move(list));
+    }
+  }
+  if (const Json* buffers = request.find("external_constant_buffer"); buffers && buffers->is_array()) {
+    for (const Json& ref : buffers->items()) {
+      ETP_ASSIGN(Blob b, blob_from_json(ref));
+      emitter.external_constant_buffer.push_back(std::move(b));
+    }
+  }
+  return {};
+}
+
+Output* serialize_for_executorch_js(std::string program_text, std::string request_text, val host) {
+  HostScope scope(host);
+  return run([&](Output& out) -> Status {
+    ETP_ASSIGN(Json request, parse_request(request_text));
+    EmitterOutput emitter;
+    ETP_ASSIGN(emitter.program, program_from_text(program_text));
+    ETP_TRY(fill_emitter(request, emitter));
+    ETP_ASSIGN(PteConfig config, pte_config_from_json(request.find("config")));
+    std::optional<NamedDataStoreOutput> store;
+    if (const Json* s = request.find("store"); s && !s->is_null()) {
+      ETP_ASSIGN(NamedDataStoreOutput parsed, store_output_from_json(*s));
+      store = std::move(parsed);
+    }
+    FlatTensorSerializer flat(data_config_from_json(request.find("data_serializer_config")));
+    HostDataSerializer custom(host);
+    const Json* use_custom = request.find("custom_serializer");
+    DataSerializer& serializer = (use_custom && use_custom->bool_value()) ? static_cast<DataSerializer&>(custom)
+                                                                          : static_cast<DataSerializer&>(flat);
+    ETP_ASSIGN(SerializedArtifacts artifacts, serialize_for_executorch(emitter, config, serializer, store ? &*store : nullptr));
+    Json tags = Json::array();
+    out.add_cord(std::move(artifacts.pte));
+    for (auto& [tag, cord] : artifacts.ptd) {
+      tags.push(Json::string(tag));
+      out.add_cord(std::move(cord));
+    }
+    Json result = Json::object();
+    result.set("ptd_tags", std::move(tags));
+    out.set_json(write_json(result));
+    return {};
+  });
+}
+
+Output* serialize_pte_binary_js(std::string program_text, std::string request_text, val host) {
+  HostScope scope(host);
+  return run([&](Output& out) -> Status {
+    ETP_ASSIGN(Json request, parse_request(request_text));
+    EmitterOutput emitter;
+    ETP_ASSIGN(TableValue program, program_from_text(program_text));
+    ETP_TRY(fill_emitter(request, emitter));
+    ETP_ASSIGN(PteConfig config, pte_config_from_json(request.find("config")));
+    std::optional<NamedDataStoreOutput> named;
+    if (const Json* s = request.find("named_data"); s && !s->is_null()) {
+      ETP_ASSIGN(NamedDataStoreOutput parsed, store_output_from_json(*s));
+      named = std::move(parsed);
+    }
+    ETP_ASSIGN(Cord pte, serialize_pte_binary(program, emitter.has_mutable_data ? &emitter.mutable_data : nullptr,
+                                              named ? &*named : nullptr, config));
+    out.add_cord(std::move(pte));
+    out.set_json("{}");
+    return {};
+  });
+}
+
+Result<FileSource> file_source_from_json(const Json& request) {
+  const Json* head = request.find("head");
+  const Json* file = request.find("file");
+  if (head == nullptr || file == nullptr) return make_error(ErrorCode::kInvalidArgument, "request needs head and file");
+  FileSource source;
+  ETP_ASSIGN(source.head, blob_from_json(*head));
+  ETP_ASSIGN(source.file, blob_from_json(*file));
+  return source;
+}
+
+Output* deserialize_pte_binary_js(std::string request_text, val host) {
+  HostScope scope(host);
+  return run([&](Output& out) -> Status {
+    ETP_ASSIGN(Json request, parse_request(request_text));
+    ETP_ASSIGN(FileSource source, file_source_from_json(request));
+    ETP_ASSIGN(PteFile pte, deserialize_pte_binary(source.head, source.file));
+    Json result = Json::object();
+    result.set("program", program_to_js_json(pte.program, out));
+    if (pte.mutable_data) {
+      Json list = Json::array();
+      for (const Blob& b : *pte.mutable_data) list.push(blob_marker(out.add_blob(b)));
+      result.set("mutable_data", std::move(list));
+    } else {
+      result.set("mutable_data", Json::null());
+    }
+    result.set("named_data", pte.named_data ? store_output_to_json(*pte.named_data, out) : Json::null());
+    out.set_json(write_json(result));
+    return {};
+  });
+}
+
+Output* program_to_json_js(std::string program_text, val host) {
+  HostScope scope(host);
+  return run([&](Output& out) -> Status {
+    ETP_ASSIGN(TableValue program, program_from_text(program_text));
+    out.set_json(write_json(table_to_json(program)));
+    return {};
+  });
+}
+
+Output* ptd_serialize_js(std::string request_text, val host) {
+  HostScope scope(host);
+  return run([&](Output& out) -> Status {
+    ETP_ASSIGN(Json request, parse_request(request_text));
+    DataPayload payload;
+    const Json* buffers = request.find("buffers");
+    if (buffers == nullptr || !buffers->is_array()) return make_error(ErrorCode::kInvalidArgument, "payload needs buffers");
+    for (const Json& ref : buffers->items()) {
+      ETP_ASSIGN(Blob b, blob_from_json(ref));
+      payload.buffers.push_back(std::move(b));
+    }
+    const Json* named = request.find("named_data");
+    if (named == nullptr) return make_error(ErrorCode::kInvalidArgument, "payload needs namedData");
+    ETP_ASSIGN(payload.named_data, entries_from_json(*named));
+    FlatTensorSerializer serializer(data_config_from_json(request.find("config")));
+    ETP_ASSIGN(Cord cord, serializer.serialize(payload));
+    out.add_cord(std::move(cord));
+    out.set_json("{}");
+    return {};
+  });
+}
+
+Output* ptd_deserialize_js(std::string request_text, val host) {
+  HostScope scope(host);
+  return run([&](Output& out) -> Status {
+    ETP_ASSIGN(Json request, parse_request(request_text));
+    ETP_ASSIGN(FileSource source, file_source_from_json(request));
+    ETP_ASSIGN(PtdFile ptd, deserialize_ptd(source.head, source.file));
+    Json result = Json::object();
+    Json buffers = Json::array();
+    for (const Blob& b : ptd.payload.buffers) buffers.push(blob_marker(out.add_blob(b)));
+    result.set("buffers", std::move(buffers));
+    result.set("named_data", entries_to_json(ptd.payload.named_data));
+    out.set_json(write_json(result));
+    return {};
+  });
+}
+
+Output* head_size_js(std::string kind, std::string request_text) {
+  return run([&](Output& out) -> Status {
+    ETP_ASSIGN(Json request, parse_request(request_text));
+    ETP_ASSIGN(Blob probe, blob_from_json(*request.find("probe")));
+    auto size = request.find("size") ? request.find("size")->as_uint64() : std::nullopt;
+    if (!size) return make_error(ErrorCode::kInvalidArgument, "request needs the file size");
+    ETP_ASSIGN(uint64_t head, kind == "ptd" ? ptd_head_size(probe, *size) : pte_head_size(probe, *size));
+    Json result = Json::object();
+    result.set("head_size", Json::unsigned_integer(head));
+    out.set_json(write_json(result));
+    return {};
+  });
+}
+
+Output* inspect_js(std::string kind, std::string request_text) {
+  return run([&](Output& out) -> Status {
+    ETP_ASSIGN(Json request, parse_request(request_text));
+    ETP_ASSIGN(Blob file, blob_from_json(*request.find("file")));
+    ETP_ASSIGN(Json summary, kind == "ptd" ? inspect_ptd(file) : inspect_pte(file));
+    out.set_json(write_json(summary));
+    return {};
+  });
+}
+
+Output* validate_js(std::string request_text) {
+  return run([&](Output& out) -> Status {
+    ETP_ASSIGN(Json request, parse_request(request_text));
+    ETP_ASSIGN(Blob pte, blob_from_json(*request.find("pte")));
+    std::vector<std::pair<std::string, Blob>> ptds;
+    if (const Json* list = request.find("ptds"); list && list->is_object())
+      for (const auto& [name, ref] : list->members()) {
+        ETP_ASSIGN(Blob b, blob_from_json(ref));
+        ptds.emplace_back(name, std::move(b));
+      }
+    out.set_json(write_json(validate_artifacts(pte, ptds).to_json()));
+    return {};
+  });
+}
+
+Output* repack_js(std::string request_text, val host) {
+  HostScope scope(host);
+  return run([&](Output& out) -> Status {
+    ETP_ASSIGN(Json request, parse_request(request_text));
+    ETP_ASSIGN(FileSource source, file_source_from_json(*request.find("pte")));
+    RepackOptions options;
+    ETP_ASSIGN(options.config, pte_config_from_json(request.find("config")));
+    options.data_config = data_config_from_json(request.find("data_serializer_config"));
+    if (const Json* ext = request.find("externalize"); ext && ext->is_object()) {
+      ExternalizeOptions e;
+      if (const Json* tag = ext->find("tag"); tag && tag->is_string()) e.tag = tag->text();
+      if (const Json* patterns = ext->find("patterns"); patterns && patterns->is_array())
+        for (const Json& p : patterns->items()) e.patterns.push_back(p.text());
+      if (const Json* min = ext->find("min_bytes"); min && min->as_uint64()) e.min_bytes = *min->as_uint64();
+      if (const Json* align = ext->find("alignment"); align && align->as_uint64()) e.alignment = *align->as_uint64();
+      if (e.alignment == 0) return make_error(ErrorCode::kInvalidAlignment, "externalize alignment must be positive");
+      options.externalize = std::move(e);
+    }
+    if (const Json* merge = request.find("merge"); merge && merge->is_array())
+      for (const Json& m : merge->items()) {
+        ETP_ASSIGN(FileSource s, file_source_from_json(m));
+        options.merge.push_back(std::move(s));
+      }
+    if (const Json* tag = request.find("merge_tag"); tag && tag->is_string()) options.merge_tag = tag->text();
+    ETP_ASSIGN(RepackResult result, repack(source, options));
+    Json j = Json::object();
+    Json tags = Json::array();
+    out.add_cord(std::move(result.artifacts.pte));
+    for (auto& [tag, cord] : result.artifacts.ptd) {
+      tags.push(Json::string(tag));
+      out.add_cord(std::move(cord));
+    }
+    j.set("ptd_tags", std::move(tags));
+    Json moved = Json::array();
+    for (const MovedTensor& m : result.moved) {
+      Json t = Json::object();
+      t.set("key", Json::string(m.key));
+      t.set("bytes", Json::unsigned_integer(m.bytes));
+      Json paths = Json::array();
+      for (const std::string& p : m.paths) paths.push(Json::string(p));
+      t.set("paths", std::move(paths));
+      moved.push(std::move(t));
+    }
+    j.set("moved", std::move(moved));
+    j.set("merged_entries", Json::unsigned_integer(result.merged_entries));
+    out.set_json(write_json(j));
+    return {};
+  });
+}
+
+// The NamedDataStore, held in wasm; its buffers reference JS sources.
+class StoreHandle {
+ public:
+  Output* add(std::string key, std::string ref_text, double alignment, std::string tag, bool has_tag, std::string layout_text, val host) {
+    HostScope scope(host);
+    return run([&](Output&) -> Status {
+      auto ref = parse_json(ref_text);
+      if (!ref.ok()) return make_error(ErrorCode::kInvalidArgument, ref.error().message);
+      ETP_ASSIGN(Blob data, blob_from_json(*ref));
+      if (!(alignment >= 0) || alignment > 9007199254740991.0 || alignment != static_cast<double>(static_cast<uint64_t>(alignment)))
+        return make_error(ErrorCode::kInvalidAlignment, "Alignment must be greater than 0, received " + std::to_string(alignment) + ".");
+      std::optional<TensorLayout> layout;
+      if (!layout_text.empty()) {
+        auto lj = parse_json(layout_text);
+        if (!lj.ok()) return make_error(ErrorCode::kInvalidArgument, lj.error().message);
+        if (!lj->is_null()) {
+          ETP_ASSIGN(TensorLayout l, layout_from_json(*lj));
+          layout = std::move(l);
+        }
+      }
+      return store_.add_named_data(key, std::move(data), static_cast<uint64_t>(alignment),
+                                   has_tag ? std::optional<std::string>(tag) : std::nullopt, std::move(layout));
+    });
+  }
+  Output* merge(std::string output_text, val host) {
+    HostScope scope(host);
+    return run([&](Output&) -> Status {
+      ETP_ASSIGN(Json j, parse_request(output_text));
+      ETP_ASSIGN(NamedDataStoreOutput other, store_output_from_json(j));
+      return store_.merge_named_data_store(other);
+    });
+  }
+  Output* externalize(double max_bytes, std::string prefix, val host) {
+    HostScope scope(host);
+    return run([&](Output&) -> Status {
+      if (!(max_bytes > 0) || max_bytes != static_cast<double>(static_cast<uint64_t>(max_bytes)))
+        return make_error(ErrorCode::kInvalidArgument, "external data shard cap must be a positive integer, received " +
+                                                           std::to_string(max_bytes));
+      return store_.externalize_pte_data(static_cast<uint64_t>(max_bytes), prefix);
+    });
+  }
+  Output* output() {
+    return run([&](Output& out) -> Status {
+      out.set_json(write_json(store_output_to_json(store_.get_named_data_store_output(), out)));
+      return {};
+    });
+  }
+
+ private:
+  NamedDataStore store_;
+};
+
+// Incremental SHA-256 over heap bytes, for hosts without a synchronous hash.
+class Sha256Handle {
+ public:
+  void update(double ptr, double len) {
+    hasher_.update(reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(ptr)), static_cast<size_t>(len));
+  }
+  std::string finish() {
+    auto d = hasher_.finish();
+    return to_hex(d.data(), d.size());
+  }
+
+ private:
+  Sha256 hasher_;
+};
+
+}  // namespace
+}  // namespace etpack::bindings
+
+EMSCRIPTEN_BINDINGS(executorch_pack) {
+  using namespace emscripten;
+  using namespace etpack::bindings;
+  class_<Output>("Output")
+      .function("ok", &Output::ok)
+      .function("code", &Output::code)
+      .function("message", &Output::message)
+      .function("json", &Output::json)
+      .function("cordCount", &Output::cord_count)
+      .function("cordSize", &Output::cord_size)
+      .function("cordPieces", &Output::cord_pieces)
+      .function("blobList", &Output::blob_list);
+  class_<StoreHandle>("StoreHandle")
+      .constructor<>()
+      .function("add", &StoreHandle::add, allow_raw_pointers())
+      .function("merge", &StoreHandle::merge, allow_raw_pointers())
+      .function("externalize", &StoreHandle::externalize, allow_raw_pointers())
+      .function("output", &StoreHandle::output, allow_raw_pointers());
+  class_<Sha256Handle>("Sha256")
+      .constructor<>()
+      .function("update", &Sha256Handle::update)
+      .function("finish", &Sha256Handle::finish);
+  function("serializeForExecutorch", &serialize_for_executorch_js, allow_raw_pointers());
+  function("serializePteBinary", &serialize_pte_binary_js, allow_raw_pointers());
+  function("deserializePteBinary", &deserialize_pte_binary_js, allow_raw_pointers());
+  function("programToJson", &program_to_json_js, allow_raw_pointers());
+  function("ptdSerialize", &ptd_serialize_js, allow_raw_pointers());
+  function("ptdDeserialize", &ptd_deserialize_js, allow_raw_pointers());
+  function("headSize", &head_size_js, allow_raw_pointers());
+  function("inspect", &inspect_js, allow_raw_pointers());
+  function("validate", &validate_js, allow_raw_pointers());
+  function("repack", &repack_js, allow_raw_pointers());
+}

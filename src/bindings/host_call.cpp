@@ -1,0 +1,103 @@
+#include "bindings/host_call.h"
+
+#include <cstdlib>
+
+namespace etpack::bindings {
+namespace {
+
+emscripten::val* g_host = nullptr;
+
+std::optional<Digest> digest_from_host(uint32_t source, uint64_t offset, uint64_t size, void*) {
+  if (g_host == nullptr) return std::nullopt;
+  emscripten::val hex = (*g_host).call<emscripten::val>("digest", source, static_cast<double>(offset), static_cast<double>(size));
+  if (!hex.isString()) return std::nullopt;
+  std::string text = hex.as<std::string>();
+  if (text.size() != 64) return std::nullopt;
+  Digest d{};
+  for (size_t i = 0; i < 32; ++i) d[i] = static_cast<uint8_t>(std::strtoul(text.substr(2 * i, 2).c_str(), nullptr, 16));
+  return d;
+}
+
+emscripten::val pieces_of(const std::vector<std::pair<int, std::array<double, 3>>>& list) {
+  emscripten::val out = emscripten::val::array();
+  unsigned i = 0;
+  for (const auto& [kind, v] : list) {
+    out.set(i++, kind);
+    out.set(i++, v[0]);
+    out.set(i++, v[1]);
+    out.set(i++, v[2]);
+  }
+  return out;
+}
+
+std::pair<int, std::array<double, 3>> piece_of(const Blob& b) {
+  if (b.is_external())
+    return {2, {static_cast<double>(b.external_info()->source), static_cast<double>(b.size()),
+                static_cast<double>(b.external_info()->offset)}};
+  return {0, {static_cast<double>(reinterpret_cast<uintptr_t>(b.data())), static_cast<double>(b.size()), 0}};
+}
+
+bool read_from_host(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst, void*) {
+  if (g_host == nullptr) return false;
+  // The host copies straight into the heap at `dst` (one copy).
+  emscripten::val ok = (*g_host).call<emscripten::val>("read", source, static_cast<double>(offset),
+                                                        static_cast<double>(size),
+                                                        static_cast<double>(reinterpret_cast<uintptr_t>(dst)));
+  return ok.as<bool>();
+}
+
+}  // namespace
+
+emscripten::val Output::cord_pieces(size_t index) const {
+  std::vector<std::pair<int, std::array<double, 3>>> list;
+  for (const Cord::Piece& p : cords_[index].pieces()) {
+    if (p.kind == Cord::Piece::Kind::kZeros) list.push_back({1, {0, static_cast<double>(p.zeros), 0}});
+    else list.push_back(piece_of(p.bytes));
+  }
+  return pieces_of(list);
+}
+
+emscripten::val Output::blob_list() const {
+  std::vector<std::pair<int, std::array<double, 3>>> list;
+  for (const Blob& b : blobs_) list.push_back(piece_of(b));
+  return pieces_of(list);
+}
+
+Blob external_source(uint32_t id, uint64_t size) {
+  Blob::External info;
+  info.source = id;
+  return Blob::external(std::move(info), size);
+}
+
+Result<Blob> blob_from_json(const Json& j) {
+  if (const Json* src = j.find("src")) {
+    auto id = src->as_uint64();
+    auto size = j.find("size") ? j.find("size")->as_uint64() : std::nullopt;
+    auto offset = j.find("offset") ? j.find("offset")->as_uint64() : std::optional<uint64_t>(0);
+    if (!id || !size || !offset || *id > UINT32_MAX)
+      return make_error(ErrorCode::kInvalidArgument, "bad source reference " + write_json(j));
+    Blob::External info;
+    info.source = static_cast<uint32_t>(*id);
+    info.offset = *offset;
+    return Blob::external(std::move(info), *size);
+  }
+  auto ptr = j.find("ptr") ? j.find("ptr")->as_uint64() : std::nullopt;
+  auto len = j.find("len") ? j.find("len")->as_uint64() : std::nullopt;
+  if (!ptr || !len) return make_error(ErrorCode::kInvalidArgument, "bad byte reference " + write_json(j));
+  // Heap bytes the glue copied in and frees after the call.
+  return Blob::view(reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(*ptr)), static_cast<size_t>(*len));
+}
+
+HostScope::HostScope(emscripten::val host) : host_(std::move(host)) {
+  g_host = &host_;
+  set_external_digest_provider(&digest_from_host, nullptr);
+  set_external_reader(&read_from_host, nullptr);
+}
+
+HostScope::~HostScope() {
+  g_host = nullptr;
+  set_external_digest_provider(nullptr, nullptr);
+  set_external_reader(nullptr, nullptr);
+}
+
+}  // namespace etpack::bindings

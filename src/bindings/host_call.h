@@ -1,0 +1,78 @@
+// One call from JavaScript into the core: the sources it names, the digest
+// provider it installs, and the Output it hands back. All knowledge of JS
+// lives under src/bindings/; the core never depends on it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <emscripten/val.h>
+
+#include "core/blob.h"
+#include "core/json.h"
+#include "core/result.h"
+#include "encode/cord.h"
+
+namespace etpack::bindings {
+
+// What a call returns to JS. Owned by JS (embind object with delete());
+// heap pieces stay valid until it is deleted.
+class Output {
+ public:
+  bool ok() const { return error_.code == ErrorCode::kOk; }
+  std::string code() const { return ok() ? "" : error_code_name(error_.code); }
+  std::string message() const { return error_.message; }
+  std::string json() const { return json_; }
+
+  // Cords (artifacts) as flat piece lists: [kind, a, b, c] quadruples with
+  // kind 0 = heap bytes (a = pointer, b = length), 1 = zeros (b = count),
+  // 2 = external (a = source, b = length, c = offset). Lengths and offsets
+  // are doubles: exact below 2^53.
+  size_t cord_count() const { return cords_.size(); }
+  emscripten::val cord_pieces(size_t index) const;
+  double cord_size(size_t index) const { return static_cast<double>(cords_[index].size()); }
+  // Byte blobs referenced from json() as {"\u0000blob": i}: same encoding.
+  emscripten::val blob_list() const;
+
+  void fail(Error error) { error_ = std::move(error); }
+  void set_json(std::string json) { json_ = std::move(json); }
+  size_t add_cord(Cord cord) {
+    cords_.push_back(std::move(cord));
+    return cords_.size() - 1;
+  }
+  size_t add_blob(Blob blob) {
+    blobs_.push_back(std::move(blob));
+    return blobs_.size() - 1;
+  }
+
+ private:
+  Error error_{ErrorCode::kOk, ""};
+  std::string json_;
+  std::vector<Cord> cords_;
+  std::vector<Blob> blobs_;
+};
+
+// A byte source named by id: bytes that stay in JS. `size` is exact.
+Blob external_source(uint32_t id, uint64_t size);
+
+// Reads JSON like {"src": id, "size": n} (a source reference written by the
+// JS glue) into an external Blob, or a heap range {"ptr": p, "len": n}.
+Result<Blob> blob_from_json(const Json& j);
+
+// While alive, external digests are asked of JS (`digest(id, offset, size)`
+// returning 64 hex chars), and inline external bytes can be read through
+// `read(id, offset, size)` returning a Uint8Array.
+class HostScope {
+ public:
+  explicit HostScope(emscripten::val host);
+  ~HostScope();
+  HostScope(const HostScope&) = delete;
+  HostScope& operator=(const HostScope&) = delete;
+  const emscripten::val& host() const { return host_; }
+
+ private:
+  emscripten::val host_;
+};
+
+}  // namespace etpack::bindings

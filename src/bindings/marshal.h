@@ -1,0 +1,38 @@
+// JSON shapes exchanged with the JS glue (npm/src/marshal.mjs is the other
+// half). Byte references: {"src": id, "size": n[, "offset": o]} for bytes
+// that stay in JS, {"ptr": p, "len": n} for bytes the glue put in the heap.
+// Returned bytes are {"\u0000blob": i}, an index into Output::blob_list().
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "bindings/host_call.h"
+#include "core/json.h"
+#include "encode/pte_writer.h"
+#include "encode/ptd_writer.h"
+#include "model/fb_value.h"
+#include "model/named_data_store.h"
+#include "model/value_json.h"
+
+namespace etpack::bindings {
+
+Result<TensorLayout> layout_from_json(const Json& j);
+Json layout_to_json(const std::optional<TensorLayout>& layout);
+Result<EntryMap> entries_from_json(const Json& j);
+Json entries_to_json(const EntryMap& entries);
+// {buffers: [ref], pte_data: {...}, external_data: {tag: {...}}}
+Result<NamedDataStoreOutput> store_output_from_json(const Json& j);
+// The same with buffers as {"\u0000blob": i} registered in `out`.
+Json store_output_to_json(const NamedDataStoreOutput& store, Output& out);
+Result<PteConfig> pte_config_from_json(const Json* j);
+FlatTensorConfig data_config_from_json(const Json* j);
+
+// Program text with byte references, into the model.
+Result<TableValue> program_from_text(const std::string& text);
+// The model as JSON for JS: BigInt markers, byte vectors as returned blobs.
+Json program_to_js_json(const TableValue& program, Output& out);
+
+Json blob_marker(size_t index);
+
+}  // namespace etpack::bindings
