@@ -289,8 +289,44 @@ export function createApi(module, platform, version) {
     });
   }
 
+  // Repack a .pte (+ merge .ptd files) with a new layout; see
+  // src/encode/repack.h for externalize's naming rule.
+  function repack(pte, options = {}) {
+    const bytes = toBytes(pte, 'pte');
+    const { externalize = null, merge = [], mergeTag = 'model', dataSerializer = null } = options ?? {};
+    return withScope((scope, heap) => {
+      const request = {
+        pte: fileRequest(bytes, 'pte', scope, heap),
+        config: pteConfigToCore(options ?? {}, false),
+        data_serializer_config: { segment_alignment: dataSerializer?.config?.segmentAlignment ?? options.dataSegmentAlignment ?? 128 },
+        merge: (Array.isArray(merge) ? merge : Object.values(merge)).map((p, i) => fileRequest(toBytes(p, `merge[${i}]`), 'ptd', scope, heap)),
+        merge_tag: mergeTag,
+      };
+      if (externalize) {
+        const e = externalize === true ? {} : externalize;
+        request.externalize = {
+          tag: e.tag ?? 'model',
+          patterns: e.patterns ?? (e.names ? e.names : []),
+          min_bytes: e.minBytes ?? 0,
+          alignment: e.alignment ?? 16,
+        };
+      }
+      const out = call(() => module.repack(JSON.stringify(request), sources.host()));
+      try {
+        const reply = JSON.parse(out.json());
+        const [pteBytes, ...files] = takeCords(out);
+        const ptd = {};
+        reply.ptd_tags.forEach((tag, i) => { ptd[tag] = files[i]; });
+        return { pte: pteBytes, ptd, moved: reply.moved, mergedEntries: reply.merged_entries };
+      } finally {
+        out.delete();
+      }
+    });
+  }
+
   return {
     version,
+    repack,
     NamedDataStore,
     FlatTensorSerializer,
     EtpackError,
