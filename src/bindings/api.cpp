@@ -1,6 +1,8 @@
 // The embind surface: every function takes JSON text (plus a host object for
 // external bytes) and returns an Output. Nothing here throws; failures are
 // Outputs with a code, which the JS glue turns into Error objects.
+#include <cstring>
+
 #include <emscripten/bind.h>
 
 #include "bindings/host_call.h"
@@ -266,6 +268,18 @@ Output* validate_js(std::string request_text) {
         ETP_ASSIGN(Blob b, blob_from_json(ref));
         ptds.emplace_back(name, std::move(b));
       }
+    // A .ptd (FT01) given as the main file is validated on its own, and so
+    // is every other file given with it.
+    if (pte.data() && pte.size() >= 8 && std::memcmp(pte.data() + 4, "FT01", 4) == 0) {
+      ValidationReport report = validate_ptd(request.find("name") && request.find("name")->is_string() ? request.find("name")->text() : "ptd", pte);
+      for (const auto& [name, b] : ptds) {
+        ValidationReport one = validate_ptd(name, b);
+        report.errors.insert(report.errors.end(), one.errors.begin(), one.errors.end());
+        report.warnings.insert(report.warnings.end(), one.warnings.begin(), one.warnings.end());
+      }
+      out.set_json(write_json(report.to_json()));
+      return {};
+    }
     out.set_json(write_json(validate_artifacts(pte, ptds).to_json()));
     return {};
   });

@@ -1,0 +1,226 @@
+// The CLI (npm/bin/executorch-pack.mjs): validate, inspect, repack, usage errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { CLI, CONFORMANCE, ARTIFACTS, caseNames, loadCase, kindOf } from './helpers/common.mjs';
+
+function run(args) {
+  return new Promise((resolvePromise) => {
+    execFile(process.execPath, [CLI, ...args], { maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+      resolvePromise({ status: error ? error.code : 0, stdout, stderr });
+    });
+  });
+}
+
+// Runs jobs with bounded parallelism.
+async function all(jobs, width = 8) {
+  const results = new Array(jobs.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < jobs.length) {
+      const i = next++;
+      results[i] = await jobs[i]();
+    }
+  }));
+  return results;
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'etpack-cli-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+
+const filesIn = (dir, ext) => readdirSync(dir).filter((f) => f.endsWith(ext)).sort().map((f) => join(dir, f));
+
+test('validate: every artifact is clean (exit 0)', async () => {
+  const files = filesIn(ARTIFACTS, '.pte');
+  assert.ok(files.length >= 3);
+  const results = await all(files.map((f) => () => run(['validate', f, '--json'])));
+  results.forEach((r, i) => {
+    assert.equal(r.status, 0, `${files[i]}: ${r.stdout}${r.stderr}`);
+    assert.equal(JSON.parse(r.stdout).ok, true);
+  });
+});
+
+test('validate: every .pte/.ptd output in conformance is clean; external tensors resolve', async () => {
+  const jobs = [];
+  for (const name of caseNames()) {
+    const dir = join(CONFORMANCE, name);
+    const ptds = [...filesIn(dir, '.ptd')];
+    for (const pte of filesIn(dir, '.pte')) jobs.push({ name, args: ['validate', pte, ...ptds, '--json'], resolved: ptds.length > 0 });
+    for (const ptd of ptds) jobs.push({ name, args: ['validate', ptd, '--json'] });
+  }
+  assert.ok(jobs.length >= 50, `only ${jobs.length} files`);
+  const results = await all(jobs.map((j) => () => run(j.args)));
+  let withPtd = 0;
+  results.forEach((r, i) => {
+    const { name, args, resolved } = jobs[i];
+    assert.equal(r.status, 0, `${name} ${args.join(' ')}: ${r.stdout}${r.stderr}`);
+    const report = JSON.parse(r.stdout);
+    assert.equal(report.ok, true);
+    assert.deepEqual(report.errors, []);
+    if (resolved) {
+      ++withPtd;
+      const unresolved = report.warnings.filter((w) => w.code === 'EXTERNAL_TENSOR_UNRESOLVED');
+      assert.deepEqual(unresolved, [], `${name}: every external tensor resolves`);
+    }
+  });
+  assert.ok(withPtd >= 5, 'several .pte files validated together with their .ptd files');
+});
+
+test('validate: human output, and exit 1 on a broken file', async () => {
+  const ok = await run(['validate', join(ARTIFACTS, 'add.pte')]);
+  assert.equal(ok.status, 0);
+  assert.match(ok.stdout, /OK/);
+  const broken = join(tmp, 'truncated.pte');
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(broken, readFileSync(join(ARTIFACTS, 'add.pte')).subarray(0, 100));
+  const bad = await run(['validate', broken]);
+  assert.equal(bad.status, 1, bad.stdout + bad.stderr);
+  assert.match(bad.stdout, /error [A-Z_]+/);
+  const badJson = await run(['validate', broken, '--json']);
+  assert.equal(badJson.status, 1);
+  const report = JSON.parse(badJson.stdout);
+  assert.equal(report.ok, false);
+  assert.ok(report.errors.every((e) => typeof e.code === 'string' && e.code.length > 0));
+});
+
+test('inspect --json of arduino_add.pte: method, operators, constants, segment map covering the file once', async () => {
+  const file = join(ARTIFACTS, 'arduino_add.pte');
+  const size = readFileSync(file).length;
+  const r = await run(['inspect', file, '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  assert.equal(s.format, 'pte');
+  assert.equal(s.fileSize, size);
+  assert.equal(s.methods.length, 1);
+  assert.equal(s.methods[0].name, 'forward');
+  assert.ok(s.methods[0].operators.length >= 1);
+  assert.ok(s.methods[0].operators.some((o) => o.name === 'aten::add'));
+  assert.ok(s.constants.count >= 1);
+  assert.ok(s.constants.totalBytes > 0);
+  let at = 0;
+  for (const range of s.segmentMap) {
+    assert.equal(range.start, at, 'ranges are contiguous and ordered');
+    assert.ok(range.end > range.start, 'no empty range');
+    assert.equal(range.size, range.end - range.start);
+    at = range.end;
+  }
+  assert.equal(at, size, 'the map ends at the end of the file');
+  assert.ok(s.segmentMap.some((m) => m.kind === 'constant'));
+  const sum = Object.values(s.bytesByCategory).reduce((a, b) => a + b, 0);
+  assert.equal(sum, size);
+});
+
+test('inspect: human-readable tables', async () => {
+  const r = await run(['inspect', join(ARTIFACTS, 'arduino_add.pte')]);
+  assert.equal(r.status, 0, r.stderr);
+  for (const heading of ['Methods (1)', 'aten::add', 'Constants', 'Size breakdown', 'Segment map', 'flatbuffer']) {
+    assert.ok(r.stdout.includes(heading), `output names ${heading}`);
+  }
+  const ptd = await run(['inspect', join(CONFORMANCE, '13_everything', 'model.ptd')]);
+  assert.equal(ptd.status, 0, ptd.stderr);
+  assert.match(ptd.stdout, /Named data \(3\)/);
+});
+
+function repackArgs(config) {
+  const args = [];
+  if (config.extract_delegate_segments) args.push('--extract-delegate-segments');
+  if (config.segment_alignment !== null) args.push('--segment-alignment', String(config.segment_alignment));
+  if (config.constant_tensor_alignment !== null) args.push('--constant-tensor-alignment', String(config.constant_tensor_alignment));
+  if (config.delegate_alignment !== null) args.push('--delegate-alignment', String(config.delegate_alignment));
+  return args;
+}
+
+test('repack of every conformance .pte output with its case config is byte-identical (except 08b)', async () => {
+  const jobs = [];
+  for (const name of caseNames()) {
+    const c = loadCase(name);
+    if (kindOf(c.spec) !== 'serialize' || !c.spec.expected?.pte || name.startsWith('08b')) continue;
+    const out = join(tmp, name, 'repacked.pte');
+    jobs.push({ name, input: join(c.dir, c.spec.expected.pte), out, args: repackArgs(c.spec.config) });
+  }
+  assert.ok(jobs.length >= 25, `only ${jobs.length} cases`);
+  const results = await all(jobs.map((j) => () => run(['repack', j.input, '-o', j.out, ...j.args])));
+  results.forEach((r, i) => {
+    const j = jobs[i];
+    assert.equal(r.status, 0, `${j.name}: ${r.stderr}`);
+    assert.ok(Buffer.compare(readFileSync(j.out), readFileSync(j.input)) === 0, `${j.name}: repacked bytes differ`);
+    assert.deepEqual(readdirSync(join(tmp, j.name)), ['repacked.pte'], `${j.name}: no .ptd written`);
+  });
+});
+
+test('repack of arduino_add.pte with default flags is byte-identical', async () => {
+  const input = join(ARTIFACTS, 'arduino_add.pte');
+  const out = join(tmp, 'arduino', 'out.pte');
+  const r = await run(['repack', input, '-o', out]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /wrote/);
+  assert.ok(Buffer.compare(readFileSync(out), readFileSync(input)) === 0);
+});
+
+test('repack --externalize writes <tag>.ptd next to OUT; the pair validates; --merge folds it back', async () => {
+  const input = join(ARTIFACTS, 'arduino_add.pte');
+  const dir = join(tmp, 'ext');
+  const out = join(dir, 'model.pte');
+  const r = await run(['repack', input, '-o', out, '--externalize=weights', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const summary = JSON.parse(r.stdout);
+  assert.equal(summary.moved.length, 1);
+  assert.ok(existsSync(join(dir, 'weights.ptd')));
+  const v = await run(['validate', out, join(dir, 'weights.ptd'), '--json']);
+  assert.equal(v.status, 0, v.stdout);
+  assert.deepEqual(JSON.parse(v.stdout).warnings, []);
+  const alone = JSON.parse((await run(['validate', out, '--json'])).stdout);
+  assert.ok(alone.warnings.some((w) => w.code === 'EXTERNAL_TENSOR_UNRESOLVED'));
+
+  const merged = join(tmp, 'merged', 'm.pte');
+  const m = await run(['repack', out, '-o', merged, '--merge', join(dir, 'weights.ptd'), '--merge-tag', 'weights']);
+  assert.equal(m.status, 0, m.stderr);
+  assert.ok(existsSync(join(tmp, 'merged', 'weights.ptd')));
+
+  const none = join(tmp, 'pattern', 'p.pte');
+  const p = await run(['repack', input, '-o', none, '--externalize-pattern', 'no.such.*', '--json']);
+  assert.equal(p.status, 0, p.stderr);
+  assert.equal(JSON.parse(p.stdout).moved.length, 0);
+  const big = join(tmp, 'min', 'p.pte');
+  const b = await run(['repack', input, '-o', big, '--externalize', '--externalize-min-bytes', '1000', '--json']);
+  assert.equal(b.status, 0, b.stderr);
+  assert.equal(JSON.parse(b.stdout).moved.length, 0);
+});
+
+test('usage errors exit 2 with a message on stderr', async () => {
+  const cases = [
+    [],
+    ['frobnicate'],
+    ['inspect'],
+    ['inspect', 'a', 'b'],
+    ['validate'],
+    ['validate', join(tmp, 'does-not-exist.pte')],
+    ['inspect', join(ARTIFACTS, 'add.pte'), '--bogus'],
+    ['repack', join(ARTIFACTS, 'add.pte')],
+    ['repack', join(ARTIFACTS, 'add.pte'), '-o'],
+    ['repack', join(ARTIFACTS, 'add.pte'), '-o', join(tmp, 'x.pte'), '--segment-alignment', 'abc'],
+    ['repack', join(ARTIFACTS, 'add.pte'), '-o', join(tmp, 'x.pte'), '--segment-alignment', '0'],
+  ];
+  const results = await all(cases.map((args) => () => run(args)));
+  results.forEach((r, i) => {
+    assert.equal(r.status, 2, `${cases[i].join(' ')}: status ${r.status}`);
+    assert.ok(r.stderr.length > 0, `${cases[i].join(' ')}: stderr`);
+    assert.equal(r.stdout, '');
+  });
+  assert.match(results[1].stderr, /USAGE/);
+  assert.match(results[5].stderr, /IO_ERROR/);
+});
+
+test('--help and --version', async () => {
+  for (const args of [['--help'], ['inspect', '--help'], ['validate', '--help'], ['repack', '--help'], ['help', 'repack']]) {
+    const r = await run(args);
+    assert.equal(r.status, 0);
+    assert.match(r.stdout, /Usage/);
+  }
+  const v = await run(['--version']);
+  assert.equal(v.status, 0);
+  assert.equal(v.stdout.trim(), JSON.parse(readFileSync(new URL('../../npm/package.json', import.meta.url), 'utf8')).version);
+});
