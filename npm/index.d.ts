@@ -1,0 +1,420 @@
+// Types for executorch-pack: ExecuTorch's .pte/.ptd serializer, inspector and
+// validator, compiled to WebAssembly. Names follow upstream's Python API
+// (serialize_for_executorch -> serializeForExecutorch); the Program keeps
+// upstream's snake_case JSON shape (`_program_to_json`).
+
+/** Anything byte-like: taken as a view of the same memory, never converted by the caller. */
+export type Bytes = ArrayBuffer | SharedArrayBuffer | ArrayBufferView;
+
+/** An int64 field: a Number when it is a safe integer, a BigInt otherwise. */
+export type Int64 = number | bigint;
+
+/**
+ * A Program in upstream's `_program_to_json` shape (snake_case fields, enums
+ * as integers, each union field `f` with `f_type`, doubles `inf`/`-inf` as
+ * strings). Byte fields take integer lists or any {@link Bytes}; int64 fields
+ * a Number (safe integers only) or a BigInt. Programs returned by the API use
+ * Number where exact and BigInt otherwise, and byte fields come back as
+ * Uint8Array; they can be passed back in unchanged.
+ */
+export interface Program {
+  version: number;
+  execution_plan: ExecutionPlan[];
+  constant_buffer: { storage: Uint8Array | number[] }[];
+  backend_delegate_data: { data: Uint8Array | number[] }[];
+  segments: { offset: Int64; size: Int64 }[];
+  constant_segment: { segment_index: number; offsets: Int64[] } | null;
+  mutable_data_segments?: { segment_index: number; offsets: Int64[] }[] | null;
+  named_data?: { key: string; segment_index: number }[] | null;
+  [field: string]: unknown;
+}
+
+export interface ExecutionPlan {
+  name: string;
+  values: { val: Record<string, unknown>; val_type: string }[];
+  inputs: Int64[];
+  outputs: Int64[];
+  chains: Record<string, unknown>[];
+  operators: { name: string; overload: string }[];
+  delegates: Record<string, unknown>[];
+  non_const_buffer_sizes: Int64[];
+  [field: string]: unknown;
+}
+
+/** Tensor layout of a named data entry (`TensorLayout` upstream). */
+export interface TensorLayout {
+  /** ScalarType as an integer (6 = Float, ...). */
+  scalarType: number;
+  sizes: number[];
+  dimOrder: number[];
+}
+
+/** One named data entry; `bufferIndex` points into the owner's `buffers`. */
+export interface DataEntry {
+  bufferIndex: number;
+  alignment: number;
+  tensorLayout: TensorLayout | null;
+}
+
+/** `NamedDataStoreOutput` upstream. Returned buffers are views of the arrays that were added (no copy). */
+export interface NamedDataStoreOutput {
+  buffers: Uint8Array[];
+  pteData: Record<string, DataEntry>;
+  /** tag -> key -> entry, tags in insertion order. */
+  externalData: Record<string, Record<string, DataEntry>>;
+}
+
+/** The same shape as input: any {@link Bytes} as buffers; snake_case keys are accepted too. */
+export interface NamedDataStoreOutputInput {
+  buffers: Bytes[];
+  pteData?: Record<string, DataEntryInput>;
+  externalData?: Record<string, Record<string, DataEntryInput>>;
+  pte_data?: Record<string, DataEntryInput>;
+  external_data?: Record<string, Record<string, DataEntryInput>>;
+}
+
+export interface DataEntryInput {
+  bufferIndex?: number;
+  buffer_index?: number;
+  alignment?: number;
+  tensorLayout?: TensorLayoutInput | null;
+  tensor_layout?: TensorLayoutInput | null;
+}
+
+export interface TensorLayoutInput {
+  scalarType?: number;
+  scalar_type?: number;
+  sizes?: ArrayLike<number>;
+  dimOrder?: ArrayLike<number>;
+  dim_order?: ArrayLike<number>;
+}
+
+/** What the emitter produced (`EmitterOutput` upstream, the parts the serializer reads). */
+export interface EmitterOutput {
+  /** A Program object or its JSON text. */
+  program: Program | string;
+  /** Each mutable buffer's storage (or `{storage}` objects), or null. */
+  mutableData?: (Bytes | { storage: Bytes })[] | null;
+  /** `{tag: {fqn: index into externalConstantBuffer}}`. */
+  externalConstantMap?: Record<string, Record<string, number>>;
+  externalConstantBuffer?: Bytes[];
+}
+
+/** `ExecutorchBackendConfig`'s serialization fields. */
+export interface PteConfig {
+  /** Default true for serializeForExecutorch, false for serializePteBinary and repack. */
+  extractDelegateSegments?: boolean;
+  /** Default 128. */
+  segmentAlignment?: number;
+  constantTensorAlignment?: number | null;
+  delegateAlignment?: number | null;
+}
+
+export interface FlatTensorConfig {
+  /** Default 128. */
+  segmentAlignment?: number;
+}
+
+/** What a data serializer receives: all buffers of the store, and one tag's entries. */
+export interface DataPayload {
+  buffers: Uint8Array[];
+  namedData: Record<string, DataEntry>;
+}
+
+export interface DataPayloadInput {
+  buffers: Bytes[];
+  namedData?: Record<string, DataEntryInput>;
+  named_data?: Record<string, DataEntryInput>;
+}
+
+/** Any object that turns a payload into the bytes of a data file. */
+export interface DataSerializer {
+  serialize(payload: DataPayload): Bytes;
+}
+
+export declare class FlatTensorSerializer implements DataSerializer {
+  constructor(config?: FlatTensorConfig);
+  readonly config: Required<FlatTensorConfig>;
+  /** The bytes of a .ptd (FlatTensor) file. */
+  serialize(payload: DataPayloadInput): Uint8Array;
+  /** A .ptd back into buffers and entries (alignment is always 1 on the way back). */
+  deserialize(data: Bytes): DataPayload;
+}
+
+export interface AddNamedDataOptions {
+  /** Positive power of two; default 1. */
+  alignment?: number;
+  /** Put the entry in the .ptd with this tag instead of the .pte; default null. */
+  externalTag?: string | null;
+  tensorLayout?: TensorLayoutInput | null;
+}
+
+export declare class NamedDataStore {
+  constructor();
+  /** Same key with different bytes throws DUPLICATE_KEY; equal bytes are stored once. */
+  addNamedData(key: string, data: Bytes, options?: AddNamedDataOptions): void;
+  mergeNamedDataStore(other: NamedDataStore | NamedDataStoreOutputInput): void;
+  /** Moves PTE data into .ptd shards of at most maxDataBytes each, tagged `${tagPrefix}...`. */
+  externalizePteData(maxDataBytes: number | bigint, tagPrefix: string): void;
+  getNamedDataStoreOutput(): NamedDataStoreOutput;
+  /** Frees the wasm-side store and releases references to the added arrays. */
+  delete(): void;
+}
+
+export interface SerializedArtifacts {
+  pte: Uint8Array;
+  /** tag -> .ptd bytes, in tag insertion order. */
+  ptd: Record<string, Uint8Array>;
+}
+
+export interface PteFile {
+  program: Program | string;
+  mutableData?: (Bytes | { storage: Bytes })[] | null;
+  namedData?: NamedDataStore | NamedDataStoreOutputInput | null;
+}
+
+export interface DeserializedPte {
+  program: Program;
+  mutableData: Uint8Array[] | null;
+  namedData: NamedDataStoreOutput | null;
+}
+
+// --- inspect -------------------------------------------------------------------
+
+export type SegmentMapKind = 'preamble' | 'header' | 'padding' | 'flatbuffer' | 'constant' | 'mutable'
+  | 'delegate' | 'namedData' | 'segment' | 'unused';
+
+export interface SegmentMapRange {
+  start: number;
+  /** Exclusive. */
+  end: number;
+  size: number;
+  kind: SegmentMapKind;
+  segment: number | null;
+  owners: string[];
+  clipped: boolean;
+}
+
+export interface SegmentSummary {
+  index: number;
+  offset: number;
+  size: number;
+  kind: string;
+  owners: string[];
+}
+
+export interface BytesByCategory {
+  header: number;
+  flatbufferMetadata: number;
+  constants: number;
+  mutableData: number;
+  delegateBlobs: number;
+  namedData: number;
+  padding: number;
+  unused: number;
+}
+
+export interface ValueSummary {
+  index: number;
+  type: string;
+  dtype: string | null;
+  shape: number[] | null;
+}
+
+export interface MethodSummary {
+  name: string | null;
+  inputs: ValueSummary[];
+  outputs: ValueSummary[];
+  valueCount: number;
+  chainCount: number;
+  instructionCount: number;
+  operators: { name: string; overload: string | null; count: number }[];
+  delegates: {
+    index: number;
+    id: string | null;
+    location: 'inline' | 'segment' | 'missing' | 'invalid';
+    dataIndex: number | null;
+    size: number | null;
+    offset: number | null;
+    compileSpecs: string[];
+  }[];
+  nonConstBufferSizes: Int64[];
+}
+
+export interface PteSummary {
+  format: 'pte';
+  fileSize: number;
+  identifier: string;
+  rootOffset: number;
+  header: null | { length: number; programSize: number; segmentBaseOffset: number; segmentDataSize: number };
+  programVersion: number;
+  segmentAlignment: number | null;
+  methods: MethodSummary[];
+  constants: {
+    storage: 'segment' | 'inline' | 'none';
+    segment: number | null;
+    count: number;
+    totalBytes: number;
+    largest: null | { index: number; size: number };
+  };
+  mutableData: null | { segment: number | null; count: number; totalBytes: number };
+  namedData: { key: string | null; segment: number; size: number | null }[];
+  externalTensors: { name: string; dtype: string | null; shape: number[] | null; size: number | null; mutable: boolean }[];
+  segments: SegmentSummary[];
+  segmentMap: SegmentMapRange[];
+  bytesByCategory: BytesByCategory;
+}
+
+export interface PtdSummary {
+  format: 'ptd';
+  fileSize: number;
+  identifier: string;
+  rootOffset: number;
+  header: { length: number; flatbufferOffset: number; flatbufferSize: number; segmentBaseOffset: number; segmentDataSize: number };
+  version: number;
+  segmentAlignment: number | null;
+  namedData: {
+    key: string | null; segment: number; size: number | null;
+    dtype: string | null; shape: number[] | null; dimOrder: number[] | null;
+  }[];
+  segments: SegmentSummary[];
+  segmentMap: SegmentMapRange[];
+  bytesByCategory: BytesByCategory;
+}
+
+export interface InspectOptions {
+  /** Default: 'ptd' when the file's identifier is FT.., otherwise 'pte'. */
+  kind?: 'pte' | 'ptd';
+}
+
+// --- validate ------------------------------------------------------------------
+
+/** Stable codes of validate() findings. */
+export type FindingCode =
+  | 'BAD_IDENTIFIER' | 'CONSTANTS_IN_BOTH' | 'CONSTANT_BUFFER_SIZE_MISMATCH' | 'DELEGATE_DATA_UNREFERENCED'
+  | 'DELEGATE_INDEX_OUT_OF_RANGE' | 'DELEGATE_LOCATION_INVALID' | 'DELEGATE_REFERENCE_MISSING' | 'DUPLICATE_KEY'
+  | 'EXTERNAL_TENSOR_AMBIGUOUS' | 'EXTERNAL_TENSOR_NOT_FOUND' | 'EXTERNAL_TENSOR_NO_LAYOUT' | 'EXTERNAL_TENSOR_NO_NAME'
+  | 'EXTERNAL_TENSOR_SHAPE_MISMATCH' | 'EXTERNAL_TENSOR_SIZE_MISMATCH' | 'EXTERNAL_TENSOR_TYPE_MISMATCH'
+  | 'EXTERNAL_TENSOR_UNRESOLVED' | 'FILE_TOO_SMALL' | 'FLATBUFFER_INVALID' | 'FLATBUFFER_LIMIT_EXCEEDED'
+  | 'FLATBUFFER_RANGE_INVALID' | 'HEADER_LENGTH_INVALID' | 'HEADER_LENGTH_UNUSUAL' | 'HEADER_MISSING' | 'HEADER_TRUNCATED'
+  | 'LAYOUT_INVALID' | 'LAYOUT_LARGER_THAN_DATA' | 'LAYOUT_SMALLER_THAN_DATA' | 'MISSING_FIELD' | 'MUTABLE_DATA_MISSING'
+  | 'MUTABLE_SEGMENTS_MULTIPLE' | 'NAMED_DATA_KEY_MISSING' | 'PADDING_NOT_ZERO' | 'PROGRAM_SIZE_OUT_OF_RANGE'
+  | 'SEGMENTS_OVERLAP' | 'SEGMENTS_UNSORTED' | 'SEGMENTS_WITHOUT_HEADER' | 'SEGMENT_BASE_OUT_OF_RANGE'
+  | 'SEGMENT_DATA_PAST_END' | 'SEGMENT_DATA_WITHOUT_SEGMENTS' | 'SEGMENT_INDEX_OUT_OF_RANGE' | 'SEGMENT_MISALIGNED'
+  | 'SEGMENT_OUT_OF_BOUNDS' | 'SEGMENT_UNREFERENCED' | 'SUBSEGMENT_OFFSETS_UNSORTED' | 'SUBSEGMENT_OFFSET_OUT_OF_RANGE'
+  | 'TENSOR_DATA_INDEX_OUT_OF_RANGE' | 'TENSOR_DATA_OUT_OF_BOUNDS' | 'TENSOR_DATA_OVERLAPS_NEXT'
+  | 'TENSOR_DIM_ORDER_INVALID' | 'TENSOR_SCALAR_TYPE_INVALID' | 'TENSOR_SIZES_INVALID' | 'TENSOR_STORAGE_OFFSET'
+  | 'TOO_MANY_FINDINGS' | 'TRAILING_BYTES' | 'UNSUPPORTED_VERSION' | 'VALIDATION_LIMIT_EXCEEDED'
+  | 'VALUE_INDEX_OUT_OF_RANGE'
+  | (string & {});
+
+export interface Finding {
+  code: FindingCode;
+  message: string;
+  /** 'pte' or the .ptd's name as given. */
+  file: string;
+  offset: number | null;
+  /** e.g. 'execution_plan[0].values[12]'. */
+  path: string | null;
+}
+
+export interface ValidationReport {
+  ok: boolean;
+  errors: Finding[];
+  warnings: Finding[];
+}
+
+// --- repack --------------------------------------------------------------------
+
+export interface ExternalizeOptions {
+  /** Tag of the .ptd the constants move to; default 'model'. */
+  tag?: string;
+  /** Globs ('*', '?') on the tensor's key; empty: all constants. */
+  patterns?: string[];
+  /** Tensors smaller than this stay in the .pte; default 0. */
+  minBytes?: number;
+  /** Named-data alignment of moved tensors; default 16. */
+  alignment?: number;
+}
+
+export interface RepackOptions extends PteConfig {
+  /** Move constant tensors into a .ptd: true for the defaults, or options. */
+  externalize?: boolean | ExternalizeOptions | null;
+  /** .ptd files whose named data joins `mergeTag` (an array, or an object of name -> bytes). */
+  merge?: Bytes[] | Record<string, Bytes>;
+  /** Default 'model'. */
+  mergeTag?: string;
+  /** Segment alignment of written .ptd files; default 128. */
+  dataSegmentAlignment?: number;
+  /** Alternatively, a FlatTensorSerializer whose segmentAlignment is used. */
+  dataSerializer?: FlatTensorSerializer | null;
+}
+
+export interface RepackResult extends SerializedArtifacts {
+  /** Externalized tensors, in key order of first use. */
+  moved: { key: string; bytes: number; paths: string[] }[];
+  mergedEntries: number;
+}
+
+// --- errors --------------------------------------------------------------------
+
+/** Codes of thrown errors: the core's codes plus INVALID_ARGUMENT for wrong JS arguments. */
+export type ErrorCode =
+  | 'INVALID_ARGUMENT' | 'INVALID_ALIGNMENT' | 'DELEGATE_NOT_INLINE' | 'DELEGATE_INDEX_OUT_OF_RANGE'
+  | 'DELEGATE_DATA_UNREFERENCED' | 'PROGRAM_HAS_NAMED_DATA' | 'DUPLICATE_KEY' | 'EXTERNAL_TENSOR_NOT_FOUND'
+  | 'SHARD_CAP_EXCEEDED' | 'INVALID_JSON' | 'SCHEMA_MISMATCH' | 'MALFORMED_FILE' | 'UNSUPPORTED_VERSION'
+  | 'LIMIT_EXCEEDED' | 'IO_ERROR' | 'INTERNAL';
+
+export declare class EtpackError extends Error {
+  constructor(code: ErrorCode, message: string);
+  readonly name: 'EtpackError';
+  readonly code: ErrorCode;
+}
+
+// --- the API -------------------------------------------------------------------
+
+export interface ExecutorchPack {
+  /** The package version. */
+  readonly version: string;
+  readonly NamedDataStore: typeof NamedDataStore;
+  readonly FlatTensorSerializer: typeof FlatTensorSerializer;
+  readonly EtpackError: typeof EtpackError;
+
+  /**
+   * `serialize_for_executorch` upstream: the .pte and one .ptd per external tag.
+   * @param dataSerializer default `new FlatTensorSerializer()`; any object with serialize(payload).
+   * @param namedDataStore a store, its output, or null (a missing store counts as an empty one).
+   */
+  serializeForExecutorch(
+    emitterOutput: EmitterOutput,
+    config?: PteConfig | null,
+    dataSerializer?: DataSerializer | null,
+    namedDataStore?: NamedDataStore | NamedDataStoreOutputInput | null,
+  ): SerializedArtifacts;
+
+  /** `serialize_pte_binary` upstream. */
+  serializePteBinary(pteFile: PteFile, config?: PteConfig | null): Uint8Array;
+
+  /** `deserialize_pte_binary` upstream. An absent named_data list stays absent. */
+  deserializePteBinary(data: Bytes): DeserializedPte;
+
+  /** Upstream's `_program_to_json` text, exact for int64. */
+  programToJson(program: Program | string): string;
+
+  /** A summary of a .pte or .ptd: methods, constants, named data, segment map, bytes by category. */
+  inspect(data: Bytes, options: InspectOptions & { kind: 'ptd' }): PtdSummary;
+  inspect(data: Bytes, options?: InspectOptions): PteSummary | PtdSummary;
+
+  /**
+   * Every problem of a .pte and its .ptd files (external tensors are resolved
+   * against `ptds`), or of a .ptd given on its own (then each of `ptds` is
+   * checked on its own too).
+   */
+  validate(pte: Bytes, ptds?: Record<string, Bytes>): ValidationReport;
+
+  /** Rewrites a .pte with a new layout; can move constants out into a .ptd and merge .ptd files in. */
+  repack(pte: Bytes, options?: RepackOptions | null): RepackResult;
+}
+
+/** Instantiates the wasm module once; later calls return the same instance. */
+export default function init(options?: { locateFile?: (path: string, prefix: string) => string }): Promise<ExecutorchPack>;
