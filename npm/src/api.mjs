@@ -263,7 +263,7 @@ export function createApi(module, platform, version) {
 
   function inspect(data, options = {}) {
     const bytes = toBytes(data, 'data');
-    const kind = options.kind ?? (bytes.byteLength >= 8 && String.fromCharCode(...bytes.subarray(4, 6)) === 'FT' ? 'ptd' : 'pte');
+    const kind = options?.kind ?? (bytes.byteLength >= 8 && String.fromCharCode(...bytes.subarray(4, 6)) === 'FT' ? 'ptd' : 'pte');
     return withScope((scope, heap) => {
       const out = call(() => module.inspect(kind, JSON.stringify({ file: heap.put(bytes) })));
       try {
@@ -298,7 +298,7 @@ export function createApi(module, platform, version) {
       const request = {
         pte: fileRequest(bytes, 'pte', scope, heap),
         config: pteConfigToCore(options ?? {}, false),
-        data_serializer_config: { segment_alignment: dataSerializer?.config?.segmentAlignment ?? options.dataSegmentAlignment ?? 128 },
+        data_serializer_config: { segment_alignment: dataSerializer?.config?.segmentAlignment ?? options?.dataSegmentAlignment ?? 128 },
         merge: (Array.isArray(merge) ? merge : Object.values(merge)).map((p, i) => fileRequest(toBytes(p, `merge[${i}]`), 'ptd', scope, heap)),
         merge_tag: mergeTag,
       };

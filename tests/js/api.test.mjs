@@ -294,6 +294,9 @@ test('inspect, validate and repack through the API', () => {
   const both = et.validate(pte, { 'model.ptd': c13.file('model.ptd'), 'shard_b.ptd': c13.file('shard_b.ptd') });
   assert.deepEqual(both, { ok: true, errors: [], warnings: [] });
   assert.equal(et.validate(c13.file('model.ptd')).ok, true, 'a .ptd validates on its own');
+  // null options mean defaults.
+  assert.equal(et.inspect(pte, null).format, 'pte');
+  assertBytes(et.repack(c13.file('out.pte'), null).pte, et.repack(c13.file('out.pte')).pte, 'repack(pte, null)');
   const r = et.repack(pte, { extractDelegateSegments: true });
   assertBytes(r.pte, pte, 'repack');
   assert.deepEqual(r.ptd, {});
