@@ -180,6 +180,8 @@ export interface DeserializedPte {
 }
 
 // --- inspect -------------------------------------------------------------------
+// Sizes and offsets are Numbers; a value read from a file that exceeds 2^53
+// comes back as a BigInt instead of being rounded.
 
 export type SegmentMapKind = 'preamble' | 'header' | 'padding' | 'flatbuffer' | 'constant' | 'mutable'
   | 'delegate' | 'namedData' | 'segment' | 'unused';
@@ -313,7 +315,8 @@ export interface Finding {
   message: string;
   /** 'pte' or the .ptd's name as given. */
   file: string;
-  offset: number | null;
+  /** A BigInt only for offsets beyond 2^53 (hostile files). */
+  offset: Int64 | null;
   /** e.g. 'execution_plan[0].values[12]'. */
   path: string | null;
 }

@@ -331,7 +331,9 @@ async function cmdRepack(argv) {
   return 0;
 }
 
-const stringify = (v) => JSON.stringify(v, (k, x) => (typeof x === 'bigint' ? (Number.isSafeInteger(Number(x)) ? Number(x) : x.toString()) : x), 2);
+// JSON with int64 values exact: BigInts are written as plain number tokens.
+const stringify = (v) => JSON.stringify(v, (k, x) => (typeof x === 'bigint' ? `\u0000int:${x}` : x), 2)
+  .replace(/"\\u0000int:(-?\d+)"/g, '$1');
 
 function help(command) {
   process.stdout.write(HELP[command] ?? HELP.main);

@@ -5,7 +5,7 @@ import { EtpackError, invalidArgument } from './errors.mjs';
 import { toBytes, describe } from './bytes.mjs';
 import { HeapCopies, Scope, Sources } from './sources.mjs';
 import {
-  assemble, blobs, call, entriesFromCore, entriesToCore, parseReply, programText, pteConfigToCore,
+  assemble, blobs, call, entriesFromCore, entriesToCore, parseLossless, parseReply, programText, pteConfigToCore,
   storeOutputFromCore, storeOutputToCore, layoutToCore,
 } from './marshal.mjs';
 
@@ -267,7 +267,7 @@ export function createApi(module, platform, version) {
     return withScope((scope, heap) => {
       const out = call(() => module.inspect(kind, JSON.stringify({ file: heap.put(bytes) })));
       try {
-        return parseReply(out.json(), []);
+        return parseLossless(out.json());
       } finally {
         out.delete();
       }
@@ -282,7 +282,7 @@ export function createApi(module, platform, version) {
       for (const [name, value] of Object.entries(ptds)) request.ptds[name] = heap.put(toBytes(value, `ptds['${name}']`));
       const out = call(() => module.validate(JSON.stringify(request)));
       try {
-        return parseReply(out.json(), []);
+        return parseLossless(out.json());
       } finally {
         out.delete();
       }

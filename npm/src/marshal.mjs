@@ -42,6 +42,17 @@ export function parseReply(text, blobs) {
   });
 }
 
+// Reply JSON written without BigInt markers (inspect, validate): integers
+// beyond 2^53 (sizes and offsets read from a file) become BigInt instead of
+// being rounded, and strings from the file that begin with NUL stay strings.
+export function parseLossless(text) {
+  const marked = text.replace(/"(?:[^"\\]|\\.)*"(\s*:)?|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token, key) => {
+    if (token[0] === '"') return !key && token.startsWith('"\\u0000') ? `"\\u0000${token.slice(1)}` : token;
+    return /^-?\d+$/.test(token) && !Number.isSafeInteger(Number(token)) ? `"\\u0000${token}"` : token;
+  });
+  return parseReply(marked, []);
+}
+
 // Runs a core call and turns a failed Output into a thrown EtpackError. The
 // Output is always deleted.
 export function call(fn) {

@@ -294,6 +294,9 @@ test('inspect, validate and repack through the API', () => {
   const both = et.validate(pte, { 'model.ptd': c13.file('model.ptd'), 'shard_b.ptd': c13.file('shard_b.ptd') });
   assert.deepEqual(both, { ok: true, errors: [], warnings: [] });
   assert.equal(et.validate(c13.file('model.ptd')).ok, true, 'a .ptd validates on its own');
+  // Sizes beyond 2^53 come back exact, as BigInt.
+  const big = et.inspect(c20.file('out.pte'));
+  assert.deepEqual(big.methods[0].nonConstBufferSizes, [0, 1099511627793, 9223372036854775807n]);
   // null options mean defaults.
   assert.equal(et.inspect(pte, null).format, 'pte');
   assertBytes(et.repack(c13.file('out.pte'), null).pte, et.repack(c13.file('out.pte')).pte, 'repack(pte, null)');

@@ -113,6 +113,12 @@ test('inspect --json of arduino_add.pte: method, operators, constants, segment m
   assert.equal(sum, size);
 });
 
+test('inspect --json keeps int64 values exact', async () => {
+  const r = await run(['inspect', join(CONFORMANCE, '20_int64_extremes', 'out.pte'), '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout.replace(/\s+/g, ''), /"nonConstBufferSizes":\[0,1099511627793,9223372036854775807\]/);
+});
+
 test('inspect: human-readable tables', async () => {
   const r = await run(['inspect', join(ARTIFACTS, 'arduino_add.pte')]);
   assert.equal(r.status, 0, r.stderr);
