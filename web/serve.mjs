@@ -1,0 +1,43 @@
+// Static server for the web pages: `node web/serve.mjs [--port N]`.
+// Serves web/ at / and the npm package at /pkg/ on 127.0.0.1 only.
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const webDir = fileURLToPath(new URL('.', import.meta.url));
+const pkgDir = resolve(webDir, '..', 'npm');
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.css': 'text/css; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml',
+};
+
+function resolvePath(urlPath) {
+  let path = decodeURIComponent(urlPath.split('?')[0]);
+  let base = webDir;
+  if (path.startsWith('/pkg/')) { base = pkgDir; path = path.slice(4); }
+  if (path.endsWith('/')) path += 'index.html';
+  const full = normalize(join(base, path));
+  return full.startsWith(resolve(base) + sep) ? full : null;
+}
+
+export function startServer(port = 8080) {
+  const server = createServer(async (req, res) => {
+    const file = resolvePath(req.url);
+    if (!file) { res.writeHead(403).end('forbidden'); return; }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    }
+  });
+  return new Promise((ok) => server.listen(port, '127.0.0.1', () => ok(server)));
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const i = process.argv.indexOf('--port');
+  const server = await startServer(i > 0 ? Number(process.argv[i + 1]) : 8080);
+  console.log(`serving web/ on http://127.0.0.1:${server.address().port}/`);
+}

@@ -1,0 +1,97 @@
+import { etReady, readFile, fmt, el, jsonText, renderFileMap, renderSizeChart, download, errorText, buildDemo } from './common.mjs';
+
+const $ = (id) => document.getElementById(id);
+const status = (text, isError = false) => { $('status').textContent = text; $('status').className = `status${isError ? ' error' : ''}`; };
+let lastReport = null;
+
+// Plain explanations by code prefix/keyword; the core's message says the specifics.
+const EXPLAIN = [
+  [/SIZE|RANGE|BOUNDS|TRUNC|SHORT/, 'A size or offset points outside the file: the file is probably truncated or was written incompletely.'],
+  [/HEADER|MAGIC|IDENTIFIER/, 'The file does not start with a valid ExecuTorch header; it may not be a .pte/.ptd, or its first bytes are damaged.'],
+  [/FLATBUFFER|VERIFY|TABLE|VTABLE/, 'The program metadata (flatbuffer) is malformed and would be rejected by the runtime.'],
+  [/SEGMENT/, 'A data segment is misplaced, overlapping or missing.'],
+  [/ALIGN/, 'Data is not aligned as the runtime expects; it may load slowly or fail on some targets.'],
+  [/EXTERNAL|NAMED|PTD|KEY/, 'A tensor or named-data entry refers to data in a .ptd file that is missing or does not match.'],
+  [/CONSTANT/, 'Constant tensor data is inconsistent with the program.'],
+  [/DELEGATE/, 'A delegate (backend) blob is missing or inconsistent.'],
+];
+const explain = (code) => EXPLAIN.find(([re]) => re.test(code))?.[1] ?? 'The core found a defect here; see the message for the field and bound.';
+
+function findingEl(f, severity) {
+  const loc = [f.file && `file ${f.file}`, f.offset != null && `byte ${f.offset}`, f.path && `at ${f.path}`].filter(Boolean).join(', ');
+  return el('div', { class: `finding ${severity}` },
+    el('div', {}, el('code', { text: f.code }), ` (${severity})${loc ? ` — ${loc}` : ''}`),
+    el('div', { text: f.message }), el('div', { class: 'hint', text: explain(String(f.code)) }));
+}
+
+function summaryEl(name, s) {
+  const box = el('div', {}, el('h3', { text: `${name} — ${s.format}, ${fmt(s.fileSize)}` }));
+  const table = (head, rows) => el('div', { class: 'table-wrap' }, el('table', {},
+    el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { text: h })))),
+    el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => el('td', { text: String(c) })))))));
+  const io = (v) => `${v.type}${v.dtype ? ` ${v.dtype}` : ''}${v.shape ? `[${v.shape.join(', ')}]` : ''}`;
+  if (s.methods?.length) {
+    box.append(el('h3', { text: 'Methods' }), table(['method', 'inputs', 'outputs', 'operators', 'delegates'],
+      s.methods.map((m) => [m.name, m.inputs.map(io).join('; ') || '—', m.outputs.map(io).join('; ') || '—',
+        m.operators.map((o) => `${o.name}${o.overload ? `.${o.overload}` : ''} ×${o.count}`).join(', ') || '—',
+        (m.delegates ?? []).map((d) => d.id ?? d.backend ?? jsonText(d)).join(', ') || '—'])));
+  }
+  if (s.constants) {
+    const c = s.constants;
+    box.append(el('h3', { text: 'Constants' }), el('p', { text: `${c.count} tensor(s), ${fmt(c.totalBytes)} stored in ${c.storage}${c.largest ? `; largest #${c.largest.index} (${fmt(c.largest.size)})` : ''}` }));
+  }
+  const named = s.namedData ?? s.entries ?? [];
+  if (named.length) box.append(el('h3', { text: 'Named data' }), table(['key', 'size', 'where'], named.map((n) => [n.key, fmt(n.size ?? 0), n.segment ?? n.location ?? '—'])));
+  if (s.externalTensors?.length) box.append(el('h3', { text: 'External tensors' }), table(['name', 'tag/where'], s.externalTensors.map((t) => [t.name ?? t.fqn ?? jsonText(t), t.tag ?? t.location ?? ''])));
+  return box;
+}
+
+async function run(files) {
+  $('report').disabled = true;
+  if (!files.length) return;
+  try {
+    const et = await etReady;
+    const pteFile = files.find((f) => /\.pte$/i.test(f.name)) ?? (files.length === 1 ? files[0] : null);
+    const ptdFiles = files.filter((f) => f !== pteFile);
+    status(`Reading ${files.map((f) => f.name).join(', ')}…`);
+    const bytes = new Map();
+    for (const f of files) bytes.set(f.name, await readFile(f));
+    const ptds = Object.fromEntries(ptdFiles.map((f) => [f.name, bytes.get(f.name)]));
+    const report = pteFile ? et.validate(bytes.get(pteFile.name), ptds) : et.validate(Object.values(ptds)[0]);
+    const summaries = {};
+    const maps = $('maps'), sizes = $('sizes'), summary = $('summary');
+    maps.replaceChildren(); sizes.replaceChildren(); summary.replaceChildren();
+    for (const f of files) {
+      try { summaries[f.name] = et.inspect(bytes.get(f.name)); } catch (e) { summaries[f.name] = { error: errorText(e) }; }
+      const s = summaries[f.name];
+      if (s.error) { summary.append(el('p', { class: 'status error', text: `${f.name}: ${s.error}` })); continue; }
+      const m = el('div'); maps.append(el('h3', { text: `${f.name} (${fmt(s.fileSize)})` }), m); renderFileMap(m, s, f.name);
+      const c = el('div'); sizes.append(el('h3', { text: f.name }), c); renderSizeChart(c, s.bytesByCategory);
+      summary.append(summaryEl(f.name, s));
+    }
+    $('verdict').textContent = report.ok ? `Valid — ${report.warnings.length} warning(s)` : `Invalid — ${report.errors.length} error(s), ${report.warnings.length} warning(s)`;
+    $('verdict').className = `verdict ${report.ok ? 'ok' : 'bad'}`;
+    $('findings').replaceChildren(...report.errors.map((f) => findingEl(f, 'error')), ...report.warnings.map((f) => findingEl(f, 'warning')));
+    lastReport = { files: files.map((f) => ({ name: f.name, size: f.size })), version: et.version, validate: report, inspect: summaries };
+    $('report').disabled = false;
+    status(`Checked ${files.length} file(s).`);
+  } catch (e) {
+    $('verdict').textContent = 'Could not check the files'; $('verdict').className = 'verdict bad';
+    $('findings').replaceChildren(el('div', { class: 'finding error', text: errorText(e) }));
+    status(errorText(e), true);
+  }
+}
+
+$('files').addEventListener('change', (e) => run([...e.target.files]));
+const drop = $('drop');
+drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+drop.addEventListener('drop', (e) => { e.preventDefault(); drop.classList.remove('over'); run([...e.dataTransfer.files]); });
+$('report').addEventListener('click', () => lastReport && download(new Blob([jsonText(lastReport)], { type: 'application/json' }), 'validation-report.json'));
+$('demo').addEventListener('click', async () => {
+  try {
+    const { pte, ptd } = buildDemo(await etReady);
+    run([new File([pte], 'demo.pte'), ...Object.entries(ptd).map(([t, b]) => new File([b], `${t}.ptd`))]);
+  } catch (e) { status(errorText(e), true); }
+});
+etReady.then((et) => status(`Core ${et.version} ready. Choose files to check.`), (e) => status(`The core failed to load: ${errorText(e)}`, true));
