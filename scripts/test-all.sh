@@ -23,6 +23,8 @@ if [ -f package.json ]; then
   echo "== wasm build and JavaScript tests"
   npm run build:wasm
   npm test
+  echo "== browser tests (Debian chromium + playwright-core)"
+  node --test tests/browser/
 fi
 
 if [ -x scripts/fuzz.sh ]; then

@@ -1,0 +1,104 @@
+// Browser tests for web/: Debian chromium driven by playwright-core (see
+// ../shared/TOOLCHAIN.md). Screenshots go to test-output/screenshots/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../web/serve.mjs';
+import init from '../../npm/index.node.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const artifact = join(root, '..', 'shared', 'artifacts', 'arduino_add.pte');
+const shots = join(root, 'test-output', 'screenshots');
+let server, context, base, tmp;
+
+before(async () => {
+  mkdirSync(shots, { recursive: true });
+  tmp = mkdtempSync(join(tmpdir(), 'etpack-web-'));
+  server = await startServer(0);
+  base = `http://127.0.0.1:${server.address().port}`;
+  context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+    executablePath: '/usr/bin/chromium', acceptDownloads: true, viewport: { width: 1280, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+});
+after(async () => { await context?.close(); server?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
+
+async function openPage(path) {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(String(e)));
+  await page.goto(`${base}/${path}`);
+  await page.waitForFunction(() => /ready/.test(document.getElementById('status').textContent));
+  return { page, problems };
+}
+
+async function screenshots(page, name) {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: join(shots, `${name}-1280.png`), fullPage: true });
+  await page.setViewportSize({ width: 360, height: 780 });
+  await page.screenshot({ path: join(shots, `${name}-360.png`), fullPage: true });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `${name} scrolls sideways at 360 px by ${overflow} px`);
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+test('validator: arduino_add.pte is valid; operators and file map shown; truncated file gives a coded error', async () => {
+  assert.ok(existsSync(artifact), artifact);
+  const { page, problems } = await openPage('validator.html');
+  await page.setInputFiles('#files', artifact);
+  await page.waitForFunction(() => document.getElementById('verdict').textContent !== '—');
+  assert.match(await page.textContent('#verdict'), /^Valid/);
+  assert.match(await page.textContent('#summary'), /aten::add/);
+  const kinds = await page.$$eval('#maps .seg', (s) => s.map((e) => e.dataset.kind));
+  assert.deepEqual(kinds, ['preamble', 'header', 'padding', 'flatbuffer', 'padding', 'constant']);
+  await page.focus('#maps .seg[data-kind=constant]');
+  assert.match(await page.textContent('#maps .tip'), /bytes 1152–1156/);
+  await screenshots(page, 'validator');
+
+  const bytes = readFileSync(artifact);
+  const cut = join(tmp, 'truncated.pte');
+  writeFileSync(cut, bytes.subarray(0, 600));
+  await page.setInputFiles('#files', cut);
+  await page.waitForFunction(() => /^Invalid/.test(document.getElementById('verdict').textContent));
+  assert.match(await page.textContent('#findings'), /PROGRAM_SIZE_OUT_OF_RANGE/);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#report')]);
+  const report = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  assert.equal(report.validate.ok, false);
+
+  await page.click('#demo');
+  await page.waitForFunction(() => /demo\.pte/.test(document.getElementById('summary').textContent));
+  assert.match(await page.textContent('#verdict'), /^Valid/);
+  assert.match(await page.textContent('#summary'), /aten::linear/);
+  assert.deepEqual(problems, []);
+});
+
+test('packager: externalize writes the same bytes as et.repack in Node', async () => {
+  const et = await init();
+  const expected = et.repack(readFileSync(artifact), { segmentAlignment: 128, extractDelegateSegments: false, externalize: { tag: 'model', minBytes: 0 } });
+  const { page, problems } = await openPage('packager.html');
+  await page.setInputFiles('#pte', artifact);
+  await page.check('#externalize');
+  await page.click('#preview');
+  await page.waitForSelector('#result .filemap');
+  const downloads = [];
+  page.on('download', (d) => downloads.push(d));
+  await page.click('#write');
+  await page.waitForFunction(() => /Wrote/.test(document.getElementById('status').textContent));
+  await page.waitForFunction(() => document.querySelectorAll('#downloads a').length === 2);
+  for (let i = 0; i < 50 && downloads.length < 2; i++) await page.waitForTimeout(100);
+  const got = Object.fromEntries(await Promise.all(downloads.map(async (d) => [d.suggestedFilename(), readFileSync(await d.path())])));
+  assert.deepEqual(Object.keys(got).sort(), ['arduino_add.pte', 'model.ptd']);
+  assert.ok(Buffer.from(expected.pte).equals(got['arduino_add.pte']), '.pte bytes differ from et.repack');
+  assert.ok(Buffer.from(expected.ptd.model).equals(got['model.ptd']), '.ptd bytes differ from et.repack');
+  await screenshots(page, 'packager');
+
+  await page.click('#demo');
+  await page.waitForFunction(() => /demo\.pte/.test(document.getElementById('result').textContent));
+  assert.doesNotMatch(await page.textContent('#status'), /[A-Z_]{6,}:/);
+  assert.deepEqual(problems, []);
+});
