@@ -54,18 +54,24 @@ export function renderFileMap(container, summary, label) {
   container.append(bar, tip, legend);
 }
 
+const LABELS = { header: 'Header', flatbufferMetadata: 'Program metadata', constants: 'Constants', mutableData: 'Mutable data',
+  delegateBlobs: 'Delegate blobs', namedData: 'Named data', padding: 'Padding', unused: 'Unused bytes' };
+
 export function renderSizeChart(container, byCategory) {
   container.replaceChildren();
-  const entries = Object.entries(byCategory ?? {}).map(([k, v]) => [k, Number(v)]);
+  const all = Object.entries(byCategory ?? {}).map(([k, v]) => [k, Number(v)]);
+  const entries = all.filter(([, v]) => v > 0);
+  const empty = all.filter(([, v]) => v === 0).map(([k]) => (LABELS[k] ?? k).toLowerCase());
   const max = Math.max(1, ...entries.map(([, v]) => v));
   const sum = entries.reduce((a, [, v]) => a + v, 0) || 1;
   const wrap = el('div', { class: 'bars', role: 'list', 'aria-label': 'Size breakdown' });
   for (const [k, v] of entries) {
-    wrap.append(el('div', { class: 'bar', role: 'listitem' }, el('span', { text: k }),
+    wrap.append(el('div', { class: 'bar', role: 'listitem' }, el('span', { class: 'name', text: LABELS[k] ?? k }),
       el('span', { class: 'track' }, el('span', { class: 'fill', style: `display:block;width:${(100 * v) / max}%` })),
       el('span', { text: `${fmt(v)} · ${((100 * v) / sum).toFixed(1)}%` })));
   }
   container.append(wrap);
+  if (empty.length) container.append(el('p', { class: 'hint', text: `None: ${empty.join(', ')}.` }));
 }
 
 export function download(blob, name) {

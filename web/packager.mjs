@@ -31,6 +31,11 @@ function showResult(et, out) {
     const m = el('div'); box.append(el('h3', { text: `${name} — ${fmt(bytes.byteLength)}` }), m);
     try { renderFileMap(m, et.inspect(bytes), name); } catch (e) { m.append(el('p', { class: 'status error', text: errorText(e) })); }
   }
+  try {
+    const v = et.validate(out.pte, Object.fromEntries(Object.entries(out.ptd).map(([t, b]) => [`${t}.ptd`, b])));
+    box.append(el('p', { class: `verdict-line ${v.ok ? 'ok' : 'bad'}`, text: v.ok ? `Outputs validate: ok (${v.warnings.length} warning(s)).`
+      : `Outputs do not validate: ${v.errors.map((f) => f.code).join(', ')}` }));
+  } catch (e) { box.append(el('p', { class: 'status error', text: errorText(e) })); }
   if (out.moved?.length) box.append(el('p', { class: 'hint', text: `Moved to .ptd: ${out.moved.map((x) => `${x.key} (${fmt(x.bytes)})`).join(', ')}` }));
   return files;
 }
@@ -65,7 +70,7 @@ $('write').addEventListener('click', async () => {
       download(blob, name);
     }
     $('progress').value = 1;
-    status(`Wrote ${files.length} file(s).`);
+    status(`Wrote ${files.map(([n]) => n).join(', ')}.`);
   } catch (e) { status(errorText(e), true); }
 });
 
@@ -84,4 +89,6 @@ $('merge').addEventListener('change', async () => {
 $('demo').addEventListener('click', async () => {
   try { const { pte, ptd } = buildDemo(await etReady); await load('demo.pte', pte, Object.values(ptd)); $('preview').click(); } catch (e) { status(errorText(e), true); }
 });
+const syncExt = () => { for (const i of $('extFields').querySelectorAll('input')) i.disabled = !$('externalize').checked; };
+$('externalize').addEventListener('change', syncExt); syncExt();
 etReady.then((et) => status(`Core ${et.version} ready. Load a .pte or try the demo.`), (e) => status(`The core failed to load: ${errorText(e)}`, true));

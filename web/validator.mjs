@@ -30,19 +30,25 @@ function summaryEl(name, s) {
     el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { text: h })))),
     el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => el('td', { text: String(c) })))))));
   const io = (v) => `${v.type}${v.dtype ? ` ${v.dtype}` : ''}${v.shape ? `[${v.shape.join(', ')}]` : ''}`;
-  if (s.methods?.length) {
-    box.append(el('h3', { text: 'Methods' }), table(['method', 'inputs', 'outputs', 'operators', 'delegates'],
-      s.methods.map((m) => [m.name, m.inputs.map(io).join('; ') || '—', m.outputs.map(io).join('; ') || '—',
-        m.operators.map((o) => `${o.name}${o.overload ? `.${o.overload}` : ''} ×${o.count}`).join(', ') || '—',
-        (m.delegates ?? []).map((d) => d.id ?? d.backend ?? jsonText(d)).join(', ') || '—'])));
+  for (const m of s.methods ?? []) {
+    const dl = el('dl', { class: 'kv' });
+    const row = (k, v) => dl.append(el('dt', { text: k }), el('dd', { text: v }));
+    row('Inputs', m.inputs.map(io).join('; ') || '—');
+    row('Outputs', m.outputs.map(io).join('; ') || '—');
+    row('Operators', m.operators.map((o) => `${o.name}${o.overload ? `.${o.overload}` : ''} ×${o.count}`).join(', ') || '—');
+    row('Delegates', (m.delegates ?? []).map((d) => `${d.id ?? '(no id)'} (${d.location}${d.size != null ? `, ${fmt(d.size)}` : ''})`).join(', ') || '—');
+    row('Instructions', `${m.instructionCount} in ${m.chainCount} chain(s), ${m.valueCount} values`);
+    box.append(el('h3', { text: `Method ${m.name}` }), dl);
   }
   if (s.constants) {
     const c = s.constants;
     box.append(el('h3', { text: 'Constants' }), el('p', { text: `${c.count} tensor(s), ${fmt(c.totalBytes)} stored in ${c.storage}${c.largest ? `; largest #${c.largest.index} (${fmt(c.largest.size)})` : ''}` }));
   }
   const named = s.namedData ?? s.entries ?? [];
-  if (named.length) box.append(el('h3', { text: 'Named data' }), table(['key', 'size', 'where'], named.map((n) => [n.key, fmt(n.size ?? 0), n.segment ?? n.location ?? '—'])));
-  if (s.externalTensors?.length) box.append(el('h3', { text: 'External tensors' }), table(['name', 'tag/where'], s.externalTensors.map((t) => [t.name ?? t.fqn ?? jsonText(t), t.tag ?? t.location ?? ''])));
+  if (named.length) box.append(el('h3', { text: 'Named data' }), table(['key', 'size', 'segment', 'tensor'], named.map((n) => [n.key ?? '(no key)', n.size == null ? '—' : fmt(n.size), n.segment ?? '—',
+    n.dtype ? `${n.dtype}[${(n.shape ?? []).join(', ')}]` : '—'])));
+  if (s.externalTensors?.length) box.append(el('h3', { text: 'External tensors' }), table(['name', 'tensor', 'size', 'mutable'], s.externalTensors.map((t) => [t.name, `${t.dtype ?? '?'}[${(t.shape ?? []).join(', ')}]`,
+    t.size == null ? '—' : fmt(t.size), t.mutable ? 'yes' : 'no'])));
   return box;
 }
 
@@ -74,7 +80,7 @@ async function run(files) {
     $('findings').replaceChildren(...report.errors.map((f) => findingEl(f, 'error')), ...report.warnings.map((f) => findingEl(f, 'warning')));
     lastReport = { files: files.map((f) => ({ name: f.name, size: f.size })), version: et.version, validate: report, inspect: summaries };
     $('report').disabled = false;
-    status(`Checked ${files.length} file(s).`);
+    status(`Checked ${files.map((f) => f.name).join(', ')}.`);
   } catch (e) {
     $('verdict').textContent = 'Could not check the files'; $('verdict').className = 'verdict bad';
     $('findings').replaceChildren(el('div', { class: 'finding error', text: errorText(e) }));
@@ -91,6 +97,7 @@ $('report').addEventListener('click', () => lastReport && download(new Blob([jso
 $('demo').addEventListener('click', async () => {
   try {
     const { pte, ptd } = buildDemo(await etReady);
+    $('files').value = '';
     run([new File([pte], 'demo.pte'), ...Object.entries(ptd).map(([t, b]) => new File([b], `${t}.ptd`))]);
   } catch (e) { status(errorText(e), true); }
 });

@@ -74,6 +74,7 @@ test('validator: arduino_add.pte is valid; operators and file map shown; truncat
   await page.waitForFunction(() => /demo\.pte/.test(document.getElementById('summary').textContent));
   assert.match(await page.textContent('#verdict'), /^Valid/);
   assert.match(await page.textContent('#summary'), /aten::linear/);
+  await screenshots(page, 'validator-demo');
   assert.deepEqual(problems, []);
 });
 
@@ -95,7 +96,13 @@ test('packager: externalize writes the same bytes as et.repack in Node', async (
   assert.deepEqual(Object.keys(got).sort(), ['arduino_add.pte', 'model.ptd']);
   assert.ok(Buffer.from(expected.pte).equals(got['arduino_add.pte']), '.pte bytes differ from et.repack');
   assert.ok(Buffer.from(expected.ptd.model).equals(got['model.ptd']), '.ptd bytes differ from et.repack');
+  assert.match(await page.textContent('#result'), /Outputs validate: ok/);
   await screenshots(page, 'packager');
+
+  await page.fill('#segAlign', '0');
+  await page.click('#preview');
+  await page.waitForFunction(() => /INVALID_ALIGNMENT/.test(document.getElementById('status').textContent));
+  await page.fill('#segAlign', '128');
 
   await page.click('#demo');
   await page.waitForFunction(() => /demo\.pte/.test(document.getElementById('result').textContent));
