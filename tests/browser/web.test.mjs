@@ -78,6 +78,19 @@ test('validator: arduino_add.pte is valid; operators and file map shown; truncat
   assert.deepEqual(problems, []);
 });
 
+test('landing page links to both pages; controls are reachable by keyboard', async () => {
+  const page = await context.newPage();
+  await page.goto(`${base}/`);
+  assert.deepEqual(await page.$$eval('main a', (a) => a.map((x) => x.getAttribute('href'))), ['validator.html', 'packager.html']);
+  await page.setViewportSize({ width: 1280, height: 600 });
+  await page.screenshot({ path: join(shots, 'index-1280.png') });
+  await page.goto(`${base}/packager.html`);
+  const reached = new Set();
+  for (let i = 0; i < 25; i++) { await page.keyboard.press('Tab'); reached.add(await page.evaluate(() => document.activeElement?.id)); }
+  for (const id of ['pte', 'merge', 'demo', 'segAlign', 'tensorAlign', 'delegateAlign', 'extract', 'externalize']) assert.ok(reached.has(id), `${id} not reachable by Tab`);
+  await page.close();
+});
+
 test('packager: externalize writes the same bytes as et.repack in Node', async () => {
   const et = await init();
   const expected = et.repack(readFileSync(artifact), { segmentAlignment: 128, extractDelegateSegments: false, externalize: { tag: 'model', minBytes: 0 } });
