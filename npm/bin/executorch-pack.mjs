@@ -2,7 +2,7 @@
 // executorch-pack CLI: inspect, validate and repack ExecuTorch .pte/.ptd files.
 // Exit codes: 0 success (validate: no errors), 1 validate found errors or an
 // operation failed on the file's contents (coded error), 2 usage or I/O problems.
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import init from '../index.node.mjs';
 
@@ -90,11 +90,27 @@ function readInput(path) {
   }
 }
 
-function writeOutput(path, bytes) {
+function openInput(et, path) {
+  try {
+    return et.openFile(path);
+  } catch (e) {
+    if (e.code === 'IO_ERROR') e.message = e.message.replace(/^cannot open/, 'cannot read');
+    throw e;
+  }
+}
+
+// Streams an artifact to a temporary file next to `path`, then renames it
+// into place: an input that is also an output (repack in place) keeps being
+// read from its open descriptor, and no half-written file is left behind.
+async function writeOutput(path, artifact) {
+  const temp = `${path}.${process.pid}.partial`;
   try {
     mkdirSync(dirname(resolve(path)), { recursive: true });
-    writeFileSync(path, bytes);
+    await artifact.writeTo(temp);
+    renameSync(temp, path);
   } catch (e) {
+    rmSync(temp, { force: true });
+    if (e.code && e.code !== 'IO_ERROR' && !/^E[A-Z]+$/.test(e.code)) throw e;
     const err = new Error(`cannot write ${path}: ${e.message}`);
     err.code = 'IO_ERROR';
     throw err;
@@ -298,9 +314,12 @@ async function cmdRepack(argv) {
     };
   }
   if (options['merge-tag'] !== undefined) config.mergeTag = options['merge-tag'];
-  const pte = readInput(positional[0]);
-  config.merge = (options.merge ?? []).map(readInput);
+  // Inputs stay on disk: only their heads are read; segment bytes are
+  // streamed from them into the outputs.
   const et = await init();
+  const pte = openInput(et, positional[0]);
+  config.merge = (options.merge ?? []).map((path) => openInput(et, path));
+  config.output = 'artifact';
   const result = et.repack(pte, config);
   const out = options.output;
   const written = [];
@@ -313,11 +332,11 @@ async function cmdRepack(argv) {
     if (resolve(path) === resolve(out)) {
       throw Object.assign(new Error(`${path} would overwrite the output .pte`), { code: 'INVALID_ARGUMENT' });
     }
-    writeOutput(path, bytes);
-    written.push({ path, bytes: bytes.byteLength, tag });
+    await writeOutput(path, bytes);
+    written.push({ path, bytes: bytes.size, tag });
   }
-  writeOutput(out, result.pte);
-  written.unshift({ path: out, bytes: result.pte.byteLength });
+  await writeOutput(out, result.pte);
+  written.unshift({ path: out, bytes: result.pte.size });
   if (options.json) {
     process.stdout.write(`${stringify({ files: written, moved: result.moved, mergedEntries: result.mergedEntries })}\n`);
   } else {

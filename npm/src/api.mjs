@@ -2,15 +2,40 @@
 // upstream's Python API (serialize_for_executorch -> serializeForExecutorch);
 // programs keep upstream's snake_case JSON shape.
 import { EtpackError, invalidArgument } from './errors.mjs';
-import { toBytes, describe } from './bytes.mjs';
-import { HeapCopies, Scope, Sources } from './sources.mjs';
+import { describe } from './bytes.mjs';
+import { Artifact } from './artifact.mjs';
+import { HeapCopies, Scope, Sources, blobEntry, entryOf, readSync, sha256Of, SOURCE } from './sources.mjs';
 import {
-  assemble, blobs, call, entriesFromCore, entriesToCore, parseLossless, parseReply, programText, pteConfigToCore,
+  blobs, call as callCore, entriesFromCore, entriesToCore, parseLossless, parseReply, programText, pteConfigToCore,
   storeOutputFromCore, storeOutputToCore, layoutToCore,
 } from './marshal.mjs';
 
+const OUTPUTS = ['bytes', 'blob', 'artifact'];
+
+// platform: { createHasher(module) -> {update(view), digest() -> hex},
+//             openFile?(path) -> a file source (Node) }
 export function createApi(module, platform, version) {
   const sources = new Sources(module, platform);
+
+  // A core call: a failed Output becomes a thrown EtpackError, and an error
+  // a host callback met (an unreadable file, an unopened Blob) wins over the
+  // core's report of it, because it names the real cause.
+  function call(fn) {
+    let out;
+    try {
+      out = callCore(fn);
+    } catch (e) {
+      sources.takeHostError();
+      throw e;
+    }
+    try {
+      sources.takeHostError();
+    } catch (e) {
+      out.delete();
+      throw e;
+    }
+    return out;
+  }
 
   // Runs `body(scope, heap)` with per-call registrations released afterwards.
   function withScope(body) {
@@ -24,25 +49,77 @@ export function createApi(module, platform, version) {
     }
   }
 
-  function takeCords(out) {
+  // The artifacts (cords) of an Output as Artifact objects: the core's own
+  // bytes are copied out of the heap here (small: headers, flatbuffers,
+  // before the Output is freed); input ranges stay references.
+  function takeArtifacts(out) {
     const list = [];
-    for (let i = 0; i < out.cordCount(); ++i) list.push(assemble(module, sources, out, i));
+    for (let i = 0; i < out.cordCount(); ++i) {
+      const flat = out.cordPieces(i);
+      const pieces = [];
+      for (let k = 0; k < flat.length; k += 4) {
+        const length = flat[k + 2];
+        if (flat[k] === 0) {
+          const ptr = flat[k + 1] >>> 0;
+          pieces.push({ bytes: module.HEAPU8.slice(ptr, ptr + length) });
+        } else if (flat[k] === 1) {
+          pieces.push({ zeros: length });
+        } else {
+          pieces.push({ entry: sources.get(flat[k + 1]), offset: flat[k + 3], length });
+        }
+      }
+      list.push(new Artifact(pieces, out.cordSize(i)));
+    }
     return list;
   }
 
-  // A file given as bytes: the head the core parses goes into the heap, the
-  // rest is referenced where it is.
-  function fileRequest(bytes, kind, scope, heap) {
-    const probeLength = Math.min(bytes.byteLength, kind === 'ptd' ? 56 : 64);
-    const probe = heap.put(bytes.subarray(0, probeLength));
-    const out = call(() => module.headSize(kind, JSON.stringify({ probe, size: bytes.byteLength })));
+  // Output options shared by every call that writes files.
+  function outputOptions(options, what) {
+    if (options === null || options === undefined) return { output: 'bytes', onProgress: null };
+    if (typeof options !== 'object') throw invalidArgument(`${what} must be an object`);
+    const output = options.output ?? 'bytes';
+    if (!OUTPUTS.includes(output)) throw invalidArgument(`${what}.output must be one of ${OUTPUTS.join(', ')}, got ${String(output)}`);
+    const onProgress = options.onProgress ?? null;
+    if (onProgress !== null && typeof onProgress !== 'function') throw invalidArgument(`${what}.onProgress must be a function`);
+    return { output, onProgress };
+  }
+
+  // Artifacts in the form asked for. 'bytes': one contiguous Uint8Array each,
+  // every byte copied once; onProgress counts over all files of the call.
+  function deliver(artifacts, { output, onProgress }) {
+    if (output === 'artifact') return artifacts;
+    if (output === 'blob') return artifacts.map((a) => a.toBlob());
+    const totalBytes = artifacts.reduce((sum, a) => sum + a.size, 0);
+    let base = 0;
+    return artifacts.map((a) => {
+      const bytes = a.toBytes({
+        onProgress: onProgress && ((p) => onProgress({ bytesWritten: base + p.bytesWritten, totalBytes })),
+      });
+      base += a.size;
+      return bytes;
+    });
+  }
+
+  // A .pte/.ptd input (bytes, file source, Blob, Artifact): the head the core
+  // parses is copied into the heap; the rest is referenced where it is.
+  function fileRequest(value, kind, scope, heap, what) {
+    const entry = entryOf(value, what);
+    const probe = heap.put(readSync(entry, 0, Math.min(entry.size, kind === 'ptd' ? 56 : 64)));
+    const out = call(() => module.headSize(kind, JSON.stringify({ probe, size: entry.size })));
     let headSize;
     try {
       headSize = JSON.parse(out.json()).head_size;
     } finally {
       out.delete();
     }
-    return { head: heap.put(bytes.subarray(0, headSize)), file: scope.bytes(bytes) };
+    return { head: heap.put(readSync(entry, 0, headSize)), file: scope.entry(entry) };
+  }
+
+  // A whole file in the heap, for inspect() and validate(), which read every
+  // table of it (heads only would do for most checks; see issue notes).
+  function wholeFile(value, heap, what) {
+    const entry = entryOf(value, what);
+    return heap.put(readSync(entry, 0, entry.size));
   }
 
   class NamedDataStore {
@@ -59,11 +136,11 @@ export function createApi(module, platform, version) {
       const { alignment = 1, externalTag = null, tensorLayout = null } = options ?? {};
       if (typeof alignment !== 'number' || !Number.isInteger(alignment)) throw invalidArgument('alignment must be an integer');
       if (externalTag !== null && typeof externalTag !== 'string') throw invalidArgument('externalTag must be a string or null');
-      const bytes = toBytes(data, 'data');
-      const id = sources.registerBytes(bytes);
+      const entry = entryOf(data, 'data');
+      const id = sources.register(entry);
       const layout = layoutToCore(tensorLayout, 'tensorLayout');
       try {
-        this.#run(() => this.#handle.add(key, JSON.stringify({ src: id, size: bytes.byteLength }), alignment < 0 ? -1 : alignment,
+        this.#run(() => this.#handle.add(key, JSON.stringify({ src: id, size: entry.size }), alignment < 0 ? -1 : alignment,
           externalTag ?? '', externalTag !== null, layout ? JSON.stringify(layout) : '', sources.host()));
       } catch (e) {
         sources.release(id);
@@ -117,17 +194,18 @@ export function createApi(module, platform, version) {
       this.config = { segmentAlignment };
     }
 
-    serialize(payload) {
+    serialize(payload, options = {}) {
       if (!payload || !Array.isArray(payload.buffers)) throw invalidArgument('payload must have a buffers array');
+      const delivery = outputOptions(options, 'options');
       return withScope((scope) => {
         const request = {
-          buffers: payload.buffers.map((b, i) => scope.bytes(toBytes(b, `payload.buffers[${i}]`))),
+          buffers: payload.buffers.map((b, i) => scope.data(b, `payload.buffers[${i}]`)),
           named_data: entriesToCore(payload.namedData ?? payload.named_data ?? {}, 'payload.namedData'),
           config: { segment_alignment: this.config.segmentAlignment },
         };
         const out = call(() => module.ptdSerialize(JSON.stringify(request), sources.host()));
         try {
-          return assemble(module, sources, out, 0);
+          return deliver(takeArtifacts(out), delivery)[0];
         } finally {
           out.delete();
         }
@@ -135,9 +213,8 @@ export function createApi(module, platform, version) {
     }
 
     deserialize(data) {
-      const bytes = toBytes(data, 'data');
       return withScope((scope, heap) => {
-        const out = call(() => module.ptdDeserialize(JSON.stringify(fileRequest(bytes, 'ptd', scope, heap)), sources.host()));
+        const out = call(() => module.ptdDeserialize(JSON.stringify(fileRequest(data, 'ptd', scope, heap, 'data')), sources.host()));
         try {
           const reply = parseReply(out.json(), blobs(module, sources, out));
           return { buffers: reply.buffers, namedData: entriesFromCore(reply.named_data) };
@@ -159,19 +236,20 @@ export function createApi(module, platform, version) {
     const mutable = emitter.mutableData ?? emitter.mutable_data ?? null;
     if (mutable !== null) {
       if (!Array.isArray(mutable)) throw invalidArgument('mutableData must be an array of byte arrays or null');
-      request.mutable_data = mutable.map((b, i) => scope.bytes(toBytes(b?.storage ?? b, `mutableData[${i}]`)));
+      request.mutable_data = mutable.map((b, i) => scope.data(b?.storage ?? b, `mutableData[${i}]`));
     }
     const map = emitter.externalConstantMap ?? emitter.external_constant_map ?? {};
     if (map === null || typeof map !== 'object') throw invalidArgument('externalConstantMap must be an object');
     request.external_constant_map = map;
     const buffers = emitter.externalConstantBuffer ?? emitter.external_constant_buffer ?? [];
     if (!Array.isArray(buffers)) throw invalidArgument('externalConstantBuffer must be an array');
-    request.external_constant_buffer = buffers.map((b, i) => scope.bytes(toBytes(b, `externalConstantBuffer[${i}]`)));
+    request.external_constant_buffer = buffers.map((b, i) => scope.data(b, `externalConstantBuffer[${i}]`));
     return request;
   }
 
-  function serializeForExecutorch(emitterOutput, config = {}, dataSerializer = undefined, namedDataStore = null) {
+  function serializeForExecutorch(emitterOutput, config = {}, dataSerializer = undefined, namedDataStore = null, options = {}) {
     if (!emitterOutput || typeof emitterOutput !== 'object') throw invalidArgument('emitterOutput must be an object');
+    const delivery = outputOptions(options, 'options');
     return withScope((scope) => {
       const request = emitterRequest(emitterOutput, scope);
       request.config = pteConfigToCore(config ?? {});
@@ -189,8 +267,8 @@ export function createApi(module, platform, version) {
             const buffers = payload.buffers.map((ref) => (ref.src !== undefined
               ? sources.get(ref.src).view(ref.offset ?? 0, ref.size) ?? copyOut(ref)
               : module.HEAPU8.slice(ref.ptr >>> 0, (ref.ptr >>> 0) + ref.len)));
-            const bytes = toBytes(dataSerializer.serialize({ buffers, namedData: entriesFromCore(payload.named_data) }), 'dataSerializer.serialize() result');
-            return JSON.stringify(scope.bytes(bytes));
+            const result = dataSerializer.serialize({ buffers, namedData: entriesFromCore(payload.named_data) });
+            return JSON.stringify(scope.data(result, 'dataSerializer.serialize() result'));
           } catch (e) {
             return JSON.stringify({ error: String(e?.message ?? e) });
           }
@@ -202,7 +280,7 @@ export function createApi(module, platform, version) {
         sources.host({ serializeData })));
       try {
         const tags = JSON.parse(out.json()).ptd_tags;
-        const [pte, ...files] = takeCords(out);
+        const [pte, ...files] = deliver(takeArtifacts(out), delivery);
         const ptd = {};
         tags.forEach((tag, i) => { ptd[tag] = files[i]; });
         return { pte, ptd };
@@ -218,15 +296,16 @@ export function createApi(module, platform, version) {
     return copy;
   }
 
-  function serializePteBinary(pteFile, config = {}) {
+  function serializePteBinary(pteFile, config = {}, options = {}) {
     if (!pteFile || typeof pteFile !== 'object') throw invalidArgument('serializePteBinary takes { program, mutableData, namedData }');
+    const delivery = outputOptions(options, 'options');
     return withScope((scope) => {
       const request = emitterRequest({ mutableData: pteFile.mutableData ?? pteFile.mutable_data ?? null }, scope);
       request.config = pteConfigToCore(config ?? {}, false);
       request.named_data = storeRequest(pteFile.namedData ?? pteFile.named_data ?? null, scope, 'namedData');
       const out = call(() => module.serializePteBinary(programText(pteFile.program, scope), JSON.stringify(request), sources.host()));
       try {
-        return assemble(module, sources, out, 0);
+        return deliver(takeArtifacts(out), delivery)[0];
       } finally {
         out.delete();
       }
@@ -234,9 +313,8 @@ export function createApi(module, platform, version) {
   }
 
   function deserializePteBinary(data) {
-    const bytes = toBytes(data, 'data');
     return withScope((scope, heap) => {
-      const out = call(() => module.deserializePteBinary(JSON.stringify(fileRequest(bytes, 'pte', scope, heap)), sources.host()));
+      const out = call(() => module.deserializePteBinary(JSON.stringify(fileRequest(data, 'pte', scope, heap, 'data')), sources.host()));
       try {
         const reply = parseReply(out.json(), blobs(module, sources, out));
         return {
@@ -262,10 +340,11 @@ export function createApi(module, platform, version) {
   }
 
   function inspect(data, options = {}) {
-    const bytes = toBytes(data, 'data');
-    const kind = options?.kind ?? (bytes.byteLength >= 8 && String.fromCharCode(...bytes.subarray(4, 6)) === 'FT' ? 'ptd' : 'pte');
     return withScope((scope, heap) => {
-      const out = call(() => module.inspect(kind, JSON.stringify({ file: heap.put(bytes) })));
+      const file = wholeFile(data, heap, 'data');
+      const magic = module.HEAPU8.subarray(file.ptr + 4, file.ptr + Math.min(file.len, 6));
+      const kind = options?.kind ?? (file.len >= 8 && String.fromCharCode(...magic) === 'FT' ? 'ptd' : 'pte');
+      const out = call(() => module.inspect(kind, JSON.stringify({ file })));
       try {
         return parseLossless(out.json());
       } finally {
@@ -275,11 +354,10 @@ export function createApi(module, platform, version) {
   }
 
   function validate(pte, ptds = {}) {
-    const bytes = toBytes(pte, 'pte');
     if (ptds === null || typeof ptds !== 'object') throw invalidArgument('ptds must be an object {name: bytes}');
     return withScope((scope, heap) => {
-      const request = { pte: heap.put(bytes), ptds: {} };
-      for (const [name, value] of Object.entries(ptds)) request.ptds[name] = heap.put(toBytes(value, `ptds['${name}']`));
+      const request = { pte: wholeFile(pte, heap, 'pte'), ptds: {} };
+      for (const [name, value] of Object.entries(ptds)) request.ptds[name] = wholeFile(value, heap, `ptds['${name}']`);
       const out = call(() => module.validate(JSON.stringify(request)));
       try {
         return parseLossless(out.json());
@@ -292,14 +370,15 @@ export function createApi(module, platform, version) {
   // Repack a .pte (+ merge .ptd files) with a new layout; see
   // src/encode/repack.h for externalize's naming rule.
   function repack(pte, options = {}) {
-    const bytes = toBytes(pte, 'pte');
     const { externalize = null, merge = [], mergeTag = 'model', dataSerializer = null } = options ?? {};
+    const delivery = outputOptions(options, 'options');
     return withScope((scope, heap) => {
       const request = {
-        pte: fileRequest(bytes, 'pte', scope, heap),
+        pte: fileRequest(typeof pte === 'string' ? openFile(pte) : pte, 'pte', scope, heap, 'pte'),
         config: pteConfigToCore(options ?? {}, false),
         data_serializer_config: { segment_alignment: dataSerializer?.config?.segmentAlignment ?? options?.dataSegmentAlignment ?? 128 },
-        merge: (Array.isArray(merge) ? merge : Object.values(merge)).map((p, i) => fileRequest(toBytes(p, `merge[${i}]`), 'ptd', scope, heap)),
+        merge: (Array.isArray(merge) ? merge : Object.values(merge))
+          .map((p, i) => fileRequest(typeof p === 'string' ? openFile(p) : p, 'ptd', scope, heap, `merge[${i}]`)),
         merge_tag: mergeTag,
       };
       if (externalize) {
@@ -314,7 +393,7 @@ export function createApi(module, platform, version) {
       const out = call(() => module.repack(JSON.stringify(request), sources.host()));
       try {
         const reply = JSON.parse(out.json());
-        const [pteBytes, ...files] = takeCords(out);
+        const [pteBytes, ...files] = deliver(takeArtifacts(out), delivery);
         const ptd = {};
         reply.ptd_tags.forEach((tag, i) => { ptd[tag] = files[i]; });
         return { pte: pteBytes, ptd, moved: reply.moved, mergedEntries: reply.merged_entries };
@@ -324,9 +403,47 @@ export function createApi(module, platform, version) {
     });
   }
 
+  // A file on disk as an input (Node): read in ranges when needed, never
+  // whole. Paths given to repack() are opened with this.
+  function openFile(path) {
+    if (!platform.openFile) throw new EtpackError('UNSUPPORTED', 'files by path are only available in Node; pass a Blob or bytes');
+    if (typeof path !== 'string') throw invalidArgument('path must be a string');
+    return platform.openFile(path);
+  }
+
+  // Prepares a Blob/File for the synchronous core: a .pte/.ptd gets its head
+  // read (so it can be deserialized or repacked), other data its SHA-256
+  // (so named-data dedup stays exact). Only those bytes are read now.
+  async function openBlob(blob, options = {}) {
+    const entry = blobEntry(blob);
+    const probe = await entry.read(0, Math.min(entry.size, 64));
+    const magic = String.fromCharCode(...probe.subarray(4, 6));
+    const kind = entry.size >= 8 && magic === 'ET' ? 'pte' : entry.size >= 8 && magic === 'FT' ? 'ptd' : null;
+    if (kind) {
+      const headSize = withScope((scope, heap) => {
+        const request = { probe: heap.put(probe.subarray(0, Math.min(probe.byteLength, kind === 'ptd' ? 56 : 64))), size: entry.size };
+        const out = call(() => module.headSize(kind, JSON.stringify(request)));
+        try {
+          return JSON.parse(out.json()).head_size;
+        } finally {
+          out.delete();
+        }
+      });
+      entry.head = await entry.read(0, headSize);
+    }
+    if (options?.digest ?? !kind) {
+      const hasher = platform.createHasher(module);
+      for (let at = 0; at < entry.size; at += 8 << 20) hasher.update(await entry.read(at, Math.min(8 << 20, entry.size - at)));
+      entry.digests = new Map([[`0:${entry.size}`, hasher.digest()]]);
+    }
+    return { size: entry.size, blob, kind, [SOURCE]: () => entry };
+  }
+
   return {
     version,
     repack,
+    openFile,
+    openBlob,
     NamedDataStore,
     FlatTensorSerializer,
     EtpackError,
@@ -337,6 +454,6 @@ export function createApi(module, platform, version) {
     inspect,
     validate,
     // Internals for the Node-only and streaming layers.
-    _internal: { module, sources, withScope, fileRequest, call, parseReply, blobs, assemble },
+    _internal: { module, sources, withScope, fileRequest, call, parseReply, blobs, sha256Of },
   };
 }

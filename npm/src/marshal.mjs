@@ -1,7 +1,9 @@
 // All marshalling between JavaScript values and the core's JSON requests
 // and replies lives here.
 import { EtpackError, invalidArgument } from './errors.mjs';
-import { isBytes, toBytes } from './bytes.mjs';
+import { isBytes } from './bytes.mjs';
+import { Artifact } from './artifact.mjs';
+import { isBlob, SOURCE } from './sources.mjs';
 
 const NUL = '\u0000';
 
@@ -20,8 +22,8 @@ export function programText(program, scope) {
     if (typeof original === 'number' && Number.isInteger(original) && !Number.isSafeInteger(original)) {
       return `${NUL}N${original}`;
     }
-    if (original !== null && typeof original === 'object' && isBytes(original)) {
-      return scope.bytes(toBytes(original));
+    if (original !== null && typeof original === 'object' && (isBytes(original) || isBlob(original) || typeof original[SOURCE] === 'function')) {
+      return scope.data(original, `program.${key}`);
     }
     return value;
   });
@@ -66,38 +68,8 @@ export function call(fn) {
   }
 }
 
-// Builds one contiguous Uint8Array from a cord: each byte copied once, from
-// the heap (metadata) or straight from its source (weights).
-export function assemble(module, sources, out, index) {
-  const size = out.cordSize(index);
-  const result = new Uint8Array(size);
-  const pieces = out.cordPieces(index);
-  let at = 0;
-  for (let i = 0; i < pieces.length; i += 4) {
-    const kind = pieces[i];
-    const len = pieces[i + 2];
-    if (kind === 0) {
-      const ptr = pieces[i + 1] >>> 0;
-      result.set(module.HEAPU8.subarray(ptr, ptr + len), at);
-    } else if (kind === 2) {
-      sources.get(pieces[i + 1]).copyTo(result, at, pieces[i + 3], len);
-    } // kind 1: zeros, already there
-    at += len;
-  }
-  return result;
-}
-
-// The piece list of a cord, for streaming writers and Blob assembly.
-export function cordPieces(out, index) {
-  const flat = out.cordPieces(index);
-  const pieces = [];
-  for (let i = 0; i < flat.length; i += 4) {
-    pieces.push({ kind: flat[i], a: flat[i + 1], len: flat[i + 2], offset: flat[i + 3] });
-  }
-  return pieces;
-}
-
-// Returned byte arrays: views of the caller's own sources where possible.
+// Returned byte arrays: views of the caller's own sources where possible;
+// ranges of a file or Blob come back as lazy Artifacts (nothing read).
 export function blobs(module, sources, out) {
   const flat = out.blobList();
   const list = [];
@@ -106,13 +78,7 @@ export function blobs(module, sources, out) {
     if (flat[i] === 2) {
       const entry = sources.get(flat[i + 1]);
       const view = entry.view(flat[i + 3], len);
-      if (view) {
-        list.push(view);
-      } else {
-        const copy = new Uint8Array(len);
-        entry.copyTo(copy, 0, flat[i + 3], len);
-        list.push(copy);
-      }
+      list.push(view ?? new Artifact([{ entry, offset: flat[i + 3], length: len }], len));
     } else {
       const ptr = flat[i + 1] >>> 0;
       list.push(module.HEAPU8.slice(ptr, ptr + len));  // heap bytes must outlive the call: copy
@@ -167,7 +133,7 @@ export function storeOutputToCore(output, scope, what = 'namedDataStore') {
     external[tag] = entriesToCore(entries, `${what}.externalData['${tag}']`);
   }
   return {
-    buffers: output.buffers.map((b, i) => scope.bytes(toBytes(b, `${what}.buffers[${i}]`))),
+    buffers: output.buffers.map((b, i) => scope.data(b, `${what}.buffers[${i}]`)),
     pte_data: entriesToCore(output.pteData ?? output.pte_data ?? {}, `${what}.pteData`),
     external_data: external,
   };

@@ -70,7 +70,9 @@ test('wrong argument types give INVALID_ARGUMENT', () => {
   assertCode(() => et.inspect({}), 'INVALID_ARGUMENT');
   assertCode(() => et.validate(new Uint8Array(8), 'ptds'), 'INVALID_ARGUMENT');
   assertCode(() => et.validate(new Uint8Array(8), { a: 'x' }), 'INVALID_ARGUMENT');
-  assertCode(() => et.repack('x'), 'INVALID_ARGUMENT');
+  assertCode(() => et.repack('no/such/file.pte'), 'IO_ERROR', /cannot open no\/such\/file.pte/);
+  assertCode(() => et.repack(new Uint8Array(8), { output: 'string' }), 'INVALID_ARGUMENT', /output/);
+  assertCode(() => et.repack(new Uint8Array(8), { onProgress: 1 }), 'INVALID_ARGUMENT', /onProgress/);
   store.delete();
 });
 

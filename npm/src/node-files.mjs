@@ -1,0 +1,155 @@
+// Node only: files on disk as inputs (read in ranges, never whole) and
+// artifacts written to disk or to a Node stream with bounded memory.
+import { closeSync, fstatSync, openSync, read, readSync as fsReadSync } from 'node:fs';
+import { open, unlink } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { EtpackError, invalidArgument } from './errors.mjs';
+import { SOURCE } from './sources.mjs';
+import { Artifact, CHUNK } from './artifact.mjs';
+
+const IO_MAX = 1 << 30;  // one fs call moves at most this much (Node's limit is 2^31 - 1)
+
+// Closes descriptors of FileSources that were dropped without close().
+const finalizer = new FinalizationRegistry((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+});
+
+function shortRead(path, position) {
+  return new EtpackError('SOURCE_CHANGED', `${path} ended at byte ${position}, before the size it had when opened (was it truncated?)`);
+}
+
+export class FileSource {
+  #fd;
+  #entry;
+
+  constructor(path) {
+    try {
+      this.#fd = openSync(path, 'r');
+    } catch (e) {
+      throw new EtpackError('IO_ERROR', `cannot open ${path}: ${e.message}`);
+    }
+    this.path = path;
+    this.size = fstatSync(this.#fd).size;
+    this.bytesRead = 0;  // every byte read from the file, for measurements
+    finalizer.register(this, this.#fd, this);
+    const self = this;
+    const fd = () => {
+      if (self.#fd === null) throw new EtpackError('IO_ERROR', `${path} was closed`);
+      return self.#fd;
+    };
+    this.#entry = {
+      size: this.size,
+      path,
+      view: () => null,
+      // Synchronous reads for the core (heads, inline bytes, digests) and for
+      // contiguous outputs: straight into the destination, no staging copy.
+      copyTo(dst, at, offset, size) {
+        for (let done = 0; done < size;) {
+          const n = fsReadSync(fd(), dst, at + done, Math.min(IO_MAX, size - done), offset + done);
+          if (n === 0) throw shortRead(path, offset + done);
+          done += n;
+          self.bytesRead += n;
+        }
+      },
+      read(offset, size) {
+        const buffer = new Uint8Array(size);
+        return new Promise((resolve, reject) => {
+          const step = (done) => {
+            if (done === size) {
+              resolve(buffer);
+              return;
+            }
+            read(fd(), buffer, done, Math.min(IO_MAX, size - done), offset + done, (err, n) => {
+              if (err) reject(new EtpackError('IO_ERROR', `reading ${path}: ${err.message}`));
+              else if (n === 0) reject(shortRead(path, offset + done));
+              else {
+                self.bytesRead += n;
+                step(done + n);
+              }
+            });
+          };
+          step(0);
+        });
+      },
+    };
+  }
+
+  [SOURCE]() {
+    return this.#entry;
+  }
+
+  close() {
+    if (this.#fd !== null) {
+      finalizer.unregister(this);
+      closeSync(this.#fd);
+      this.#fd = null;
+    }
+  }
+}
+
+// Writes an artifact to `path` piece by piece: byte arrays straight from
+// where they are, file ranges through one reused CHUNK-sized buffer (the only
+// copy: read, then written). A failed write removes the partial file.
+export async function writeArtifact(artifact, path, options = {}) {
+  if (!(artifact instanceof Artifact)) throw invalidArgument('writeArtifact takes an Artifact');
+  const onProgress = options?.onProgress ?? null;
+  if (onProgress !== null && typeof onProgress !== 'function') throw invalidArgument('onProgress must be a function');
+  const file = await open(path, 'w');
+  const buffer = new Uint8Array(Math.min(CHUNK, Math.max(1, maxFileRange(artifact))));
+  const zeros = new Uint8Array(1 << 20);
+  let written = 0;
+  const put = async (bytes) => {
+    for (let done = 0; done < bytes.byteLength;) {
+      const { bytesWritten } = await file.write(bytes, done, Math.min(IO_MAX, bytes.byteLength - done));
+      done += bytesWritten;
+    }
+    written += bytes.byteLength;
+    onProgress?.({ bytesWritten: written, totalBytes: artifact.size });
+  };
+  try {
+    for (const p of artifact.pieces) {
+      if (p.bytes) {
+        await put(p.bytes);
+      } else if (p.zeros !== undefined) {
+        for (let left = p.zeros; left > 0; left -= zeros.byteLength) await put(zeros.subarray(0, Math.min(left, zeros.byteLength)));
+      } else {
+        const view = p.entry.view(p.offset, p.length);
+        if (view) {
+          await put(view);
+          continue;
+        }
+        for (let done = 0; done < p.length; done += buffer.byteLength) {
+          const n = Math.min(buffer.byteLength, p.length - done);
+          if (p.entry.path !== undefined) {
+            p.entry.copyTo(buffer, 0, p.offset + done, n);  // sync read, into the reused buffer
+            await put(buffer.subarray(0, n));
+          } else {
+            await put(await p.entry.read(p.offset + done, n));
+          }
+        }
+      }
+    }
+    await file.close();
+  } catch (e) {
+    await file.close().catch(() => {});
+    await unlink(path).catch(() => {});
+    throw e;
+  }
+  if (written === 0) onProgress?.({ bytesWritten: 0, totalBytes: artifact.size });
+  return written;
+}
+
+function maxFileRange(artifact) {
+  let max = 0;
+  for (const p of artifact.pieces) if (p.entry && p.length > max) max = p.length;
+  return max;
+}
+
+// A Node Readable of the artifact (chunks of at most CHUNK bytes of file data).
+export function nodeStream(artifact, options = {}) {
+  return Readable.from(artifact.chunks(options), { objectMode: false, highWaterMark: 1 });
+}
