@@ -4,7 +4,7 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { describe } from './bytes.mjs';
 import { Artifact } from './artifact.mjs';
-import { HeapCopies, Scope, Sources, blobEntry, entryOf, readSync, sha256Of, SOURCE } from './sources.mjs';
+import { HeapCopies, Scope, Sources, blobEntry, entryOf, readSync, sha256Of, sourceRef, SOURCE } from './sources.mjs';
 import {
   blobs, call as callCore, entriesFromCore, entriesToCore, parseLossless, parseReply, programText, pteConfigToCore,
   storeOutputFromCore, storeOutputToCore, layoutToCore,
@@ -140,7 +140,7 @@ export function createApi(module, platform, version) {
       const id = sources.register(entry);
       const layout = layoutToCore(tensorLayout, 'tensorLayout');
       try {
-        this.#run(() => this.#handle.add(key, JSON.stringify({ src: id, size: entry.size }), alignment < 0 ? -1 : alignment,
+        this.#run(() => this.#handle.add(key, JSON.stringify(sourceRef(id, entry)), alignment < 0 ? -1 : alignment,
           externalTag ?? '', externalTag !== null, layout ? JSON.stringify(layout) : '', sources.host()));
       } catch (e) {
         sources.release(id);

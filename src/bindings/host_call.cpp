@@ -1,21 +1,28 @@
 #include "bindings/host_call.h"
 
+#include <algorithm>
 #include <cstdlib>
+
+#include "core/sha256.h"
 
 namespace etpack::bindings {
 namespace {
 
 emscripten::val* g_host = nullptr;
 
+std::optional<Digest> digest_of_hex(const std::string& text) {
+  auto bytes = from_hex(text, 32);
+  if (!bytes || bytes->size() != 32) return std::nullopt;
+  Digest d{};
+  std::copy(bytes->begin(), bytes->end(), d.begin());
+  return d;
+}
+
 std::optional<Digest> digest_from_host(uint32_t source, uint64_t offset, uint64_t size, void*) {
   if (g_host == nullptr) return std::nullopt;
   emscripten::val hex = (*g_host).call<emscripten::val>("digest", source, static_cast<double>(offset), static_cast<double>(size));
   if (!hex.isString()) return std::nullopt;
-  std::string text = hex.as<std::string>();
-  if (text.size() != 64) return std::nullopt;
-  Digest d{};
-  for (size_t i = 0; i < 32; ++i) d[i] = static_cast<uint8_t>(std::strtoul(text.substr(2 * i, 2).c_str(), nullptr, 16));
-  return d;
+  return digest_of_hex(hex.as<std::string>());
 }
 
 emscripten::val pieces_of(const std::vector<std::pair<int, std::array<double, 3>>>& list) {
@@ -79,6 +86,22 @@ Result<Blob> blob_from_json(const Json& j) {
     Blob::External info;
     info.source = static_cast<uint32_t>(*id);
     info.offset = *offset;
+    // What the host already knows of the bytes: their ends (for the dedup
+    // fingerprint, so unequal data rarely needs a digest) and their digest.
+    const size_t edge = static_cast<size_t>(std::min<uint64_t>(*size, Blob::kEdgeBytes));
+    for (auto [key, field] : {std::pair{"head", &info.head}, std::pair{"tail", &info.tail}}) {
+      const Json* hex = j.find(key);
+      if (hex == nullptr) continue;
+      auto bytes = hex->is_string() ? from_hex(hex->text(), Blob::kEdgeBytes) : std::nullopt;
+      if (!bytes || bytes->size() != edge)
+        return make_error(ErrorCode::kInvalidArgument, std::string("bad ") + key + " bytes in source reference " + write_json(j));
+      *field = std::move(*bytes);
+    }
+    if (const Json* hex = j.find("digest")) {
+      auto d = hex->is_string() ? digest_of_hex(hex->text()) : std::nullopt;
+      if (!d) return make_error(ErrorCode::kInvalidArgument, "bad digest in source reference " + write_json(j));
+      info.digest = *d;
+    }
     return Blob::external(std::move(info), *size);
   }
   auto ptr = j.find("ptr") ? j.find("ptr")->as_uint64() : std::nullopt;

@@ -156,6 +156,23 @@ std::string to_hex(const uint8_t* data, size_t size) {
   return out;
 }
 
+std::optional<std::vector<uint8_t>> from_hex(const std::string& text, size_t max_bytes) {
+  if (text.size() % 2 != 0 || text.size() / 2 > max_bytes) return std::nullopt;
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::vector<uint8_t> out(text.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int hi = digit(text[2 * i]), lo = digit(text[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out[i] = static_cast<uint8_t>(hi << 4 | lo);
+  }
+  return out;
+}
+
 std::string sha256_hex(const uint8_t* data, size_t size) {
   Sha256::Digest digest = sha256(data, size);
   return to_hex(digest.data(), digest.size());

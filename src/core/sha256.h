@@ -6,7 +6,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace etpack {
 
@@ -40,5 +42,8 @@ Sha256::Digest sha256(const uint8_t* data, size_t size);
 // Lowercase hex, as Python's hexdigest() writes it.
 std::string to_hex(const uint8_t* data, size_t size);
 std::string sha256_hex(const uint8_t* data, size_t size);
+// The reverse of to_hex (either case); nullopt unless `text` is exactly
+// 2 * n hex digits with n <= max_bytes.
+std::optional<std::vector<uint8_t>> from_hex(const std::string& text, size_t max_bytes);
 
 }  // namespace etpack

@@ -122,7 +122,11 @@ test('file-backed inputs give the same bytes and are read once when written', as
     assert.ok(files.internal instanceof FileSource);
     const r = serialize(files, { output: 'artifact' });
     const hashed = all.reduce((n, f) => n + f.bytesRead, 0);
-    assert.equal(hashed, 2 * externalBlob.byteLength, 'only the two equal-sized external inputs were read (to hash them for dedup)');
+    // The two equal external inputs are read whole (to hash them for dedup);
+    // otherwise only the 32 bytes at each end of an input (the dedup
+    // fingerprint) each time it is handed to the core.
+    const edges = hashed - 2 * externalBlob.byteLength;
+    assert.ok(edges >= 64 * all.length && edges <= 64 * 2 * all.length && edges % 64 === 0, `read ${hashed} bytes`);
     for (const f of all) f.bytesRead = 0;
     await r.pte.writeTo(join(tmp, 'files.pte'));
     await r.ptd.weights.writeTo(join(tmp, 'files.ptd'));
