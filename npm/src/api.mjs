@@ -250,7 +250,7 @@ export function createApi(module, platform, version) {
   function serializeForExecutorch(emitterOutput, config = {}, dataSerializer = undefined, namedDataStore = null, options = {}) {
     if (!emitterOutput || typeof emitterOutput !== 'object') throw invalidArgument('emitterOutput must be an object');
     const delivery = outputOptions(options, 'options');
-    return withScope((scope) => {
+    return withScope((scope, heap) => {
       const request = emitterRequest(emitterOutput, scope);
       request.config = pteConfigToCore(config ?? {});
       request.store = storeRequest(namedDataStore, scope, 'namedDataStore');
@@ -276,8 +276,8 @@ export function createApi(module, platform, version) {
       } else {
         throw invalidArgument('dataSerializer must be a FlatTensorSerializer or an object with serialize(payload)');
       }
-      const out = call(() => module.serializeForExecutorch(programText(emitterOutput.program, scope), JSON.stringify(request),
-        sources.host({ serializeData })));
+      const text = heap.putText(programText(emitterOutput.program, scope));
+      const out = call(() => module.serializeForExecutorch(text.ptr, text.len, JSON.stringify(request), sources.host({ serializeData })));
       try {
         const tags = JSON.parse(out.json()).ptd_tags;
         const [pte, ...files] = deliver(takeArtifacts(out), delivery);
@@ -299,11 +299,12 @@ export function createApi(module, platform, version) {
   function serializePteBinary(pteFile, config = {}, options = {}) {
     if (!pteFile || typeof pteFile !== 'object') throw invalidArgument('serializePteBinary takes { program, mutableData, namedData }');
     const delivery = outputOptions(options, 'options');
-    return withScope((scope) => {
+    return withScope((scope, heap) => {
       const request = emitterRequest({ mutableData: pteFile.mutableData ?? pteFile.mutable_data ?? null }, scope);
       request.config = pteConfigToCore(config ?? {}, false);
       request.named_data = storeRequest(pteFile.namedData ?? pteFile.named_data ?? null, scope, 'namedData');
-      const out = call(() => module.serializePteBinary(programText(pteFile.program, scope), JSON.stringify(request), sources.host()));
+      const text = heap.putText(programText(pteFile.program, scope));
+      const out = call(() => module.serializePteBinary(text.ptr, text.len, JSON.stringify(request), sources.host()));
       try {
         return deliver(takeArtifacts(out), delivery)[0];
       } finally {
@@ -329,8 +330,9 @@ export function createApi(module, platform, version) {
   }
 
   function programToJson(program) {
-    return withScope((scope) => {
-      const out = call(() => module.programToJson(programText(program, scope), sources.host()));
+    return withScope((scope, heap) => {
+      const text = heap.putText(programText(program, scope));
+      const out = call(() => module.programToJson(text.ptr, text.len, sources.host()));
       try {
         return out.json();
       } finally {

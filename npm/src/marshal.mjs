@@ -10,23 +10,54 @@ const NUL = '\u0000';
 // Program (object or JSON text) -> JSON text for the core. BigInts become
 // digit strings; integer Numbers beyond 2^53 are marked so the core can
 // reject them where an integer is expected (they may have been rounded);
-// byte arrays go by reference, never as integer lists.
+// byte arrays (and files, Blobs, Artifacts) go by reference, never as
+// integer lists. The caller's object is never modified: the walk copies only
+// the arrays and objects on the path to a changed value, then one plain
+// JSON.stringify does the rest (much faster than a replacer function).
 export function programText(program, scope) {
   if (typeof program === 'string') return program;
   if (program === null || typeof program !== 'object' || Array.isArray(program)) {
     throw invalidArgument('program must be an object or JSON text');
   }
-  return JSON.stringify(program, function replacer(key, value) {
-    const original = this[key];
-    if (typeof original === 'bigint') return original.toString();
-    if (typeof original === 'number' && Number.isInteger(original) && !Number.isSafeInteger(original)) {
-      return `${NUL}N${original}`;
+  return JSON.stringify(forJson(program, scope, 'program'));
+}
+
+function isPlain(v) {
+  const t = typeof v;
+  return t === 'string' || t === 'boolean' || v === null || v === undefined || (t === 'number' && (Number.isSafeInteger(v) || !Number.isInteger(v)));
+}
+
+function forJson(value, scope, path) {
+  if (isPlain(value)) return value;
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'number') return `${NUL}N${value}`;
+  if (typeof value !== 'object') return value;
+  if (isBytes(value) || isBlob(value) || typeof value[SOURCE] === 'function') return scope.data(value, path);
+  if (Array.isArray(value)) {
+    let out = value;
+    for (let i = 0; i < value.length; ++i) {
+      const v = value[i];
+      if (isPlain(v)) continue;
+      const p = forJson(v, scope, path);
+      if (p !== v) {
+        if (out === value) out = value.slice();
+        out[i] = p;
+      }
     }
-    if (original !== null && typeof original === 'object' && (isBytes(original) || isBlob(original) || typeof original[SOURCE] === 'function')) {
-      return scope.data(original, `program.${key}`);
+    return out;
+  }
+  if (typeof value.toJSON === 'function') return value;
+  let out = value;
+  for (const key of Object.keys(value)) {
+    const v = value[key];
+    if (isPlain(v)) continue;
+    const p = forJson(v, scope, `${path}.${key}`);
+    if (p !== v) {
+      if (out === value) out = { ...value };
+      out[key] = p;
     }
-    return value;
-  });
+  }
+  return out;
 }
 
 // Reply JSON -> JS values: "\0<digits>" is a BigInt, "\0\0..." a string that

@@ -217,6 +217,8 @@ export class Scope {
 
 // Copies bytes into the wasm heap (used for the small heads of files, which
 // the core parses) and frees them when the call is over.
+const ENCODER = new TextEncoder();
+
 export class HeapCopies {
   constructor(module) {
     this.module = module;
@@ -228,6 +230,11 @@ export class HeapCopies {
     this.module.HEAPU8.set(bytes, ptr);
     this.pointers.push(ptr);
     return { ptr, len: bytes.byteLength };
+  }
+  // Text as UTF-8 in the heap: TextEncoder (native) instead of embind's
+  // per-character conversion; a transient copy of metadata only.
+  putText(text) {
+    return this.put(ENCODER.encode(text));
   }
   free() {
     for (const ptr of this.pointers) this.module._free(ptr);

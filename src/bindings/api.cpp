@@ -103,7 +103,15 @@ Status fill_emitter(const Json& request, EmitterOutput& emitter) {
   return {};
 }
 
-Output* serialize_for_executorch_js(std::string program_text, std::string request_text, val host) {
+// Program JSON text the glue encoded into the heap (TextEncoder is far
+// faster than embind's std::string conversion for megabytes of text); it
+// stays valid for the call.
+std::string_view heap_text(double ptr, double len) {
+  return {reinterpret_cast<const char*>(static_cast<uintptr_t>(ptr)), static_cast<size_t>(len)};
+}
+
+Output* serialize_for_executorch_js(double text_ptr, double text_len, std::string request_text, val host) {
+  const std::string_view program_text = heap_text(text_ptr, text_len);
   HostScope scope(host);
   return run([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
@@ -135,7 +143,8 @@ Output* serialize_for_executorch_js(std::string program_text, std::string reques
   });
 }
 
-Output* serialize_pte_binary_js(std::string program_text, std::string request_text, val host) {
+Output* serialize_pte_binary_js(double text_ptr, double text_len, std::string request_text, val host) {
+  const std::string_view program_text = heap_text(text_ptr, text_len);
   HostScope scope(host);
   return run([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
@@ -187,7 +196,8 @@ Output* deserialize_pte_binary_js(std::string request_text, val host) {
   });
 }
 
-Output* program_to_json_js(std::string program_text, val host) {
+Output* program_to_json_js(double text_ptr, double text_len, val host) {
+  const std::string_view program_text = heap_text(text_ptr, text_len);
   HostScope scope(host);
   return run([&](Output& out) -> Status {
     ETP_ASSIGN(TableValue program, program_from_text(program_text));

@@ -141,7 +141,7 @@ FlatTensorConfig data_config_from_json(const Json* j) {
   return c;
 }
 
-Result<TableValue> program_from_text(const std::string& text) {
+Result<TableValue> program_from_text(std::string_view text) {
   return table_from_json_text(text, *program_schema().root, [](const Json& reference) { return blob_from_json(reference); });
 }
 

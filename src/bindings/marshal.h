@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "bindings/host_call.h"
 #include "core/json.h"
@@ -29,7 +30,7 @@ Result<PteConfig> pte_config_from_json(const Json* j);
 FlatTensorConfig data_config_from_json(const Json* j);
 
 // Program text with byte references, into the model.
-Result<TableValue> program_from_text(const std::string& text);
+Result<TableValue> program_from_text(std::string_view text);
 // The model as JSON for JS: BigInt markers, byte vectors as returned blobs.
 Json program_to_js_json(const TableValue& program, Output& out);
 
