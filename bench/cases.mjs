@@ -1,5 +1,6 @@
 // The five benchmark cases of bench/run.mjs. Each run() returns plain
 // figures; report() turns them into the lines printed.
+import { execSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -119,27 +120,28 @@ export const cases = {
       const program = syntheticProgram({ constants });
       gc();
       const inputsRss = rssNow();
-      const ours = [];
-      let size = 0;
-      for (let i = 0; i < 3; ++i) {
-        const r = time(() => et.serializeForExecutorch({ program }));
-        size = r.value.pte.byteLength;
-        ours.push(r.ms);
-        r.value = null;
-        gc();
-      }
+      const serialize = () => et.serializeForExecutorch({ program }).pte.byteLength;
+      const size = serialize();  // warm-up; also the peak of ours alone
+      gc();
       const peakOurs = rssNow();
+      const copyOnce = () => {
+        const out = new Uint8Array(size);
+        let at = 0;
+        for (const c of constants) {
+          out.set(c, at);
+          at += c.byteLength;
+        }
+        return out.byteLength;
+      };
+      copyOnce();
+      gc();
+      // Alternate, so that both meet the same allocator and page-fault state.
+      const ours = [];
       const base = [];
-      for (let i = 0; i < 3; ++i) {
-        base.push(time(() => {
-          const out = new Uint8Array(size);
-          let at = 0;
-          for (const c of constants) {
-            out.set(c, at);
-            at += c.byteLength;
-          }
-          return out.byteLength;
-        }).ms);
+      for (let i = 0; i < 5; ++i) {
+        ours.push(time(serialize).ms);
+        gc();
+        base.push(time(copyOnce).ms);
         gc();
       }
       return {
@@ -150,7 +152,7 @@ export const cases = {
     report: (r) => [
       `${(r.size / MiB).toFixed(1)} MiB .pte: ours ${ms(r.ours)}, baseline (one Uint8Array.set pass, same size) ${ms(r.baseline)}`,
       `ratio: ${(r.ours / r.baseline).toFixed(2)}x (target ≤ 1.3x)`,
-      `peak RSS after our runs ${r.peakOurs.toFixed(0)} MiB; before them (inputs, wasm, node) ${r.inputsRss.toFixed(0)} MiB`,
+      `medians of 5 alternating runs; RSS before our runs (inputs, wasm, node) ${r.inputsRss.toFixed(0)} MiB`,
     ],
   },
 
@@ -165,33 +167,37 @@ export const cases = {
         const program = syntheticProgram();
         gc();
         const inputsRss = rssNow();
-        const ours = [];
-        let sizes;
-        for (let i = 0; i < 3; ++i) {
-          const r = await timeAsync(async () => {
-            const store = new et.NamedDataStore();
-            store.addNamedData('internal', internal, { alignment: 64 });
-            store.addNamedData('external', external, { alignment: 64, externalTag: 'model' });
-            const { pte, ptd } = et.serializeForExecutorch({ program }, {}, undefined, store, { output: 'artifact' });
-            store.delete();
-            await pte.writeTo(join(dir, 'out.pte'));
-            await ptd.model.writeTo(join(dir, 'model.ptd'));
-            return [pte.size, ptd.model.size];
-          });
-          sizes = r.value;
-          ours.push(r.ms);
+        const ourRun = async () => {
+          const store = new et.NamedDataStore();
+          store.addNamedData('internal', internal, { alignment: 64 });
+          store.addNamedData('external', external, { alignment: 64, externalTag: 'model' });
+          const { pte, ptd } = et.serializeForExecutorch({ program }, {}, undefined, store, { output: 'artifact' });
+          store.delete();
+          await pte.writeTo(join(dir, 'out.pte'));
+          await ptd.model.writeTo(join(dir, 'model.ptd'));
+          return [pte.size, ptd.model.size];
+        };
+        const baseRun = () => {
+          writeFileSync(join(dir, 'out.pte'), internal);
+          writeFileSync(join(dir, 'model.ptd'), external);
+        };
+        const clean = () => {
           rmSync(join(dir, 'out.pte'));
           rmSync(join(dir, 'model.ptd'));
-        }
+          execSync('sync');  // each run starts without the last one's dirty pages
+        };
+        const sizes = await ourRun();  // warm-up
+        clean();
         const peakOurs = rssNow();
+        baseRun();
+        clean();
+        const ours = [];
         const base = [];
-        for (let i = 0; i < 3; ++i) {
-          base.push(time(() => {
-            writeFileSync(join(dir, 'a.bin'), internal);
-            writeFileSync(join(dir, 'b.bin'), external);
-          }).ms);
-          rmSync(join(dir, 'a.bin'));
-          rmSync(join(dir, 'b.bin'));
+        for (let i = 0; i < 5; ++i) {
+          ours.push((await timeAsync(ourRun)).ms);
+          clean();
+          base.push(time(baseRun).ms);
+          clean();
         }
         return { sizes, ours: median(ours), baseline: median(base), peakOurs, inputsRss, rssBudgetMiB: inputsRss + 64 };
       } finally {
@@ -202,7 +208,7 @@ export const cases = {
       `.pte ${(r.sizes[0] / MiB).toFixed(1)} MiB + .ptd ${(r.sizes[1] / MiB).toFixed(1)} MiB: ours (serialize + writeTo) ${ms(r.ours)}, ` +
         `baseline (fs.writeFileSync of the same 512 MiB from memory) ${ms(r.baseline)}`,
       `ratio: ${(r.ours / r.baseline).toFixed(2)}x (target ≤ 1.15x)`,
-      `peak RSS after our runs ${r.peakOurs.toFixed(0)} MiB; with the inputs loaded ${r.inputsRss.toFixed(0)} MiB`,
+      `medians of 5 alternating runs; RSS with the inputs loaded ${r.inputsRss.toFixed(0)} MiB`,
     ],
   },
 
@@ -213,6 +219,7 @@ export const cases = {
       const dir = workDir();
       try {
         const inputs = Array.from({ length: 5 }, (_, i) => randomFile(join(dir, `w${i}.bin`), GiB));
+        execSync('sync');
         gc();
         const startRss = rssNow();
         const ours = [];
@@ -234,8 +241,10 @@ export const cases = {
           sources.forEach((s) => s.close());
           ours.push(r.ms);
           rmSync(join(dir, 'out.ptd'));
+          execSync('sync');  // each run starts without the last one's dirty pages
           base.push(time(() => fsConcat(join(dir, 'plain.bin'), inputs)).ms);
           rmSync(join(dir, 'plain.bin'));
+          execSync('sync');
         }
         return { size, read, ours: Math.min(...ours), baseline: Math.min(...base), startRss, peakOurs: rssNow(), rssBudgetMiB: 256 };
       } finally {
@@ -262,6 +271,7 @@ export const cases = {
         await pte.writeTo(join(dir, 'model.pte'));
         files.forEach((f) => f.close());
         parts.forEach((p) => rmSync(p));
+        execSync('sync');
         gc();
         const startRss = rssNow();
         const source = et.openFile(join(dir, 'model.pte'));
@@ -274,6 +284,7 @@ export const cases = {
         const read = source.bytesRead;
         source.close();
         const peakOurs = rssNow();
+        execSync('sync');
         const base = time(() => fsConcat(join(dir, 'copy.pte'), [join(dir, 'model.pte')])).ms;
         return { sourceSize: statSync(join(dir, 'model.pte')).size, ...r.value, read, ours: r.ms, baseline: base, startRss, peakOurs };
       } finally {

@@ -6,6 +6,13 @@
 /** Anything byte-like: taken as a view of the same memory, never converted by the caller. */
 export type Bytes = ArrayBuffer | SharedArrayBuffer | ArrayBufferView;
 
+/**
+ * Any input whose bytes stay where they are: byte arrays (referenced, never
+ * copied), a Blob/File (read lazily; see `openBlob`), a file opened with
+ * `openFile` (Node), or an Artifact returned by an earlier call.
+ */
+export type Source = Bytes | Blob | FileSource | OpenedBlob | Artifact;
+
 /** An int64 field: a Number when it is a safe integer, a BigInt otherwise. */
 export type Int64 = number | bigint;
 
@@ -56,9 +63,13 @@ export interface DataEntry {
   tensorLayout: TensorLayout | null;
 }
 
-/** `NamedDataStoreOutput` upstream. Returned buffers are views of the arrays that were added (no copy). */
+/**
+ * `NamedDataStoreOutput` upstream. Returned buffers are views of the arrays
+ * that were added (no copy); ranges of files and Blobs come back as lazy
+ * Artifacts (nothing read).
+ */
 export interface NamedDataStoreOutput {
-  buffers: Uint8Array[];
+  buffers: (Uint8Array | Artifact)[];
   pteData: Record<string, DataEntry>;
   /** tag -> key -> entry, tags in insertion order. */
   externalData: Record<string, Record<string, DataEntry>>;
@@ -66,7 +77,7 @@ export interface NamedDataStoreOutput {
 
 /** The same shape as input: any {@link Bytes} as buffers; snake_case keys are accepted too. */
 export interface NamedDataStoreOutputInput {
-  buffers: Bytes[];
+  buffers: Source[];
   pteData?: Record<string, DataEntryInput>;
   externalData?: Record<string, Record<string, DataEntryInput>>;
   pte_data?: Record<string, DataEntryInput>;
@@ -94,10 +105,10 @@ export interface EmitterOutput {
   /** A Program object or its JSON text. */
   program: Program | string;
   /** Each mutable buffer's storage (or `{storage}` objects), or null. */
-  mutableData?: (Bytes | { storage: Bytes })[] | null;
+  mutableData?: (Source | { storage: Source })[] | null;
   /** `{tag: {fqn: index into externalConstantBuffer}}`. */
   externalConstantMap?: Record<string, Record<string, number>>;
-  externalConstantBuffer?: Bytes[];
+  externalConstantBuffer?: Source[];
 }
 
 /** `ExecutorchBackendConfig`'s serialization fields. */
@@ -117,28 +128,94 @@ export interface FlatTensorConfig {
 
 /** What a data serializer receives: all buffers of the store, and one tag's entries. */
 export interface DataPayload {
-  buffers: Uint8Array[];
+  buffers: (Uint8Array | Artifact)[];
   namedData: Record<string, DataEntry>;
 }
 
 export interface DataPayloadInput {
-  buffers: Bytes[];
+  buffers: Source[];
   namedData?: Record<string, DataEntryInput>;
   named_data?: Record<string, DataEntryInput>;
 }
 
 /** Any object that turns a payload into the bytes of a data file. */
 export interface DataSerializer {
-  serialize(payload: DataPayload): Bytes;
+  serialize(payload: DataPayload): Source;
 }
 
 export declare class FlatTensorSerializer implements DataSerializer {
   constructor(config?: FlatTensorConfig);
   readonly config: Required<FlatTensorConfig>;
-  /** The bytes of a .ptd (FlatTensor) file. */
+  /** The bytes of a .ptd (FlatTensor) file, in the form `options.output` asks for. */
   serialize(payload: DataPayloadInput): Uint8Array;
+  serialize<O extends OutputOptions>(payload: DataPayloadInput, options: O): OutputOf<O>;
   /** A .ptd back into buffers and entries (alignment is always 1 on the way back). */
-  deserialize(data: Bytes): DataPayload;
+  deserialize(data: Source): DataPayload;
+}
+
+// --- outputs ---------------------------------------------------------------------
+
+export interface Progress {
+  bytesWritten: number;
+  totalBytes: number;
+}
+
+/**
+ * How a call hands back the files it writes. 'bytes' (default): one
+ * contiguous Uint8Array per file, each byte copied once. 'blob': a Blob from
+ * parts (input Blobs become slices of themselves: no copy). 'artifact': an
+ * {@link Artifact}, materialised later (writeTo, stream, toBlob, bytes).
+ */
+export interface OutputOptions {
+  output?: 'bytes' | 'blob' | 'artifact';
+  /** With output 'bytes': progress over all files of the call. */
+  onProgress?: ((progress: Progress) => void) | null;
+}
+
+export type OutputOf<O> = O extends { output: 'artifact' } ? Artifact : O extends { output: 'blob' } ? Blob : Uint8Array;
+
+/**
+ * An output file as its ordered pieces: the core's own bytes (header,
+ * flatbuffer), zero padding, and ranges of the inputs (weights, by
+ * reference). Usable as an input anywhere a {@link Source} is.
+ */
+export declare class Artifact {
+  /** Exact file size (a Number; exact below 2^53). */
+  readonly size: number;
+  readonly pieces: ReadonlyArray<
+    { bytes: Uint8Array } | { zeros: number } | { entry: unknown; offset: number; length: number }>;
+  /** One contiguous array; synchronous (every input must be readable synchronously: not an unopened Blob). */
+  toBytes(options?: { onProgress?: (p: Progress) => void }): Uint8Array;
+  /** The same, reading inputs asynchronously (works for Blob inputs). */
+  bytes(options?: { onProgress?: (p: Progress) => void }): Promise<Uint8Array>;
+  /** A Blob from parts. Not available for file-backed artifacts in Node (use writeTo). */
+  toBlob(options?: { type?: string }): Blob;
+  /** Chunks in file order; at most `chunkSize` (default 8 MiB) of file data held at a time. */
+  chunks(options?: { chunkSize?: number }): AsyncGenerator<Uint8Array>;
+  /** A web ReadableStream of the file. */
+  stream(options?: { chunkSize?: number; onProgress?: (p: Progress) => void }): ReadableStream<Uint8Array>;
+  /** Node: writes the file with bounded memory (removed again if writing fails); resolves to the byte count. */
+  writeTo(path: string, options?: { onProgress?: (p: Progress) => void }): Promise<number>;
+  /** Node: a stream.Readable of the file. */
+  toNodeStream(options?: { chunkSize?: number }): import('node:stream').Readable;
+}
+
+/** Node: a file on disk as an input, read in ranges when needed (see `openFile`). */
+export declare class FileSource {
+  constructor(path: string);
+  readonly path: string;
+  readonly size: number;
+  /** Bytes read from the file so far (for measurements). */
+  bytesRead: number;
+  close(): void;
+}
+
+/** A Blob prepared by `openBlob`. */
+export interface OpenedBlob {
+  readonly size: number;
+  readonly blob: Blob;
+  /** 'pte' / 'ptd' when the Blob is one (its head was read), else null (its SHA-256 was computed). */
+  readonly kind: 'pte' | 'ptd' | null;
 }
 
 export interface AddNamedDataOptions {
@@ -152,7 +229,7 @@ export interface AddNamedDataOptions {
 export declare class NamedDataStore {
   constructor();
   /** Same key with different bytes throws DUPLICATE_KEY; equal bytes are stored once. */
-  addNamedData(key: string, data: Bytes, options?: AddNamedDataOptions): void;
+  addNamedData(key: string, data: Source, options?: AddNamedDataOptions): void;
   mergeNamedDataStore(other: NamedDataStore | NamedDataStoreOutputInput): void;
   /** Moves PTE data into .ptd shards of at most maxDataBytes each, tagged `${tagPrefix}...`. */
   externalizePteData(maxDataBytes: number | bigint, tagPrefix: string): void;
@@ -161,21 +238,21 @@ export declare class NamedDataStore {
   delete(): void;
 }
 
-export interface SerializedArtifacts {
-  pte: Uint8Array;
-  /** tag -> .ptd bytes, in tag insertion order. */
-  ptd: Record<string, Uint8Array>;
+export interface SerializedArtifacts<T = Uint8Array> {
+  pte: T;
+  /** tag -> .ptd file, in tag insertion order. */
+  ptd: Record<string, T>;
 }
 
 export interface PteFile {
   program: Program | string;
-  mutableData?: (Bytes | { storage: Bytes })[] | null;
+  mutableData?: (Source | { storage: Source })[] | null;
   namedData?: NamedDataStore | NamedDataStoreOutputInput | null;
 }
 
 export interface DeserializedPte {
   program: Program;
-  mutableData: Uint8Array[] | null;
+  mutableData: (Uint8Array | Artifact)[] | null;
   namedData: NamedDataStoreOutput | null;
 }
 
@@ -340,11 +417,11 @@ export interface ExternalizeOptions {
   alignment?: number;
 }
 
-export interface RepackOptions extends PteConfig {
+export interface RepackOptions extends PteConfig, OutputOptions {
   /** Move constant tensors into a .ptd: true for the defaults, or options. */
   externalize?: boolean | ExternalizeOptions | null;
-  /** .ptd files whose named data joins `mergeTag` (an array, or an object of name -> bytes). */
-  merge?: Bytes[] | Record<string, Bytes>;
+  /** .ptd files whose named data joins `mergeTag` (an array, or an object of name -> file); paths in Node. */
+  merge?: (Source | string)[] | Record<string, Source | string>;
   /** Default 'model'. */
   mergeTag?: string;
   /** Segment alignment of written .ptd files; default 128. */
@@ -353,7 +430,7 @@ export interface RepackOptions extends PteConfig {
   dataSerializer?: FlatTensorSerializer | null;
 }
 
-export interface RepackResult extends SerializedArtifacts {
+export interface RepackResult<T = Uint8Array> extends SerializedArtifacts<T> {
   /** Externalized tensors, in key order of first use. */
   moved: { key: string; bytes: number; paths: string[] }[];
   mergedEntries: number;
@@ -366,7 +443,9 @@ export type ErrorCode =
   | 'INVALID_ARGUMENT' | 'INVALID_ALIGNMENT' | 'DELEGATE_NOT_INLINE' | 'DELEGATE_INDEX_OUT_OF_RANGE'
   | 'DELEGATE_DATA_UNREFERENCED' | 'PROGRAM_HAS_NAMED_DATA' | 'DUPLICATE_KEY' | 'EXTERNAL_TENSOR_NOT_FOUND'
   | 'SHARD_CAP_EXCEEDED' | 'INVALID_JSON' | 'SCHEMA_MISMATCH' | 'MALFORMED_FILE' | 'UNSUPPORTED_VERSION'
-  | 'LIMIT_EXCEEDED' | 'IO_ERROR' | 'INTERNAL';
+  | 'LIMIT_EXCEEDED' | 'IO_ERROR' | 'INTERNAL'
+  // raised by the JS layer:
+  | 'BLOB_NOT_OPENED' | 'SOURCE_CHANGED' | 'OUT_OF_MEMORY' | 'UNSUPPORTED';
 
 export declare class EtpackError extends Error {
   constructor(code: ErrorCode, message: string);
@@ -394,29 +473,57 @@ export interface ExecutorchPack {
     dataSerializer?: DataSerializer | null,
     namedDataStore?: NamedDataStore | NamedDataStoreOutputInput | null,
   ): SerializedArtifacts;
+  serializeForExecutorch<O extends OutputOptions>(
+    emitterOutput: EmitterOutput,
+    config: PteConfig | null | undefined,
+    dataSerializer: DataSerializer | null | undefined,
+    namedDataStore: NamedDataStore | NamedDataStoreOutputInput | null | undefined,
+    options: O,
+  ): SerializedArtifacts<OutputOf<O>>;
 
   /** `serialize_pte_binary` upstream. */
   serializePteBinary(pteFile: PteFile, config?: PteConfig | null): Uint8Array;
+  serializePteBinary<O extends OutputOptions>(pteFile: PteFile, config: PteConfig | null | undefined, options: O): OutputOf<O>;
 
-  /** `deserialize_pte_binary` upstream. An absent named_data list stays absent. */
-  deserializePteBinary(data: Bytes): DeserializedPte;
+  /** `deserialize_pte_binary` upstream. An absent named_data list stays absent. Segments of a file or Blob input come back as lazy Artifacts. */
+  deserializePteBinary(data: Source): DeserializedPte;
 
   /** Upstream's `_program_to_json` text, exact for int64. */
   programToJson(program: Program | string): string;
 
-  /** A summary of a .pte or .ptd: methods, constants, named data, segment map, bytes by category. */
-  inspect(data: Bytes, options: InspectOptions & { kind: 'ptd' }): PtdSummary;
-  inspect(data: Bytes, options?: InspectOptions): PteSummary | PtdSummary;
+  /**
+   * A summary of a .pte or .ptd: methods, constants, named data, segment map,
+   * bytes by category. inspect() and validate() read the whole file into wasm
+   * memory (files beyond the heap's room fail with OUT_OF_MEMORY).
+   */
+  inspect(data: Source, options: InspectOptions & { kind: 'ptd' }): PtdSummary;
+  inspect(data: Source, options?: InspectOptions): PteSummary | PtdSummary;
 
   /**
    * Every problem of a .pte and its .ptd files (external tensors are resolved
    * against `ptds`), or of a .ptd given on its own (then each of `ptds` is
    * checked on its own too).
    */
-  validate(pte: Bytes, ptds?: Record<string, Bytes>): ValidationReport;
+  validate(pte: Source, ptds?: Record<string, Source>): ValidationReport;
 
-  /** Rewrites a .pte with a new layout; can move constants out into a .ptd and merge .ptd files in. */
-  repack(pte: Bytes, options?: RepackOptions | null): RepackResult;
+  /**
+   * Rewrites a .pte with a new layout; can move constants out into a .ptd and
+   * merge .ptd files in. Only the heads of the inputs are read; segment bytes
+   * are referenced and streamed into the outputs. `pte` may be a path (Node).
+   */
+  repack(pte: Source | string, options?: (RepackOptions & { output?: 'bytes' }) | null): RepackResult;
+  repack(pte: Source | string, options: RepackOptions & { output: 'blob' }): RepackResult<Blob>;
+  repack(pte: Source | string, options: RepackOptions & { output: 'artifact' }): RepackResult<Artifact>;
+
+  /** Node: a file on disk as an input (read in ranges, never whole). */
+  openFile(path: string): FileSource;
+
+  /**
+   * Prepares a Blob/File for the synchronous core: a .pte/.ptd gets its head
+   * read (for deserialize/repack), other data its SHA-256 (for exact dedup;
+   * `digest: false` skips it).
+   */
+  openBlob(blob: Blob, options?: { digest?: boolean }): Promise<OpenedBlob>;
 }
 
 /** Instantiates the wasm module once; later calls return the same instance. */

@@ -161,6 +161,15 @@ export class Sources {
         this.get(id).copyTo(this.module.HEAPU8, ptr, offset, size);
         return true;
       }, false),
+      // Optional reads (fingerprint edges): failure is not an error.
+      peek: (id, offset, size, ptr) => {
+        try {
+          this.get(id).copyTo(this.module.HEAPU8, ptr, offset, size);
+          return true;
+        } catch {
+          return false;
+        }
+      },
       serializeData: extra.serializeData || (() => '{"error":"no data serializer"}'),
     };
   }

@@ -53,6 +53,14 @@ bool read_from_host(uint32_t source, uint64_t offset, uint64_t size, uint8_t* ds
   return ok.as<bool>();
 }
 
+bool peek_from_host(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst, void*) {
+  if (g_host == nullptr) return false;
+  emscripten::val ok = (*g_host).call<emscripten::val>("peek", source, static_cast<double>(offset),
+                                                        static_cast<double>(size),
+                                                        static_cast<double>(reinterpret_cast<uintptr_t>(dst)));
+  return ok.as<bool>();
+}
+
 }  // namespace
 
 emscripten::val Output::cord_pieces(size_t index) const {
@@ -115,12 +123,14 @@ HostScope::HostScope(emscripten::val host) : host_(std::move(host)) {
   g_host = &host_;
   set_external_digest_provider(&digest_from_host, nullptr);
   set_external_reader(&read_from_host, nullptr);
+  set_external_peeker(&peek_from_host, nullptr);
 }
 
 HostScope::~HostScope() {
   g_host = nullptr;
   set_external_digest_provider(nullptr, nullptr);
   set_external_reader(nullptr, nullptr);
+  set_external_peeker(nullptr, nullptr);
 }
 
 }  // namespace etpack::bindings

@@ -36,6 +36,11 @@ void set_external_digest_provider(ExternalDigestProvider provider, void* context
 // delegate data, compile specs). Returns false on failure.
 using ExternalReader = bool (*)(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst, void* context);
 void set_external_reader(ExternalReader reader, void* context);
+// The same for optional reads: the 32 edge bytes a fingerprint wants when
+// the host did not supply them. A failure here is not an error (the
+// fingerprint falls back to the size), so hosts whose bytes cannot be read
+// synchronously simply return false.
+void set_external_peeker(ExternalReader peeker, void* context);
 
 class Blob {
  public:
@@ -95,6 +100,9 @@ class Blob {
   std::shared_ptr<const External> external_;
   // Allocated on first digest(); copies made after that share the result.
   mutable std::shared_ptr<const Digest> digest_cache_;
+  // An external blob's edge bytes, read on first fingerprint() when the host
+  // did not supply them.
+  mutable std::shared_ptr<const std::array<uint8_t, 2 * kEdgeBytes>> edges_cache_;
 };
 
 }  // namespace etpack

@@ -58,6 +58,38 @@ TEST(Blob, ExternalEqualityByDigest) {
   EXPECT_FALSE(bare.same_bytes(other));  // unknown content never equals
 }
 
+// A host file of 256 bytes (source 5) read through the external reader.
+std::vector<uint8_t> g_host_file;
+size_t g_host_reads = 0;
+bool read_host_file(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst, void*) {
+  if (source != 5 || offset > g_host_file.size() || size > g_host_file.size() - offset) return false;
+  std::memcpy(dst, g_host_file.data() + offset, static_cast<size_t>(size));
+  g_host_reads += static_cast<size_t>(size);
+  return true;
+}
+
+TEST(Blob, ExternalWithoutEdgesReadsThemForTheFingerprint) {
+  g_host_file.resize(256);
+  for (size_t i = 0; i < g_host_file.size(); ++i) g_host_file[i] = static_cast<uint8_t>(i * 31 + 1);
+  Blob::External info;
+  info.source = 5;
+  Blob file = Blob::external(info, g_host_file.size());
+  Blob a = file.slice(0, 128), b = file.slice(128, 128);
+  Blob a_memory = Blob::view(g_host_file.data(), 128);
+
+  // No reader: edges unknown, equal sizes collide.
+  EXPECT_EQ(a.fingerprint(), b.fingerprint());
+  set_external_peeker(&read_host_file, nullptr);
+  Blob a2 = file.slice(0, 128), b2 = file.slice(128, 128);
+  g_host_reads = 0;
+  EXPECT_NE(a2.fingerprint(), b2.fingerprint());       // told apart by 2 x 32 bytes each
+  EXPECT_EQ(a2.fingerprint(), a_memory.fingerprint());  // and consistent with in-memory bytes
+  EXPECT_EQ(g_host_reads, 2u * 64u);
+  a2.fingerprint();
+  EXPECT_EQ(g_host_reads, 2u * 64u);  // cached
+  set_external_peeker(nullptr, nullptr);
+}
+
 TEST(ContentIndex, DedupsEqualBytesOnly) {
   ContentIndex index;
   Blob a = Blob::own({1, 2, 3});

@@ -470,11 +470,12 @@ TEST(ValidatePtd, HeaderDefects) {
   EXPECT_FINDING(data.errors, finding::kSegmentDataPastEnd, data);
 
   std::vector<uint8_t> other = ptd;
-  std::memcpy(&other[4], "FT02", 4);
+  ASSERT_GE(other.size(), 12u);
+  std::copy_n("FT02", 4, other.begin() + 4);
   ValidationReport version = validate_ptd("m.ptd", view(other));
   EXPECT_FINDING(version.errors, finding::kUnsupportedVersion, version);
-  std::memcpy(&other[4], "FT01", 4);
-  std::memcpy(&other[8], "XH01", 4);
+  std::copy_n("FT01", 4, other.begin() + 4);
+  std::copy_n("XH01", 4, other.begin() + 8);
   ValidationReport missing = validate_ptd("m.ptd", view(other));
   EXPECT_FINDING(missing.errors, finding::kHeaderMissing, missing);
 }
