@@ -226,8 +226,9 @@ export const cases = {
         const base = [];
         let size = 0;
         let read = 0;
-        // Alternate ours and the baseline so that page-cache writeback hits both alike.
-        for (let i = 0; i < 2; ++i) {
+        // Two rounds, each side once first and once second, so that page-cache
+        // state and writeback hit both alike; dirty pages are flushed between runs.
+        const ourRun = async () => {
           const sources = inputs.map((p) => et.openFile(p));
           const r = await timeAsync(async () => {
             const namedData = {};
@@ -241,11 +242,17 @@ export const cases = {
           sources.forEach((s) => s.close());
           ours.push(r.ms);
           rmSync(join(dir, 'out.ptd'));
-          execSync('sync');  // each run starts without the last one's dirty pages
+          execSync('sync');
+        };
+        const baseRun = () => {
           base.push(time(() => fsConcat(join(dir, 'plain.bin'), inputs)).ms);
           rmSync(join(dir, 'plain.bin'));
           execSync('sync');
-        }
+        };
+        await ourRun();
+        baseRun();
+        baseRun();
+        await ourRun();
         return { size, read, ours: Math.min(...ours), baseline: Math.min(...base), startRss, peakOurs: rssNow(), rssBudgetMiB: 256 };
       } finally {
         rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,8 @@ import { EtpackError, invalidArgument } from './errors.mjs';
 import { SOURCE } from './sources.mjs';
 import { Artifact, CHUNK } from './artifact.mjs';
 
-const IO_MAX = 1 << 30;  // one fs call moves at most this much (Node's limit is 2^31 - 1)
+const IO_MAX = 1 << 30;
+const PAGE = 4096;  // one fs call moves at most this much (Node's limit is 2^31 - 1)
 
 // Closes descriptors of FileSources that were dropped without close().
 const finalizer = new FinalizationRegistry((fd) => {
@@ -134,8 +135,15 @@ export async function writeArtifact(artifact, path, options = {}) {
       stage.set(bytes, staged);  // copy of a small piece into the staging buffer
       staged += bytes.byteLength;
     } else {
+      // A large piece: top the staged bytes up to a page boundary of the file
+      // with its first bytes (a copy of < 4 KiB), so that the rest is written
+      // from a page-aligned file offset (measurably faster for big writes).
+      const top = Math.min(bytes.byteLength, (PAGE - (written % PAGE)) % PAGE);  // `written` counts staged bytes
+      if (top > STAGE - staged) flush();
+      stage.set(bytes.subarray(0, top), staged);
+      staged += top;
       flush();
-      writeAll(bytes);
+      writeAll(top ? bytes.subarray(top) : bytes);
     }
     await report(bytes.byteLength);
   };

@@ -44,21 +44,22 @@ std::pair<int, std::array<double, 3>> piece_of(const Blob& b) {
   return {0, {static_cast<double>(reinterpret_cast<uintptr_t>(b.data())), static_cast<double>(b.size()), 0}};
 }
 
-bool read_from_host(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst, void*) {
+// The host copies straight into the heap at `dst` (one copy). `method` is
+// "read" (a failure is an error the host records) or "peek" (optional).
+bool host_copy(const char* method, uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) {
   if (g_host == nullptr) return false;
-  // The host copies straight into the heap at `dst` (one copy).
-  emscripten::val ok = (*g_host).call<emscripten::val>("read", source, static_cast<double>(offset),
+  emscripten::val ok = (*g_host).call<emscripten::val>(method, source, static_cast<double>(offset),
                                                         static_cast<double>(size),
                                                         static_cast<double>(reinterpret_cast<uintptr_t>(dst)));
   return ok.as<bool>();
 }
 
+bool read_from_host(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst, void*) {
+  return host_copy("read", source, offset, size, dst);
+}
+
 bool peek_from_host(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst, void*) {
-  if (g_host == nullptr) return false;
-  emscripten::val ok = (*g_host).call<emscripten::val>("peek", source, static_cast<double>(offset),
-                                                        static_cast<double>(size),
-                                                        static_cast<double>(reinterpret_cast<uintptr_t>(dst)));
-  return ok.as<bool>();
+  return host_copy("peek", source, offset, size, dst);
 }
 
 }  // namespace
