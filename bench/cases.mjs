@@ -193,7 +193,7 @@ export const cases = {
         clean();
         const ours = [];
         const base = [];
-        for (let i = 0; i < 5; ++i) {
+        for (let i = 0; i < 9; ++i) {
           ours.push((await timeAsync(ourRun)).ms);
           clean();
           base.push(time(baseRun).ms);
@@ -208,7 +208,7 @@ export const cases = {
       `.pte ${(r.sizes[0] / MiB).toFixed(1)} MiB + .ptd ${(r.sizes[1] / MiB).toFixed(1)} MiB: ours (serialize + writeTo) ${ms(r.ours)}, ` +
         `baseline (fs.writeFileSync of the same 512 MiB from memory) ${ms(r.baseline)}`,
       `ratio: ${(r.ours / r.baseline).toFixed(2)}x (target ≤ 1.15x)`,
-      `medians of 5 alternating runs; RSS with the inputs loaded ${r.inputsRss.toFixed(0)} MiB`,
+      `medians of 9 alternating runs after a warm-up; RSS with the inputs loaded ${r.inputsRss.toFixed(0)} MiB`,
     ],
   },
 

@@ -108,7 +108,7 @@ export async function writeArtifact(artifact, path, options = {}) {
   } catch (e) {
     throw new EtpackError('IO_ERROR', `cannot write ${path}: ${e.message}`);
   }
-  const STAGE = 1 << 20;
+  const STAGE = 256 << 10;
   const stage = new Uint8Array(STAGE);
   let staged = 0;
   let written = 0;
@@ -147,7 +147,7 @@ export async function writeArtifact(artifact, path, options = {}) {
     }
     await report(bytes.byteLength);
   };
-  const buffer = new Uint8Array(Math.min(CHUNK, Math.max(1, maxFileRange(artifact))));
+  let buffer = null;  // for ranges without a view; allocated when first needed
   try {
     for (const p of artifact.pieces) {
       if (p.bytes) {
@@ -167,6 +167,7 @@ export async function writeArtifact(artifact, path, options = {}) {
           await put(view);
           continue;
         }
+        buffer ??= new Uint8Array(Math.min(CHUNK, maxUnviewedRange(artifact)));
         for (let done = 0; done < p.length; done += buffer.byteLength) {
           const n = Math.min(buffer.byteLength, p.length - done);
           const chunk = p.entry.path !== undefined
@@ -191,9 +192,9 @@ export async function writeArtifact(artifact, path, options = {}) {
   return written;
 }
 
-function maxFileRange(artifact) {
-  let max = 0;
-  for (const p of artifact.pieces) if (p.entry && p.length > max) max = p.length;
+function maxUnviewedRange(artifact) {
+  let max = 1;
+  for (const p of artifact.pieces) if (p.entry && p.length > max && !p.entry.view(p.offset, p.length)) max = p.length;
   return max;
 }
 
