@@ -49,6 +49,7 @@ constexpr const char* kSegmentMisaligned = "SEGMENT_MISALIGNED";          // W o
 constexpr const char* kSegmentUnreferenced = "SEGMENT_UNREFERENCED";      // W nothing refers to the segment
 constexpr const char* kSegmentIndexOutOfRange = "SEGMENT_INDEX_OUT_OF_RANGE";  // E a segment index past `segments`
 constexpr const char* kPaddingNotZero = "PADDING_NOT_ZERO";               // W padding holds non-zero bytes
+constexpr const char* kPaddingLarge = "PADDING_LARGE";                    // W a gap of >= 64 KiB between regions
 // Constants and mutable data
 constexpr const char* kConstantsInBoth = "CONSTANTS_IN_BOTH";  // E constant_buffer and constant_segment both used
 constexpr const char* kSubsegmentOffsetOutOfRange = "SUBSEGMENT_OFFSET_OUT_OF_RANGE";  // E an offset past its segment

@@ -12,6 +12,10 @@ namespace {
 // smallest default alignment upstream uses for tensor and delegate data.
 constexpr uint64_t kMinimumSegmentAlignment = 16;
 
+// Upstream pads only up to the next aligned offset, so a gap this large
+// means an alignment nobody uses or bytes something else left behind.
+constexpr uint64_t kLargePadding = 64 * 1024;
+
 std::string range_text(uint64_t start, uint64_t end) {
   return "[" + std::to_string(start) + ", " + std::to_string(end) + ")";
 }
@@ -76,6 +80,11 @@ void check_layout_bytes(FindingSink& sink, const Blob& file, const std::vector<R
       continue;
     }
     if (r.kind != RegionKind::kPadding) continue;
+    if (r.end - r.start >= kLargePadding)
+      sink.warning(finding::kPaddingLarge,
+                   std::to_string(r.end - r.start) + " bytes of padding " + range_text(r.start, r.end) +
+                       ": more than any alignment needs (upstream pads only to the next aligned offset)",
+                   r.start);
     for (uint64_t at = r.start; at < r.end; ++at) {
       if (data[at] != 0) {
         sink.warning(finding::kPaddingNotZero,

@@ -219,6 +219,19 @@ TEST_F(ArduinoHeader, MisalignedSegmentIsAWarning) {
   EXPECT_EQ(f->offset, 1144u);
 }
 
+TEST_F(ArduinoHeader, OversizedPaddingIsAWarning) {
+  // 64 KiB of zeros between the program and the segment data.
+  const uint64_t base = read_le<uint64_t>(&file[24]);
+  file.insert(file.begin() + static_cast<std::ptrdiff_t>(base), 64 * 1024, 0);
+  write_le<uint64_t>(&file[24], base + 64 * 1024);
+  ValidationReport r = run();
+  EXPECT_TRUE(r.ok()) << describe(r);
+  const Finding* f = EXPECT_FINDING(r.warnings, finding::kPaddingLarge, r);
+  ASSERT_NE(f, nullptr);
+  EXPECT_LT(*f->offset, base);
+  EXPECT_EQ(r.warnings.size(), 1u) << describe(r);
+}
+
 // Program-level defects: read a conformance output back, change the
 // program, write it again with our serializer.
 struct Rewritten {
