@@ -2,7 +2,8 @@ import { etReady, readFile, fmt, el, renderFileMap, download, errorText, buildDe
 
 const $ = (id) => document.getElementById(id);
 const status = (text, isError = false) => { $('status').textContent = text; $('status').className = `status${isError ? ' error' : ''}`; };
-let source = null;  // { name, pte: Uint8Array, merge: Uint8Array[] }
+// { name, pte, merge[] }: opened Blobs (only their heads were read) or bytes.
+let source = null;
 let lastOut = null;
 
 const num = (id) => ($(id).value === '' ? undefined : Number($(id).value));
@@ -17,55 +18,67 @@ export function options() {
   return o;
 }
 
+// Outputs come back as Artifacts: pieces that reference the input files, so
+// nothing is read or copied until a file is inspected or downloaded.
 async function repack() {
   const et = await etReady;
-  const o = options();
+  const o = { ...options(), output: 'artifact' };
   if (source.merge.length) o.merge = source.merge;
-  return { et, out: et.repack(source.pte, o) };
+  try {
+    return { et, out: et.repack(source.pte, o) };
+  } catch (e) {
+    if (e?.code !== 'BLOB_NOT_OPENED') throw e;
+    // Merging needed to compare data it could not read synchronously: load
+    // the files whole once and try again.
+    status('Reading the input files whole to compare their data…');
+    source = { ...source, pte: await readFile(source.pte.blob), merge: await Promise.all(source.merge.map((m) => readFile(m.blob ?? m))) };
+    return { et, out: et.repack(source.pte, o) };
+  }
 }
 
-function showResult(et, out) {
+// Files up to this size are inspected and validated in the page (both read
+// a whole file into wasm memory); larger ones: use the CLI.
+const CHECK_LIMIT = 512 << 20;
+
+async function showResult(et, out) {
   const box = $('result'); box.replaceChildren();
-  const files = [[`${source.name}`, out.pte], ...Object.entries(out.ptd).map(([t, b]) => [`${t}.ptd`, b])];
-  for (const [name, bytes] of files) {
-    const m = el('div'); box.append(el('h3', { text: `${name} — ${fmt(bytes.byteLength)}` }), m);
-    try { renderFileMap(m, et.inspect(bytes), name); } catch (e) { m.append(el('p', { class: 'status error', text: errorText(e) })); }
+  const files = [[`${source.name}`, out.pte], ...Object.entries(out.ptd).map(([t, a]) => [`${t}.ptd`, a])];
+  const total = files.reduce((n, [, a]) => n + a.size, 0);
+  const bytes = total <= CHECK_LIMIT ? await Promise.all(files.map(([, a]) => a.bytes())) : null;
+  files.forEach(([name, a], i) => {
+    const m = el('div'); box.append(el('h3', { text: `${name} — ${fmt(a.size)}` }), m);
+    if (!bytes) return;
+    try { renderFileMap(m, et.inspect(bytes[i]), name); } catch (e) { m.append(el('p', { class: 'status error', text: errorText(e) })); }
+  });
+  if (bytes) {
+    try {
+      const v = et.validate(bytes[0], Object.fromEntries(files.slice(1).map(([name], i) => [name, bytes[i + 1]])));
+      box.append(el('p', { class: `verdict-line ${v.ok ? 'ok' : 'bad'}`, text: v.ok ? `Outputs validate: ok (${v.warnings.length} warning(s)).`
+        : `Outputs do not validate: ${v.errors.map((f) => f.code).join(', ')}` }));
+    } catch (e) { box.append(el('p', { class: 'status error', text: errorText(e) })); }
+  } else {
+    box.append(el('p', { class: 'hint', text: `${fmt(total)} of output: too large to inspect here; check it with \`npx executorch-pack validate\`.` }));
   }
-  try {
-    const v = et.validate(out.pte, Object.fromEntries(Object.entries(out.ptd).map(([t, b]) => [`${t}.ptd`, b])));
-    box.append(el('p', { class: `verdict-line ${v.ok ? 'ok' : 'bad'}`, text: v.ok ? `Outputs validate: ok (${v.warnings.length} warning(s)).`
-      : `Outputs do not validate: ${v.errors.map((f) => f.code).join(', ')}` }));
-  } catch (e) { box.append(el('p', { class: 'status error', text: errorText(e) })); }
   if (out.moved?.length) box.append(el('p', { class: 'hint', text: `Moved to .ptd: ${out.moved.map((x) => `${x.key} (${fmt(x.bytes)})`).join(', ')}` }));
   return files;
 }
 
 $('preview').addEventListener('click', async () => {
-  try { const { et, out } = await repack(); lastOut = out; showResult(et, out); status('Preview ready; nothing written yet.'); } catch (e) { status(errorText(e), true); }
+  try { const { et, out } = await repack(); lastOut = out; await showResult(et, out); status('Preview ready; nothing written yet.'); } catch (e) { status(errorText(e), true); }
 });
-
-// Outputs are Blobs built in chunks so the progress bar advances on large writes.
-async function toBlob(bytes, onProgress) {
-  const CHUNK = 8 << 20; const parts = [];
-  for (let off = 0; off < bytes.byteLength; off += CHUNK) {
-    parts.push(bytes.subarray(off, Math.min(off + CHUNK, bytes.byteLength)));
-    onProgress(Math.min(off + CHUNK, bytes.byteLength));
-    await new Promise((r) => setTimeout(r, 0));
-  }
-  return new Blob(parts, { type: 'application/octet-stream' });
-}
 
 $('write').addEventListener('click', async () => {
   try {
     status('Writing…'); $('progress').value = 0;
     const { et, out } = await repack(); lastOut = out;
-    const files = showResult(et, out);
-    const total = files.reduce((a, [, b]) => a + b.byteLength, 0) || 1; let done = 0;
+    const files = await showResult(et, out);
+    const total = files.reduce((a, [, f]) => a + f.size, 0) || 1; let done = 0;
     const links = $('downloads'); links.replaceChildren();
-    for (const [name, bytes] of files) {
-      const base = done;
-      const blob = await toBlob(bytes, (n) => { $('progress').value = (base + n) / total; });
-      done += bytes.byteLength;
+    for (const [name, artifact] of files) {
+      // A Blob from parts: slices of the input files, no copy of their data.
+      const blob = artifact.toBlob();
+      done += artifact.size;
+      $('progress').value = done / total;
       links.append(el('a', { href: URL.createObjectURL(blob), download: name, text: `Download ${name} (${fmt(blob.size)})` }));
       download(blob, name);
     }
@@ -77,14 +90,16 @@ $('write').addEventListener('click', async () => {
 async function load(name, pte, merge) {
   source = { name, pte, merge };
   $('preview').disabled = false; $('write').disabled = false;
-  status(`Loaded ${name} (${fmt(pte.byteLength)})${merge.length ? ` + ${merge.length} .ptd` : ''}.`);
+  status(`Loaded ${name} (${fmt(pte.size ?? pte.byteLength)})${merge.length ? ` + ${merge.length} .ptd` : ''}.`);
 }
+// Files are opened, not read: only the head of each (header and flatbuffer).
+const openAll = async (files) => { const et = await etReady; return Promise.all([...files].map((f) => et.openBlob(f, { digest: false }))); };
 $('pte').addEventListener('change', async (e) => {
   const f = e.target.files[0]; if (!f) return;
-  try { await load(f.name, await readFile(f), await Promise.all([...$('merge').files].map(readFile))); } catch (err) { status(errorText(err), true); }
+  try { const [pte] = await openAll([f]); await load(f.name, pte, await openAll($('merge').files)); } catch (err) { status(errorText(err), true); }
 });
 $('merge').addEventListener('change', async () => {
-  if (source) source.merge = await Promise.all([...$('merge').files].map(readFile));
+  try { if (source) source.merge = await openAll($('merge').files); } catch (err) { status(errorText(err), true); }
 });
 $('demo').addEventListener('click', async () => {
   try { const { pte, ptd } = buildDemo(await etReady); await load('demo.pte', pte, Object.values(ptd)); $('preview').click(); } catch (e) { status(errorText(e), true); }
