@@ -2,10 +2,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, mkdtempSync, rmSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { syntheticProgram, patternBytes } from './helpers/programs.mjs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { CLI, CONFORMANCE, ARTIFACTS, caseNames, loadCase, kindOf } from './helpers/common.mjs';
+import { CLI, CONFORMANCE, ARTIFACTS, caseNames, loadCase, kindOf, loadApi } from './helpers/common.mjs';
+
+const MiB = 1 << 20;
 
 function run(args) {
   return new Promise((resolvePromise) => {
@@ -194,6 +197,28 @@ test('repack --externalize writes <tag>.ptd next to OUT; the pair validates; --m
   const b = await run(['repack', input, '-o', big, '--externalize', '--externalize-min-bytes', '1000', '--json']);
   assert.equal(b.status, 0, b.stderr);
   assert.equal(JSON.parse(b.stdout).moved.length, 0);
+});
+
+test('repack in place: inputs are streamed from their open files while outputs replace them', async () => {
+  const dir = join(tmp, 'inplace');
+  mkdirSync(dir, { recursive: true });
+  const pte = join(dir, 'model.pte');
+  // A .pte with 3 MiB of constants, so the copy really streams.
+  const et = await loadApi();
+  const consts = [patternBytes(MiB, 1), patternBytes(MiB, 2), patternBytes(MiB, 3)];
+  writeFileSync(pte, et.serializeForExecutorch({ program: syntheticProgram({ constants: consts }) }).pte);
+  const r = await run(['repack', pte, '-o', pte, '--externalize=model', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).moved.length, 3);
+  assert.deepEqual(readdirSync(dir).sort(), ['model.pte', 'model.ptd'].sort(), 'no temporary files left');
+  const v = await run(['validate', pte, join(dir, 'model.ptd'), '--json']);
+  assert.equal(v.status, 0, v.stdout);
+  const data = new et.FlatTensorSerializer().deserialize(readFileSync(join(dir, 'model.ptd')));
+  consts.forEach((c, i) => assert.ok(Buffer.from(c).equals(Buffer.from(data.buffers[data.namedData[`constant.${i + 1}`].bufferIndex]))));
+  // Merging the data back into the same .ptd path, in place.
+  const m = await run(['repack', pte, '-o', pte, '--merge', join(dir, 'model.ptd'), '--merge-tag', 'model']);
+  assert.equal(m.status, 0, m.stderr);
+  assert.equal((await run(['validate', pte, join(dir, 'model.ptd')])).status, 0);
 });
 
 test('usage errors exit 2 with a message on stderr', async () => {
