@@ -102,10 +102,12 @@ export function createApi(module, platform, version) {
 
   // A .pte/.ptd input (bytes, file source, Blob, Artifact): the head the core
   // parses is copied into the heap; the rest is referenced where it is.
-  function fileRequest(value, kind, scope, heap, what) {
+  // `lenient` (validate, inspect): a malformed head is not an error here, the
+  // core reports on what it can read.
+  function fileRequest(value, kind, scope, heap, what, lenient = false) {
     const entry = entryOf(value, what);
     const probe = heap.put(readSync(entry, 0, Math.min(entry.size, kind === 'ptd' ? 56 : 64)));
-    const out = call(() => module.headSize(kind, JSON.stringify({ probe, size: entry.size })));
+    const out = call(() => module.headSize(kind, JSON.stringify({ probe, size: entry.size, lenient })));
     let headSize;
     try {
       headSize = JSON.parse(out.json()).head_size;
@@ -115,11 +117,12 @@ export function createApi(module, platform, version) {
     return { head: heap.put(readSync(entry, 0, headSize)), file: scope.entry(entry) };
   }
 
-  // A whole file in the heap, for inspect() and validate(), which read every
-  // table of it (heads only would do for most checks; see issue notes).
-  function wholeFile(value, heap, what) {
+  // 'ptd' when the file's identifier is FTxx, else 'pte' (the core then says
+  // what is wrong with it).
+  function kindOf(value, what) {
     const entry = entryOf(value, what);
-    return heap.put(readSync(entry, 0, entry.size));
+    const id = readSync(entry, 0, Math.min(entry.size, 8));
+    return id.byteLength >= 6 && id[4] === 0x46 && id[5] === 0x54 ? 'ptd' : 'pte';
   }
 
   class NamedDataStore {
@@ -341,12 +344,13 @@ export function createApi(module, platform, version) {
     });
   }
 
+  // inspect() and validate() read the heads of the files (header and
+  // flatbuffer) and peek at padding; segment data stays where it is.
   function inspect(data, options = {}) {
     return withScope((scope, heap) => {
-      const file = wholeFile(data, heap, 'data');
-      const magic = module.HEAPU8.subarray(file.ptr + 4, file.ptr + Math.min(file.len, 6));
-      const kind = options?.kind ?? (file.len >= 8 && String.fromCharCode(...magic) === 'FT' ? 'ptd' : 'pte');
-      const out = call(() => module.inspect(kind, JSON.stringify({ file })));
+      const kind = options?.kind ?? kindOf(data, 'data');
+      const request = fileRequest(data, kind, scope, heap, 'data', true);
+      const out = call(() => module.inspect(kind, JSON.stringify(request), sources.host()));
       try {
         return parseLossless(out.json());
       } finally {
@@ -358,9 +362,12 @@ export function createApi(module, platform, version) {
   function validate(pte, ptds = {}) {
     if (ptds === null || typeof ptds !== 'object') throw invalidArgument('ptds must be an object {name: bytes}');
     return withScope((scope, heap) => {
-      const request = { pte: wholeFile(pte, heap, 'pte'), ptds: {} };
-      for (const [name, value] of Object.entries(ptds)) request.ptds[name] = wholeFile(value, heap, `ptds['${name}']`);
-      const out = call(() => module.validate(JSON.stringify(request)));
+      const request = { pte: fileRequest(pte, kindOf(pte, 'pte'), scope, heap, 'pte', true), ptds: {} };
+      for (const [name, value] of Object.entries(ptds)) {
+        const what = `ptds['${name}']`;
+        request.ptds[name] = fileRequest(value, kindOf(value, what), scope, heap, what, true);
+      }
+      const out = call(() => module.validate(JSON.stringify(request), sources.host()));
       try {
         return parseLossless(out.json());
       } finally {

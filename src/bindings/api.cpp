@@ -250,47 +250,60 @@ Output* head_size_js(std::string kind, std::string request_text) {
     ETP_ASSIGN(Blob probe, blob_from_json(*request.find("probe")));
     auto size = request.find("size") ? request.find("size")->as_uint64() : std::nullopt;
     if (!size) return make_error(ErrorCode::kInvalidArgument, "request needs the file size");
-    ETP_ASSIGN(uint64_t head, kind == "ptd" ? ptd_head_size(probe, *size) : pte_head_size(probe, *size));
+    Result<uint64_t> head = kind == "ptd" ? ptd_head_size(probe, *size) : pte_head_size(probe, *size);
+    // Validation and inspection read what they can of a malformed file and
+    // report on it; the readers need a well-formed head.
+    const bool lenient = request.find("lenient") && request.find("lenient")->is_bool() && request.find("lenient")->bool_value();
+    if (!head.ok() && !lenient) return head.error();
     Json result = Json::object();
-    result.set("head_size", Json::unsigned_integer(head));
+    result.set("head_size", Json::unsigned_integer(head_bytes_to_read(head.ok() ? std::optional<uint64_t>(*head) : std::nullopt, *size)));
     out.set_json(write_json(result));
     return {};
   });
 }
 
-Output* inspect_js(std::string kind, std::string request_text) {
+Output* inspect_js(std::string kind, std::string request_text, val host) {
+  HostScope scope(host);
   return run([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
-    ETP_ASSIGN(Blob file, blob_from_json(*request.find("file")));
+    ETP_ASSIGN(FileSource file, file_source_from_json(request));
     ETP_ASSIGN(Json summary, kind == "ptd" ? inspect_ptd(file) : inspect_pte(file));
     out.set_json(write_json(summary));
     return {};
   });
 }
 
-Output* validate_js(std::string request_text) {
+// Files arrive as {head, file}: the head in the heap, the rest referenced
+// (padding past the head is peeked at through the host).
+Output* validate_js(std::string request_text, val host) {
+  HostScope scope(host);
   return run([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
-    ETP_ASSIGN(Blob pte, blob_from_json(*request.find("pte")));
-    std::vector<std::pair<std::string, Blob>> ptds;
+    const Json* main = request.find("pte");
+    if (main == nullptr) return make_error(ErrorCode::kInvalidArgument, "request needs pte");
+    ETP_ASSIGN(FileSource pte, file_source_from_json(*main));
+    std::vector<std::pair<std::string, FileSource>> ptds;
     if (const Json* list = request.find("ptds"); list && list->is_object())
       for (const auto& [name, ref] : list->members()) {
-        ETP_ASSIGN(Blob b, blob_from_json(ref));
-        ptds.emplace_back(name, std::move(b));
+        ETP_ASSIGN(FileSource f, file_source_from_json(ref));
+        ptds.emplace_back(name, std::move(f));
       }
     // A .ptd (FT01) given as the main file is validated on its own, and so
     // is every other file given with it.
-    if (pte.data() && pte.size() >= 8 && std::memcmp(pte.data() + 4, "FT01", 4) == 0) {
-      ValidationReport report = validate_ptd(request.find("name") && request.find("name")->is_string() ? request.find("name")->text() : "ptd", pte);
-      for (const auto& [name, b] : ptds) {
-        ValidationReport one = validate_ptd(name, b);
+    const Blob& head = pte.head;
+    if (head.data() && head.size() >= 8 && std::memcmp(head.data() + 4, "FT01", 4) == 0) {
+      const Json* name = request.find("name");
+      ETP_ASSIGN(ValidationReport report, validate_ptd(name && name->is_string() ? name->text() : "ptd", pte));
+      for (const auto& [other, f] : ptds) {
+        ETP_ASSIGN(ValidationReport one, validate_ptd(other, f));
         report.errors.insert(report.errors.end(), one.errors.begin(), one.errors.end());
         report.warnings.insert(report.warnings.end(), one.warnings.begin(), one.warnings.end());
       }
       out.set_json(write_json(report.to_json()));
       return {};
     }
-    out.set_json(write_json(validate_artifacts(pte, ptds).to_json()));
+    ETP_ASSIGN(ValidationReport report, validate_artifacts(pte, ptds));
+    out.set_json(write_json(report.to_json()));
     return {};
   });
 }

@@ -43,6 +43,15 @@ bool Blob::read_into(uint8_t* dst) const {
   return g_reader != nullptr && g_reader(external_->source, external_->offset, size_, dst, g_reader_context);
 }
 
+bool Blob::peek_into(uint8_t* dst) const {
+  if (size_ == 0) return true;
+  if (!is_external()) {
+    std::memcpy(dst, data_, static_cast<size_t>(size_));
+    return true;
+  }
+  return g_peeker != nullptr && g_peeker(external_->source, external_->offset, size_, dst, g_peeker_context);
+}
+
 void set_external_digest_provider(ExternalDigestProvider provider, void* context) {
   g_digest_provider = provider;
   g_digest_context = context;

@@ -85,6 +85,9 @@ class Blob {
   // Copies the bytes to `dst` (memcpy, or the host's reader for external
   // bytes); false when external bytes cannot be read.
   bool read_into(uint8_t* dst) const;
+  // The same through the optional peeker: false (and nothing said) when the
+  // host cannot read the bytes now.
+  bool peek_into(uint8_t* dst) const;
 
   // True when both hold the same bytes: memcmp when both are in memory,
   // identity or digests otherwise. Never true on a fingerprint alone.

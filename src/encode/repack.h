@@ -21,17 +21,12 @@
 #include <vector>
 
 #include "core/blob.h"
+#include "read/file_source.h"
 #include "core/json.h"
 #include "core/result.h"
 #include "encode/serialize_for_executorch.h"
 
 namespace etpack {
-
-struct FileSource {
-  Blob head;  // the first bytes, in memory: at least pte_head_size / ptd_head_size
-  Blob file;  // the whole file, in memory or external
-  static FileSource in_memory(const Blob& bytes) { return {bytes, bytes}; }
-};
 
 struct ExternalizeOptions {
   std::string tag = "model";

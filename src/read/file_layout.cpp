@@ -186,9 +186,9 @@ uint64_t flatbuffer_objects_start(const Blob& file, uint64_t min_start, uint64_t
   return std::max(first, min_start);
 }
 
-std::vector<Region> pte_layout(const Blob& file, const PteFile& pte) {
+std::vector<Region> pte_layout(const Blob& head, uint64_t size, const PteFile& pte) {
   std::vector<Region> declared;
-  uint64_t size = file.size();
+  const Blob& file = head;  // pointers into the flatbuffer are pointers into the head
   declare(declared, 0, 8, RegionKind::kPreamble);
   uint64_t program_end = size, header_end = 8, data_end = size;
   if (pte.header) {
@@ -223,10 +223,10 @@ std::vector<Region> pte_layout(const Blob& file, const PteFile& pte) {
   return partition_regions(std::move(declared), size, data_end);
 }
 
-std::vector<Region> ptd_layout(const Blob& file, const PtdTable& ptd) {
+std::vector<Region> ptd_layout(const Blob& head, uint64_t size, const PtdTable& ptd) {
   std::vector<Region> declared;
   const PtdHeader& h = ptd.header;
-  uint64_t size = file.size();
+  const Blob& file = head;
   declare(declared, 0, 8, RegionKind::kPreamble);
   declare(declared, 8, std::min<uint64_t>(h.length, ptd.flatbuffer_end - 8), RegionKind::kHeader);
   uint64_t header_end = std::min<uint64_t>(8 + uint64_t{h.length}, ptd.flatbuffer_end);

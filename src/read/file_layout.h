@@ -71,10 +71,12 @@ std::vector<SegmentUse> pte_segment_uses(const TableValue& program, size_t count
 // Uses by a FlatTensor's named_data.
 std::vector<SegmentUse> ptd_segment_uses(const TableValue& flat_tensor, size_t count);
 
-// Layout of a .pte that read_pte_program accepted (`pte` is its result).
-std::vector<Region> pte_layout(const Blob& file, const PteFile& pte);
+// Layout of a .pte that read_pte_program accepted (`pte` is its result):
+// `head` holds the file's first bytes (at least through the flatbuffer),
+// `file_size` is the size of the whole file.
+std::vector<Region> pte_layout(const Blob& head, uint64_t file_size, const PteFile& pte);
 
 // Layout of a .ptd that read_ptd_table accepted.
-std::vector<Region> ptd_layout(const Blob& file, const PtdTable& ptd);
+std::vector<Region> ptd_layout(const Blob& head, uint64_t file_size, const PtdTable& ptd);
 
 }  // namespace etpack

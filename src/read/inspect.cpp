@@ -44,14 +44,14 @@ void set_dtype_shape(Json& j, const TensorView& t) {
 
 class PteInspector {
  public:
-  PteInspector(const Blob& file, const PteFile& pte)
-      : file_(file), pte_(pte), program_(pte.program), budget_(WorkBudget::for_file_size(file.size())) {}
+  PteInspector(const FileSource& file, const PteFile& pte)
+      : file_(file.head), size_(file.size()), pte_(pte), program_(pte.program), budget_(WorkBudget::for_file_size(size_)) {}
 
   Result<Json> run() {
     const std::optional<PteHeader>& h = pte_.header;
     Json out = Json::object();
     out.set("format", Json::string("pte"));
-    out.set("fileSize", u64(file_.size()));
+    out.set("fileSize", u64(size_));
     out.set("identifier", Json::string("ET12"));
     out.set("rootOffset", u64(read_le<uint32_t>(file_.data())));
     Json header = Json::null();
@@ -78,7 +78,7 @@ class PteInspector {
     out.set("externalTensors", external_json());
     size_t count = segments.is_items() ? segments.items().size() : 0;
     out.set("segments", segments_json(segments, base, pte_segment_uses(program_, count)));
-    std::vector<Region> layout = pte_layout(file_, pte_);
+    std::vector<Region> layout = pte_layout(file_, size_, pte_);
     out.set("segmentMap", segment_map_json(layout));
     out.set("bytesByCategory", bytes_by_category_json(layout));
     return out;
@@ -318,7 +318,8 @@ class PteInspector {
     return out;
   }
 
-  const Blob& file_;
+  const Blob& file_;  // the head: the flatbuffer's bytes
+  uint64_t size_;     // the whole file's
   const PteFile& pte_;
   const TableValue& program_;
   WorkBudget budget_;
@@ -326,8 +327,10 @@ class PteInspector {
 
 }  // namespace
 
-Result<Json> inspect_pte(const Blob& pte) {
-  ETP_ASSIGN(PteFile file, read_pte_program(pte));
+Result<Json> inspect_pte(const Blob& pte) { return inspect_pte(FileSource::in_memory(pte)); }
+
+Result<Json> inspect_pte(const FileSource& pte) {
+  ETP_ASSIGN(PteFile file, read_pte_program(pte.head, pte.size()));
   return PteInspector(pte, file).run();
 }
 

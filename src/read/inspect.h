@@ -60,6 +60,7 @@
 // }
 #pragma once
 
+#include "read/file_source.h"
 #include "core/blob.h"
 #include "core/json.h"
 #include "core/result.h"
@@ -71,5 +72,10 @@ namespace etpack {
 // hostile sharing of vectors would make the summary unreasonably large.
 Result<Json> inspect_pte(const Blob& pte);
 Result<Json> inspect_ptd(const Blob& ptd);
+// The same from a head and the whole file (possibly external): only the head
+// is read. Errors as above, plus kInvalidArgument for a head that is not in
+// memory or too short.
+Result<Json> inspect_pte(const FileSource& pte);
+Result<Json> inspect_ptd(const FileSource& ptd);
 
 }  // namespace etpack

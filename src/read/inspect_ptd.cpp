@@ -52,12 +52,15 @@ Json named_data_json(const Blob& file, const TableValue& root) {
 
 }  // namespace
 
-Result<Json> inspect_ptd(const Blob& ptd) {
-  ETP_ASSIGN(PtdTable table, read_ptd_table(ptd));
+Result<Json> inspect_ptd(const Blob& ptd) { return inspect_ptd(FileSource::in_memory(ptd)); }
+
+Result<Json> inspect_ptd(const FileSource& source) {
+  const Blob& ptd = source.head;
+  ETP_ASSIGN(PtdTable table, read_ptd_table(ptd, source.size()));
   const PtdHeader& h = table.header;
   Json out = Json::object();
   out.set("format", Json::string("ptd"));
-  out.set("fileSize", u64(ptd.size()));
+  out.set("fileSize", u64(source.size()));
   out.set("identifier", Json::string("FT01"));
   out.set("rootOffset", u64(read_le<uint32_t>(ptd.data())));
   Json header = Json::object();
@@ -74,7 +77,7 @@ Result<Json> inspect_ptd(const Blob& ptd) {
   out.set("namedData", named_data_json(ptd, table.root));
   size_t count = segments.is_items() ? segments.items().size() : 0;
   out.set("segments", segments_json(segments, h.segment_base_offset, ptd_segment_uses(table.root, count)));
-  std::vector<Region> layout = ptd_layout(ptd, table);
+  std::vector<Region> layout = ptd_layout(ptd, source.size(), table);
   out.set("segmentMap", segment_map_json(layout));
   out.set("bytesByCategory", bytes_by_category_json(layout));
   return out;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/blob.h"
+#include "read/file_source.h"
 #include "core/result.h"
 #include "format/headers.h"
 #include "model/fb_value.h"
@@ -23,5 +24,9 @@ struct PtdTable {
 // Errors: kMalformedFile (naming the offset), kUnsupportedVersion (another
 // FTxx identifier), kLimitExceeded.
 Result<PtdTable> read_ptd_table(const Blob& file);
+// The same from the file's first bytes (`head`, in memory, ending at or
+// after the flatbuffer) and its size; kInvalidArgument when the head is
+// too short.
+Result<PtdTable> read_ptd_table(const Blob& head, uint64_t file_size);
 
 }  // namespace etpack

@@ -67,22 +67,48 @@ void report_read_error(FindingSink& sink, const Error& error) {
   sink.error(code, error.message, offset);
 }
 
-ValidationReport validate_artifacts(const Blob& pte, const std::vector<std::pair<std::string, Blob>>& ptds) {
+namespace {
+
+Status check_head(const FileSource& f, const std::string& name) {
+  const uint64_t need = std::min(f.size(), kMinimumHeadBytes);
+  if (f.head.is_external() || f.head.size() < need || f.head.size() > f.size())
+    return make_error(ErrorCode::kInvalidArgument, name + ": the head must be in memory and hold the file's first " +
+                                                       std::to_string(need) + " bytes (pte_head_size / ptd_head_size)");
+  return {};
+}
+
+}  // namespace
+
+Result<ValidationReport> validate_artifacts(const FileSource& pte,
+                                            const std::vector<std::pair<std::string, FileSource>>& ptds) {
+  ETP_TRY(check_head(pte, "pte"));
+  for (const auto& [name, file] : ptds) ETP_TRY(check_head(file, name));
   ValidationReport report;
   std::optional<PteFile> program = validate_pte_into(report, pte);
   PtdIndex index;
-  for (const auto& [name, bytes] : ptds) validate_ptd_into(report, name, bytes, &index);
+  for (const auto& [name, file] : ptds) validate_ptd_into(report, name, file, &index);
   if (program) {
     FindingSink sink(report, "pte");
-    check_external_tensors(sink, pte, *program, index, !ptds.empty());
+    check_external_tensors(sink, pte.head, *program, index, !ptds.empty());
   }
   return report;
 }
 
-ValidationReport validate_ptd(const std::string& name, const Blob& ptd) {
+Result<ValidationReport> validate_ptd(const std::string& name, const FileSource& ptd) {
+  ETP_TRY(check_head(ptd, name));
   ValidationReport report;
   validate_ptd_into(report, name, ptd, nullptr);
   return report;
+}
+
+ValidationReport validate_artifacts(const Blob& pte, const std::vector<std::pair<std::string, Blob>>& ptds) {
+  std::vector<std::pair<std::string, FileSource>> files;
+  for (const auto& [name, bytes] : ptds) files.emplace_back(name, FileSource::in_memory(bytes));
+  return std::move(validate_artifacts(FileSource::in_memory(pte), files).value());  // in memory: heads are whole
+}
+
+ValidationReport validate_ptd(const std::string& name, const Blob& ptd) {
+  return std::move(validate_ptd(name, FileSource::in_memory(ptd)).value());
 }
 
 }  // namespace etpack

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "read/file_source.h"
 #include "core/blob.h"
 #include "core/json.h"
 
@@ -109,5 +110,13 @@ ValidationReport validate_artifacts(const Blob& pte, const std::vector<std::pair
 
 // Validates one .ptd on its own.
 ValidationReport validate_ptd(const std::string& name, const Blob& ptd);
+
+// The same for files given as a head in memory (at least pte_head_size /
+// ptd_head_size bytes) and the whole file, possibly external: only the
+// heads are parsed; padding past them is checked where the host's peeker
+// can read it. kInvalidArgument for a head not in memory or too short.
+Result<ValidationReport> validate_artifacts(const FileSource& pte,
+                                            const std::vector<std::pair<std::string, FileSource>>& ptds);
+Result<ValidationReport> validate_ptd(const std::string& name, const FileSource& ptd);
 
 }  // namespace etpack

@@ -14,6 +14,7 @@
 #include "core/blob.h"
 #include "read/program_tensors.h"
 #include "read/file_layout.h"
+#include "read/file_source.h"
 #include "read/pte_reader.h"
 #include "read/validate.h"
 #include "read/work_budget.h"
@@ -74,10 +75,13 @@ std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segment
 // non-zero bytes and about unused bytes past the declared data. (How much
 // padding is too much cannot be told: alignments need not be powers of two
 // and the file does not record them.)
-void check_layout_bytes(FindingSink& sink, const Blob& file, const std::vector<Region>& layout);
+// Padding past the head is read through the host's optional peeker; what it
+// cannot read is left unchecked.
+void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::vector<Region>& layout);
 
-// Program-level checks of a .pte whose flatbuffer decoded.
-void check_program(FindingSink& sink, WorkBudget& budget, const Blob& file, const PteFile& pte,
+// Program-level checks of a .pte whose flatbuffer decoded (`head`: the bytes
+// holding it).
+void check_program(FindingSink& sink, WorkBudget& budget, const Blob& head, const PteFile& pte,
                    const std::vector<SegmentCheck>& segments);
 
 // Named data of one .ptd, for resolving external tensors.
@@ -90,14 +94,15 @@ struct PtdEntry {
 using PtdIndex = std::unordered_map<std::string, std::vector<PtdEntry>>;
 
 // Validates one .ptd into `report`; adds its keys to `index` when given.
-void validate_ptd_into(ValidationReport& report, const std::string& name, const Blob& ptd, PtdIndex* index);
+// Heads hold at least min(size, kMinimumHeadBytes) bytes (validate.cpp checks).
+void validate_ptd_into(ValidationReport& report, const std::string& name, const FileSource& ptd, PtdIndex* index);
 
 // Checks the .pte into `report`; returns the decoded program when the
 // flatbuffer could be read (for the external tensor check).
-std::optional<PteFile> validate_pte_into(ValidationReport& report, const Blob& pte);
+std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSource& pte);
 
 // Resolves every EXTERNAL tensor of `pte` against `index`.
-void check_external_tensors(FindingSink& sink, const Blob& file, const PteFile& pte, const PtdIndex& index,
+void check_external_tensors(FindingSink& sink, const Blob& head, const PteFile& pte, const PtdIndex& index,
                             bool have_ptds);
 
 }  // namespace etpack

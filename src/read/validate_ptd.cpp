@@ -16,9 +16,9 @@ namespace {
 
 // Identifier and header. Returns false when the flatbuffer cannot be
 // located; `segments_ok` says whether the segment base and size hold.
-bool check_ptd_header(FindingSink& sink, const Blob& file, bool& segments_ok) {
+bool check_ptd_header(FindingSink& sink, const FileSource& file, bool& segments_ok) {
   const uint64_t size = file.size();
-  const uint8_t* data = file.data();
+  const uint8_t* data = file.head.data();  // holds min(size, kMinimumHeadBytes) bytes: all this reads
   if (size < 8) {
     sink.error(finding::kFileTooSmall, "file is " + std::to_string(size) + " bytes; a .ptd needs at least 8", 0);
     return false;
@@ -147,11 +147,11 @@ void check_named_data(FindingSink& sink, const Blob& file, const TableValue& roo
 
 }  // namespace
 
-void validate_ptd_into(ValidationReport& report, const std::string& name, const Blob& file, PtdIndex* index) {
+void validate_ptd_into(ValidationReport& report, const std::string& name, const FileSource& file, PtdIndex* index) {
   FindingSink sink(report, name);
   bool segments_ok = false;
   if (!check_ptd_header(sink, file, segments_ok)) return;
-  auto table = read_ptd_table(file);
+  auto table = read_ptd_table(file.head, file.size());
   if (!table.ok()) {
     report_read_error(sink, table.error());
     return;
@@ -174,8 +174,8 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
   } else if (segments.is_items()) {
     checked.resize(segments.items().size());
   }
-  check_named_data(sink, file, ptd.root, checked, index);
-  if (segments_ok) check_layout_bytes(sink, file, ptd_layout(file, ptd));
+  check_named_data(sink, file.head, ptd.root, checked, index);
+  if (segments_ok) check_layout_bytes(sink, file, ptd_layout(file.head, file.size(), ptd));
 }
 
 }  // namespace etpack

@@ -29,9 +29,9 @@ std::string shown_identifier(const uint8_t* id) {
 // Identifier and header; fills `header` and returns false when the
 // flatbuffer cannot be located. `segments_ok` says whether the segment base
 // (and data size) can be trusted.
-bool check_file_header(FindingSink& sink, const Blob& file, std::optional<PteHeader>& header, bool& segments_ok) {
+bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<PteHeader>& header, bool& segments_ok) {
   const uint64_t size = file.size();
-  const uint8_t* data = file.data();
+  const uint8_t* data = file.head.data();  // holds min(size, kMinimumHeadBytes) bytes: all this reads
   if (size < 8) {
     sink.error(finding::kFileTooSmall, "file is " + std::to_string(size) + " bytes; a .pte needs at least 8", 0);
     return false;
@@ -110,14 +110,22 @@ bool check_file_header(FindingSink& sink, const Blob& file, std::optional<PteHea
 
 }  // namespace
 
-std::optional<PteFile> validate_pte_into(ValidationReport& report, const Blob& file) {
+std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSource& file) {
   FindingSink sink(report, "pte");
   std::optional<PteHeader> header;
   bool segments_ok = false;
   if (!check_file_header(sink, file, header, segments_ok)) return std::nullopt;
 
   const uint64_t program_size = header ? header->program_size : file.size();
-  auto decoded = decode_verified_program(file.slice(0, program_size));
+  if (program_size > file.head.size()) {
+    // Only a caller that read too little of the file gets here.
+    sink.error(finding::kFlatbufferRangeInvalid,
+               "the program's " + std::to_string(program_size) + " bytes are not all in the " +
+                   std::to_string(file.head.size()) + " bytes read from the start of the file",
+               0);
+    return std::nullopt;
+  }
+  auto decoded = decode_verified_program(file.head.slice(0, program_size));
   if (!decoded.ok()) {
     report_read_error(sink, decoded.error());
     return std::nullopt;
@@ -164,8 +172,8 @@ std::optional<PteFile> validate_pte_into(ValidationReport& report, const Blob& f
   }
 
   WorkBudget budget(WorkBudget::for_file_size(file.size()));
-  check_program(sink, budget, file, pte, checked);
-  if (segments_ok) check_layout_bytes(sink, file, pte_layout(file, pte));
+  check_program(sink, budget, file.head, pte, checked);
+  if (segments_ok) check_layout_bytes(sink, file, pte_layout(file.head, file.size(), pte));
   return pte;
 }
 

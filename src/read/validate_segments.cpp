@@ -69,8 +69,32 @@ std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segment
   return out;
 }
 
-void check_layout_bytes(FindingSink& sink, const Blob& file, const std::vector<Region>& layout) {
-  const uint8_t* data = file.data();
+namespace {
+
+// The first non-zero byte of [start, end) and its offset: from the head
+// while it lasts, then from the file (in memory, or peeked in chunks).
+// nullopt when all zero or, past the head, unreadable.
+std::optional<std::pair<uint64_t, uint8_t>> first_non_zero(const FileSource& file, uint64_t start, uint64_t end) {
+  const Blob& in_memory = file.file.is_external() ? file.head : file.file;
+  uint64_t at = start;
+  for (; at < end && at < in_memory.size(); ++at)
+    if (in_memory.data()[at] != 0) return std::make_pair(at, in_memory.data()[at]);
+  constexpr uint64_t kChunk = 64 * 1024;
+  std::vector<uint8_t> buffer;
+  while (at < end) {
+    const uint64_t n = std::min(kChunk, end - at);
+    buffer.resize(static_cast<size_t>(n));
+    if (!file.file.slice(at, n).peek_into(buffer.data())) return std::nullopt;
+    for (uint64_t i = 0; i < n; ++i)
+      if (buffer[i] != 0) return std::make_pair(at + i, buffer[i]);
+    at += n;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::vector<Region>& layout) {
   for (const Region& r : layout) {
     if (r.kind == RegionKind::kUnused) {
       sink.warning(finding::kTrailingBytes,
@@ -85,15 +109,11 @@ void check_layout_bytes(FindingSink& sink, const Blob& file, const std::vector<R
                    std::to_string(r.end - r.start) + " bytes of padding " + range_text(r.start, r.end) +
                        ": more than any alignment needs (upstream pads only to the next aligned offset)",
                    r.start);
-    for (uint64_t at = r.start; at < r.end; ++at) {
-      if (data[at] != 0) {
-        sink.warning(finding::kPaddingNotZero,
-                     "padding " + range_text(r.start, r.end) + " holds the non-zero byte " + std::to_string(data[at]) +
-                         " at offset " + std::to_string(at),
-                     at);
-        break;
-      }
-    }
+    if (auto found = first_non_zero(file, r.start, r.end))
+      sink.warning(finding::kPaddingNotZero,
+                   "padding " + range_text(r.start, r.end) + " holds the non-zero byte " +
+                       std::to_string(found->second) + " at offset " + std::to_string(found->first),
+                   found->first);
   }
 }
 
