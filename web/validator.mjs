@@ -52,6 +52,8 @@ function summaryEl(name, s) {
   return box;
 }
 
+const WHOLE_FILE_LIMIT = 64 << 20;
+
 async function run(files) {
   $('report').disabled = true;
   if (!files.length) return;
@@ -60,8 +62,15 @@ async function run(files) {
     const pteFile = files.find((f) => /\.pte$/i.test(f.name)) ?? (files.length === 1 ? files[0] : null);
     const ptdFiles = files.filter((f) => f !== pteFile);
     status(`Reading ${files.map((f) => f.name).join(', ')}…`);
+    // Small files are read whole (every padding byte gets checked); large
+    // ones are opened by slices: only the header and flatbuffer are read, so
+    // a multi-GB .ptd opens in seconds (padding past the head goes unchecked).
     const bytes = new Map();
-    for (const f of files) bytes.set(f.name, await readFile(f));
+    const partial = [];
+    for (const f of files) {
+      if (f.size <= WHOLE_FILE_LIMIT) bytes.set(f.name, await readFile(f));
+      else { bytes.set(f.name, await et.openBlob(f, { digest: false })); partial.push(f.name); }
+    }
     const ptds = Object.fromEntries(ptdFiles.map((f) => [f.name, bytes.get(f.name)]));
     const report = pteFile ? et.validate(bytes.get(pteFile.name), ptds) : et.validate(Object.values(ptds)[0]);
     const summaries = {};
@@ -80,7 +89,8 @@ async function run(files) {
     $('findings').replaceChildren(...report.errors.map((f) => findingEl(f, 'error')), ...report.warnings.map((f) => findingEl(f, 'warning')));
     lastReport = { files: files.map((f) => ({ name: f.name, size: f.size })), version: et.version, validate: report, inspect: summaries };
     $('report').disabled = false;
-    status(`Checked ${files.map((f) => f.name).join(', ')}.`);
+    status(`Checked ${files.map((f) => f.name).join(', ')}.${partial.length
+      ? ` Read by slices (headers and flatbuffers only): ${partial.join(', ')}; padding past the flatbuffer was not inspected.` : ''}`);
   } catch (e) {
     $('verdict').textContent = 'Could not check the files'; $('verdict').className = 'verdict bad';
     $('findings').replaceChildren(el('div', { class: 'finding error', text: errorText(e) }));

@@ -80,16 +80,6 @@ function fail(code, message) {
   process.stderr.write(`executorch-pack: error [${code}]: ${message}\n`);
 }
 
-function readInput(path) {
-  try {
-    return readFileSync(path);
-  } catch (e) {
-    const err = new Error(`cannot read ${path}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
-    err.code = 'IO_ERROR';
-    throw err;
-  }
-}
-
 function openInput(et, path) {
   try {
     return et.openFile(path);
@@ -251,9 +241,9 @@ async function cmdInspect(argv) {
   const { options, positional } = parseArgs(argv, { json: 'flag', help: 'flag' }, 'inspect');
   if (options.help) return help('inspect');
   if (positional.length !== 1) throw new UsageError('inspect takes exactly one FILE', 'inspect');
-  const bytes = readInput(positional[0]);
+  // Files are opened, not loaded: only their heads are read.
   const et = await init();
-  const summary = et.inspect(bytes);
+  const summary = et.inspect(openInput(et, positional[0]));
   process.stdout.write(options.json ? `${stringify(summary)}\n` : `${formatInspect(positional[0], summary)}\n`);
   return 0;
 }
@@ -263,15 +253,15 @@ async function cmdValidate(argv) {
   if (options.help) return help('validate');
   if (positional.length < 1) throw new UsageError('validate needs a PTE (or PTD) file', 'validate');
   const [main, ...rest] = positional;
-  const bytes = readInput(main);
+  const et = await init();
+  const pte = openInput(et, main);
   const ptds = {};
   for (const p of rest) {
     let name = basename(p);
     for (let n = 2; name in ptds; ++n) name = `${basename(p)}#${n}`;
-    ptds[name] = readInput(p);
+    ptds[name] = openInput(et, p);
   }
-  const et = await init();
-  const report = et.validate(bytes, ptds);
+  const report = et.validate(pte, ptds);
   if (options.json) {
     process.stdout.write(`${stringify(report)}\n`);
   } else {

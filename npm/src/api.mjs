@@ -424,13 +424,19 @@ export function createApi(module, platform, version) {
   // read (so it can be deserialized or repacked), other data its SHA-256
   // (so named-data dedup stays exact). Only those bytes are read now.
   async function openBlob(blob, options = {}) {
+    if (!(typeof Blob !== 'undefined' && blob instanceof Blob)) throw invalidArgument('openBlob takes a Blob or File');
     const entry = blobEntry(blob);
-    const probe = await entry.read(0, Math.min(entry.size, 64));
+    // The first 64 KiB are kept whatever the file is (enough to say what is
+    // wrong with one that is not a .pte/.ptd).
+    const probe = await entry.read(0, Math.min(entry.size, 64 << 10));
+    entry.head = probe;
     const magic = String.fromCharCode(...probe.subarray(4, 6));
     const kind = entry.size >= 8 && magic === 'ET' ? 'pte' : entry.size >= 8 && magic === 'FT' ? 'ptd' : null;
     if (kind) {
       const headSize = withScope((scope, heap) => {
-        const request = { probe: heap.put(probe.subarray(0, Math.min(probe.byteLength, kind === 'ptd' ? 56 : 64))), size: entry.size };
+        const request = {
+          probe: heap.put(probe.subarray(0, Math.min(probe.byteLength, kind === 'ptd' ? 56 : 64))), size: entry.size, lenient: true,
+        };
         const out = call(() => module.headSize(kind, JSON.stringify(request)));
         try {
           return JSON.parse(out.json()).head_size;
@@ -438,7 +444,7 @@ export function createApi(module, platform, version) {
           out.delete();
         }
       });
-      entry.head = await entry.read(0, headSize);
+      if (headSize > probe.byteLength) entry.head = await entry.read(0, headSize);
     }
     if (options?.digest ?? !kind) {
       const hasher = platform.createHasher(module);
