@@ -13,6 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include <algorithm>
+#include <optional>
+
 #include "core/blob.h"
 #include "core/json.h"
 #include "read/inspect.h"
@@ -35,11 +38,39 @@ inline std::pair<Blob, Blob> split(const uint8_t* data, size_t size) {
   return {whole, whole};
 }
 
+// The pair as a host holding the files outside memory would give them: a
+// head (its own allocation: reads past it are sanitizer reports) and an
+// external file whose other bytes only the peeker reaches.
+struct HeadOnlyPair {
+  std::vector<uint8_t> pte_head, ptd_head;
+  FileSource pte, ptd;
+  Blob files[2];
+};
+
+inline bool peek_pair(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst, void* context) {
+  const Blob* files = static_cast<const Blob*>(context);
+  if (source > 1 || offset > files[source].size() || size > files[source].size() - offset) return false;
+  if (size > 0) std::memcpy(dst, files[source].data() + offset, static_cast<size_t>(size));
+  return true;
+}
+
+inline FileSource head_only(const Blob& whole, bool ptd, uint32_t source, std::vector<uint8_t>& head) {
+  Blob probe = whole.slice(0, std::min<uint64_t>(whole.size(), 64));
+  Result<uint64_t> size = ptd ? ptd_head_size(probe, whole.size()) : pte_head_size(probe, whole.size());
+  const uint64_t n = head_bytes_to_read(size.ok() ? std::optional<uint64_t>(*size) : std::nullopt, whole.size());
+  head.assign(whole.data(), whole.data() + n);
+  Blob::External info;
+  info.source = source;
+  return {Blob::view(head.data(), head.size()), Blob::external(info, whole.size())};
+}
+
 // Runs every reader of untrusted bytes on the pair, serializes every result
 // (so nothing is skipped), and returns the promises between them that broke:
 // - validate finds no error => the matching reader accepts the file;
 // - the reader accepts the file => inspect summarizes it (or hits its limit);
-// - every error carries a code other than kOk/kInternal.
+// - every error carries a code other than kOk/kInternal;
+// - validate and inspect from heads (the rest peeked) say exactly what they
+//   say from the whole files.
 // Crashes, hangs and sanitizer reports are the caller's to notice.
 inline std::vector<std::string> exercise(const Blob& pte, const Blob& ptd) {
   std::vector<std::string> broken;
@@ -68,6 +99,28 @@ inline std::vector<std::string> exercise(const Blob& pte, const Blob& ptd) {
     broken.push_back("read_pte_program ok, inspect_pte fails: " + pte_summary.error().message);
   if (ptd_file.ok() && !ptd_summary.ok() && ptd_summary.error().code != ErrorCode::kLimitExceeded)
     broken.push_back("deserialize_ptd ok, inspect_ptd fails: " + ptd_summary.error().message);
+
+  HeadOnlyPair h;
+  h.files[0] = pte;
+  h.files[1] = ptd;
+  h.pte = head_only(pte, false, 0, h.pte_head);
+  h.ptd = head_only(ptd, true, 1, h.ptd_head);
+  set_external_peeker(&peek_pair, h.files);
+  auto same = [&](const char* what, const Result<ValidationReport>& got, const ValidationReport& want) {
+    if (!got.ok()) broken.push_back(std::string(what) + " from heads fails: " + got.error().message);
+    else if (write_json(got->to_json()) != write_json(want.to_json())) broken.push_back(std::string(what) + " from heads differs");
+  };
+  same("validate_artifacts", validate_artifacts(h.pte, {}), pte_alone);
+  same("validate_ptd", validate_ptd("fuzz.ptd", h.ptd), ptd_alone);
+  same("validate_artifacts with .ptd", validate_artifacts(h.pte, {{"fuzz.ptd", h.ptd}}), together);
+  auto same_summary = [&](const char* what, Result<Json> got, Result<Json>& want) {
+    if (got.ok() != want.ok() || (got.ok() && write_json(*got) != write_json(*want)) ||
+        (!got.ok() && got.error().code != want.error().code))
+      broken.push_back(std::string(what) + " from heads differs");
+  };
+  same_summary("inspect_pte", inspect_pte(h.pte), pte_summary);
+  same_summary("inspect_ptd", inspect_ptd(h.ptd), ptd_summary);
+  set_external_peeker(nullptr, nullptr);
   return broken;
 }
 
