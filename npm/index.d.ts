@@ -493,8 +493,10 @@ export interface ExecutorchPack {
 
   /**
    * A summary of a .pte or .ptd: methods, constants, named data, segment map,
-   * bytes by category. inspect() and validate() read the whole file into wasm
-   * memory (files beyond the heap's room fail with OUT_OF_MEMORY).
+   * bytes by category. inspect() and validate() read only the head of a file
+   * (header and flatbuffer) and peek at padding; segment data is never
+   * loaded, so multi-GB files are fine. (An opened Blob's padding past its
+   * head cannot be peeked at synchronously and goes unchecked.)
    */
   inspect(data: Source, options: InspectOptions & { kind: 'ptd' }): PtdSummary;
   inspect(data: Source, options?: InspectOptions): PteSummary | PtdSummary;
