@@ -34,23 +34,18 @@ void set_external_peeker(ExternalReader peeker, void* context) {
   g_peeker_context = context;
 }
 
-bool Blob::read_into(uint8_t* dst) const {
+bool Blob::copy_out(uint8_t* dst, ExternalReader reader, void* context) const {
   if (size_ == 0) return true;
   if (!is_external()) {
     std::memcpy(dst, data_, static_cast<size_t>(size_));
     return true;
   }
-  return g_reader != nullptr && g_reader(external_->source, external_->offset, size_, dst, g_reader_context);
+  return reader != nullptr && reader(external_->source, external_->offset, size_, dst, context);
 }
 
-bool Blob::peek_into(uint8_t* dst) const {
-  if (size_ == 0) return true;
-  if (!is_external()) {
-    std::memcpy(dst, data_, static_cast<size_t>(size_));
-    return true;
-  }
-  return g_peeker != nullptr && g_peeker(external_->source, external_->offset, size_, dst, g_peeker_context);
-}
+bool Blob::read_into(uint8_t* dst) const { return copy_out(dst, g_reader, g_reader_context); }
+
+bool Blob::peek_into(uint8_t* dst) const { return copy_out(dst, g_peeker, g_peeker_context); }
 
 void set_external_digest_provider(ExternalDigestProvider provider, void* context) {
   g_digest_provider = provider;

@@ -94,6 +94,7 @@ class Blob {
   bool same_bytes(const Blob& other) const;
 
  private:
+  bool copy_out(uint8_t* dst, ExternalReader reader, void* context) const;
   Blob(const uint8_t* data, uint64_t size, std::shared_ptr<const void> keep_alive)
       : data_(size == 0 ? nullptr : data), size_(size), keep_alive_(std::move(keep_alive)) {}
 
