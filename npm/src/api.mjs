@@ -381,13 +381,21 @@ export function createApi(module, platform, version) {
   function repack(pte, options = {}) {
     const { externalize = null, merge = [], mergeTag = 'model', dataSerializer = null } = options ?? {};
     const delivery = outputOptions(options, 'options');
+    // Files opened here from paths are closed here once nothing refers to
+    // them any more (contiguous outputs); Artifacts keep them open.
+    const opened = [];
+    const open = (p) => {
+      if (typeof p !== 'string') return p;
+      opened.push(openFile(p));
+      return opened.at(-1);
+    };
     return withScope((scope, heap) => {
       const request = {
-        pte: fileRequest(typeof pte === 'string' ? openFile(pte) : pte, 'pte', scope, heap, 'pte'),
+        pte: fileRequest(open(pte), 'pte', scope, heap, 'pte'),
         config: pteConfigToCore(options ?? {}, false),
         data_serializer_config: { segment_alignment: dataSerializer?.config?.segmentAlignment ?? options?.dataSegmentAlignment ?? 128 },
         merge: (Array.isArray(merge) ? merge : Object.values(merge))
-          .map((p, i) => fileRequest(typeof p === 'string' ? openFile(p) : p, 'ptd', scope, heap, `merge[${i}]`)),
+          .map((p, i) => fileRequest(open(p), 'ptd', scope, heap, `merge[${i}]`)),
         merge_tag: mergeTag,
       };
       if (externalize) {
@@ -408,6 +416,7 @@ export function createApi(module, platform, version) {
         return { pte: pteBytes, ptd, moved: reply.moved, mergedEntries: reply.merged_entries };
       } finally {
         out.delete();
+        if (delivery.output === 'bytes') for (const f of opened) f.close();
       }
     });
   }
