@@ -38,7 +38,7 @@ function forJson(value, scope, path) {
     for (let i = 0; i < value.length; ++i) {
       const v = value[i];
       if (isPlain(v)) continue;
-      const p = forJson(v, scope, path);
+      const p = forJson(v, scope, `${path}[${i}]`);
       if (p !== v) {
         if (out === value) out = value.slice();
         out[i] = p;
