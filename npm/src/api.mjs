@@ -52,7 +52,11 @@ export function createApi(module, platform, version) {
   // The artifacts (cords) of an Output as Artifact objects: the core's own
   // bytes are copied out of the heap here (small: headers, flatbuffers,
   // before the Output is freed); input ranges stay references.
-  function takeArtifacts(out) {
+  //
+  // With `heapViews` the core's bytes stay views of the heap instead: only
+  // for artifacts materialised at once, while the Output lives and nothing
+  // can call into wasm (which could grow and move the heap).
+  function takeArtifacts(out, heapViews = false) {
     const list = [];
     for (let i = 0; i < out.cordCount(); ++i) {
       const flat = out.cordPieces(i);
@@ -61,7 +65,7 @@ export function createApi(module, platform, version) {
         const length = flat[k + 2];
         if (flat[k] === 0) {
           const ptr = flat[k + 1] >>> 0;
-          pieces.push({ bytes: module.HEAPU8.slice(ptr, ptr + length) });
+          pieces.push({ bytes: heapViews ? module.HEAPU8.subarray(ptr, ptr + length) : module.HEAPU8.slice(ptr, ptr + length) });
         } else if (flat[k] === 1) {
           pieces.push({ zeros: length });
         } else {
@@ -84,9 +88,12 @@ export function createApi(module, platform, version) {
     return { output, onProgress };
   }
 
-  // Artifacts in the form asked for. 'bytes': one contiguous Uint8Array each,
-  // every byte copied once; onProgress counts over all files of the call.
-  function deliver(artifacts, { output, onProgress }) {
+  // The files of an Output in the form asked for. 'bytes': one contiguous
+  // Uint8Array each, every byte copied once (the core's bytes straight from
+  // the heap unless a progress callback, which may call into wasm, runs in
+  // between); onProgress counts over all files of the call.
+  function deliver(out, { output, onProgress }) {
+    const artifacts = takeArtifacts(out, output === 'bytes' && !onProgress);
     if (output === 'artifact') return artifacts;
     if (output === 'blob') return artifacts.map((a) => a.toBlob());
     const totalBytes = artifacts.reduce((sum, a) => sum + a.size, 0);
@@ -208,7 +215,7 @@ export function createApi(module, platform, version) {
         };
         const out = call(() => module.ptdSerialize(JSON.stringify(request), sources.host()));
         try {
-          return deliver(takeArtifacts(out), delivery)[0];
+          return deliver(out, delivery)[0];
         } finally {
           out.delete();
         }
@@ -283,7 +290,7 @@ export function createApi(module, platform, version) {
       const out = call(() => module.serializeForExecutorch(text.ptr, text.len, JSON.stringify(request), sources.host({ serializeData })));
       try {
         const tags = JSON.parse(out.json()).ptd_tags;
-        const [pte, ...files] = deliver(takeArtifacts(out), delivery);
+        const [pte, ...files] = deliver(out, delivery);
         const ptd = {};
         tags.forEach((tag, i) => { ptd[tag] = files[i]; });
         return { pte, ptd };
@@ -309,7 +316,7 @@ export function createApi(module, platform, version) {
       const text = heap.putText(programText(pteFile.program, scope));
       const out = call(() => module.serializePteBinary(text.ptr, text.len, JSON.stringify(request), sources.host()));
       try {
-        return deliver(takeArtifacts(out), delivery)[0];
+        return deliver(out, delivery)[0];
       } finally {
         out.delete();
       }
@@ -410,7 +417,7 @@ export function createApi(module, platform, version) {
       const out = call(() => module.repack(JSON.stringify(request), sources.host()));
       try {
         const reply = JSON.parse(out.json());
-        const [pteBytes, ...files] = deliver(takeArtifacts(out), delivery);
+        const [pteBytes, ...files] = deliver(out, delivery);
         const ptd = {};
         reply.ptd_tags.forEach((tag, i) => { ptd[tag] = files[i]; });
         return { pte: pteBytes, ptd, moved: reply.moved, mergedEntries: reply.merged_entries };

@@ -19,26 +19,30 @@ export function programText(program, scope) {
   if (program === null || typeof program !== 'object' || Array.isArray(program)) {
     throw invalidArgument('program must be an object or JSON text');
   }
-  return JSON.stringify(forJson(program, scope, 'program'));
+  return JSON.stringify(forJson(program, scope));
 }
 
+// Scalars JSON.stringify writes as they are.
 function isPlain(v) {
   const t = typeof v;
-  return t === 'string' || t === 'boolean' || v === null || v === undefined || (t === 'number' && (Number.isSafeInteger(v) || !Number.isInteger(v)));
+  return t === 'string' || t === 'boolean' || v === undefined || (t === 'number' && (Number.isSafeInteger(v) || !Number.isInteger(v)));
 }
 
-function forJson(value, scope, path) {
-  if (isPlain(value)) return value;
-  if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'number') return `${NUL}N${value}`;
-  if (typeof value !== 'object') return value;
-  if (isBytes(value) || isBlob(value) || typeof value[SOURCE] === 'function') return scope.data(value, path);
+function forJson(value, scope) {
+  if (typeof value !== 'object') {
+    if (isPlain(value)) return value;
+    return typeof value === 'bigint' ? value.toString() : typeof value === 'number' ? `${NUL}N${value}` : value;
+  }
+  if (value === null) return value;
+  // Byte fields: references the core reads through the host (never lists).
+  if (isBytes(value) || isBlob(value) || typeof value[SOURCE] === 'function') return scope.data(value, 'a program byte field');
+  if (typeof value.toJSON === 'function') return value;
+  let out = value;
   if (Array.isArray(value)) {
-    let out = value;
     for (let i = 0; i < value.length; ++i) {
       const v = value[i];
-      if (isPlain(v)) continue;
-      const p = forJson(v, scope, `${path}[${i}]`);
+      if (v === null || (typeof v !== 'object' && isPlain(v))) continue;
+      const p = forJson(v, scope);
       if (p !== v) {
         if (out === value) out = value.slice();
         out[i] = p;
@@ -46,12 +50,10 @@ function forJson(value, scope, path) {
     }
     return out;
   }
-  if (typeof value.toJSON === 'function') return value;
-  let out = value;
-  for (const key of Object.keys(value)) {
+  for (const key in value) {
     const v = value[key];
-    if (isPlain(v)) continue;
-    const p = forJson(v, scope, `${path}.${key}`);
+    if (v === null || (typeof v !== 'object' && isPlain(v))) continue;
+    const p = forJson(v, scope);
     if (p !== v) {
       if (out === value) out = { ...value };
       out[key] = p;

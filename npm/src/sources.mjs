@@ -240,10 +240,19 @@ export class HeapCopies {
     this.pointers.push(ptr);
     return { ptr, len: bytes.byteLength };
   }
-  // Text as UTF-8 in the heap: TextEncoder (native) instead of embind's
-  // per-character conversion; a transient copy of metadata only.
+  // Text as UTF-8 in the heap, encoded straight into it (TextEncoder's
+  // encodeInto: no intermediate array; far faster than embind's conversion).
+  // Room for ASCII first; text with other characters is encoded again into
+  // room for the worst case (3 bytes per UTF-16 unit).
   putText(text) {
-    return this.put(ENCODER.encode(text));
+    for (const room of [text.length, text.length * 3]) {
+      const ptr = this.module._malloc(Math.max(1, room)) >>> 0;
+      if (ptr === 0) throw new EtpackError('OUT_OF_MEMORY', `executorch-pack: no room for ${room} bytes of program text in the wasm heap`);
+      this.pointers.push(ptr);
+      const { read, written } = ENCODER.encodeInto(text, this.module.HEAPU8.subarray(ptr, ptr + room));
+      if (read === text.length) return { ptr, len: written };
+    }
+    throw new Error('executorch-pack: TextEncoder did not encode the whole text');
   }
   free() {
     for (const ptr of this.pointers) this.module._free(ptr);

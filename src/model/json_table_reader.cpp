@@ -262,6 +262,7 @@ class TableReader {
       bool has_value = false;
       int type = -1;  // -1 unknown, 0 NONE
       bool has_type = false;
+      bool read = false;  // the value was read as soon as it came (type known)
     };
     std::vector<PendingUnion> unions;
     auto pending = [&](const FieldDef* f) -> PendingUnion& {
@@ -275,10 +276,11 @@ class TableReader {
       return out;
     }
     std::string scratch;
+    size_t hint = 0;
     while (true) {
       ETP_ASSIGN(std::string_view key_view, string_token(scratch));
       ETP_TRY(expect(':'));
-      const FieldDef* f = def.find(key_view);
+      const FieldDef* f = def.find(key_view, hint);
       if (f == nullptr) {
         std::string key(key_view);
         path_.push_back({&key, 0});
@@ -286,11 +288,13 @@ class TableReader {
         path_.pop_back();
         return e;
       }
+      hint = f->id + 1u;
       path_.push_back({&f->name, 0});
       if (f->type == BaseType::kUType) {
         // `<union>_type`: a member table name, an integer, NONE or null.
         const FieldDef& union_field = def.fields[f->id + 1u];
         PendingUnion& u = pending(&union_field);
+        if (u.read) return mismatch("'" + f->name + "' given again after its union value was read");
         u.has_type = true;
         if (consume("null")) {
           u.type = 0;
@@ -307,7 +311,16 @@ class TableReader {
         }
       } else if (f->type == BaseType::kUnion) {
         PendingUnion& u = pending(f);
-        if (!consume("null")) {
+        const bool is_null = consume("null");
+        if (!is_null && u.has_type && u.type > 0) {
+          // The type came first (upstream's order): read the member now
+          // rather than skipping it and coming back.
+          ETP_ASSIGN(TableValue member, table(*f->union_def->members[static_cast<size_t>(u.type)], depth + 1));
+          out.fields[f->id] = Value::from_table(std::move(member));
+          out.fields[f->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
+          u.read = true;
+          u.has_value = false;
+        } else if (!is_null) {
           u.has_value = true;
           skip_ws();
           u.begin = lex_.pos();

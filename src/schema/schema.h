@@ -44,6 +44,12 @@ struct TableDef {
   std::string full_name;  // e.g. "executorch_flatbuffer.Tensor"
   std::vector<FieldDef> fields;  // indexed by id
   const FieldDef* find(std::string_view field_name) const;
+  // The same, trying fields[hint] first (readers pass the field after the
+  // last one found: keys mostly come in declaration order).
+  const FieldDef* find(std::string_view field_name, size_t hint) const {
+    if (hint < fields.size() && fields[hint].name == field_name) return &fields[hint];
+    return find(field_name);
+  }
 };
 
 struct UnionDef {

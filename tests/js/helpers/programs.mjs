@@ -4,13 +4,15 @@
 // EValues and KernelCalls) that stresses the flatbuffer path.
 const FLOAT = 6;
 
+// Keys in upstream's order (_program_to_json writes a union's value before
+// its `_type`), so that the benchmarks read what real programs look like.
 function tensor(sizes, fields = {}) {
   return {
-    val_type: 'Tensor',
     val: {
       scalar_type: FLOAT, storage_offset: 0, sizes, dim_order: sizes.map((_, i) => i), requires_grad: false,
       layout: 0, data_buffer_idx: 0, allocation_info: null, shape_dynamism: 0, extra_tensor_info: null, ...fields,
     },
+    val_type: 'Tensor',
   };
 }
 
@@ -21,10 +23,10 @@ export function syntheticProgram({ constants = [], ints = 0, intLists = 0, tenso
   const input = values.push(tensor([4], { allocation_info: { memory_id: 1, memory_offset_low: 0, memory_offset_high: 0 } })) - 1;
   constants.forEach((c, i) => values.push(tensor([sizeOf(c) / 4], { data_buffer_idx: i + 1 })));
   const firstInt = values.length;
-  for (let i = 0; i < ints; ++i) values.push({ val_type: 'Int', val: { int_val: i * 7 - 3 } });
+  for (let i = 0; i < ints; ++i) values.push({ val: { int_val: i * 7 - 3 }, val_type: 'Int' });
   for (let i = 0; i < intLists; ++i) {
     const items = [firstInt + (i % Math.max(1, ints)), firstInt + ((i + 1) % Math.max(1, ints))].slice(0, ints ? 2 : 0);
-    values.push({ val_type: 'IntList', val: { items } });
+    values.push({ val: { items }, val_type: 'IntList' });
   }
   for (let i = 0; i < tensors; ++i) {
     values.push(tensor([2, 2], { allocation_info: { memory_id: 1, memory_offset_low: 16 * (i % 1024), memory_offset_high: 0 } }));
@@ -33,7 +35,7 @@ export function syntheticProgram({ constants = [], ints = 0, intLists = 0, tenso
   const instructions = [];
   for (let i = 0; i < kernelCalls; ++i) {
     const args = [input, (input + 1 + i) % values.length, (input + 2 + i) % values.length, output];
-    instructions.push({ instr_args_type: 'KernelCall', instr_args: { op_index: i % 4, args } });
+    instructions.push({ instr_args: { op_index: i % 4, args }, instr_args_type: 'KernelCall' });
   }
   return {
     version: 0,
