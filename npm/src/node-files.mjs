@@ -7,7 +7,8 @@ import { SOURCE } from './sources.mjs';
 import { Artifact, CHUNK } from './artifact.mjs';
 
 const IO_MAX = 1 << 30;
-const PAGE = 4096;  // one fs call moves at most this much (Node's limit is 2^31 - 1)
+const PAGE = 4096;
+const YIELD = 64 << 20;  // one fs call moves at most this much (Node's limit is 2^31 - 1)
 
 // Closes descriptors of FileSources that were dropped without close().
 const finalizer = new FinalizationRegistry((fd) => {
@@ -120,12 +121,19 @@ export async function writeArtifact(artifact, path, options = {}) {
     if (staged) writeAll(stage.subarray(0, staged));
     staged = 0;
   };
+  // Progress every CHUNK written; a turn for the event loop every YIELD
+  // (each turn costs time, and 64 MiB take well under 100 ms to write).
+  let sinceReport = 0;
   const report = async (n) => {
     written += n;
+    sinceReport += n;
     sinceYield += n;
-    if (sinceYield >= CHUNK) {
-      sinceYield = 0;
+    if (sinceReport >= CHUNK) {
+      sinceReport = 0;
       onProgress?.({ bytesWritten: written - staged, totalBytes: artifact.size });
+    }
+    if (sinceYield >= YIELD) {
+      sinceYield = 0;
       await new Promise(setImmediate);
     }
   };
