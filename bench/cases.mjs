@@ -14,6 +14,7 @@ const GiB = 2 ** 30;
 // Upstream Python's serialize_for_executorch on case 1's program, as stated
 // in issue 5 for this machine class (1.3-1.9 s); the lower bound is used.
 const UPSTREAM_PYTHON_CASE1_MS = 1300;
+const UPSTREAM_PYTHON_CASE1_MAX_MS = 1900;
 
 const ms = (t) => `${t.toFixed(t < 100 ? 1 : 0)} ms`;
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
@@ -98,9 +99,10 @@ export const cases = {
     },
     report: (r) => [
       `${r.values} values -> ${r.size} byte .pte: ours ${ms(r.ours)} (median of 12, from a JS object)`,
-      `baseline: upstream Python ${UPSTREAM_PYTHON_CASE1_MS} ms (issue 5, lower bound; not runnable here); ` +
+      `baseline: upstream Python ${UPSTREAM_PYTHON_CASE1_MS}-${UPSTREAM_PYTHON_CASE1_MAX_MS} ms (issue 5; not runnable here); ` +
         `in-process floor: JSON.stringify of the same program ${ms(r.stringify)}`,
-      `ratio: ${(UPSTREAM_PYTHON_CASE1_MS / r.ours).toFixed(1)}x faster than upstream (target ≥ 25x, ≤ 60 ms)`,
+      `ratio: ${(UPSTREAM_PYTHON_CASE1_MS / r.ours).toFixed(1)}x-${(UPSTREAM_PYTHON_CASE1_MAX_MS / r.ours).toFixed(1)}x faster than ` +
+        `upstream's 1.3-1.9 s (target ≥ 25x, ≤ 60 ms)`,
     ],
   },
 
@@ -281,26 +283,48 @@ export const cases = {
         execSync('sync');
         gc();
         const startRss = rssNow();
-        const source = et.openFile(join(dir, 'model.pte'));
-        const r = await timeAsync(async () => {
-          const out = et.repack(source, { externalize: { tag: 'weights' }, output: 'artifact' });
-          await out.pte.writeTo(join(dir, 'out.pte'));
-          await out.ptd.weights.writeTo(join(dir, 'weights.ptd'));
-          return { moved: out.moved.length, written: out.pte.size + out.ptd.weights.size };
-        });
-        const read = source.bytesRead;
-        source.close();
+        // Two rounds, each side once first and once second (as in case 4);
+        // the bytes read are counted on our first run.
+        const ours = [];
+        const base = [];
+        let result;
+        let read = 0;
+        const ourRun = async () => {
+          const source = et.openFile(join(dir, 'model.pte'));
+          const r = await timeAsync(async () => {
+            const out = et.repack(source, { externalize: { tag: 'weights' }, output: 'artifact' });
+            await out.pte.writeTo(join(dir, 'out.pte'));
+            await out.ptd.weights.writeTo(join(dir, 'weights.ptd'));
+            return { moved: out.moved.length, written: out.pte.size + out.ptd.weights.size };
+          });
+          read ||= source.bytesRead;
+          source.close();
+          result = r.value;
+          ours.push(r.ms);
+          rmSync(join(dir, 'out.pte'));
+          rmSync(join(dir, 'weights.ptd'));
+          execSync('sync');
+        };
+        const baseRun = () => {
+          base.push(time(() => fsConcat(join(dir, 'copy.pte'), [join(dir, 'model.pte')])).ms);
+          rmSync(join(dir, 'copy.pte'));
+          execSync('sync');
+        };
+        await ourRun();
         const peakOurs = rssNow();
-        execSync('sync');
-        const base = time(() => fsConcat(join(dir, 'copy.pte'), [join(dir, 'model.pte')])).ms;
-        return { sourceSize: statSync(join(dir, 'model.pte')).size, ...r.value, read, ours: r.ms, baseline: base, startRss, peakOurs };
+        baseRun();
+        baseRun();
+        await ourRun();
+        const r = { value: result, ms: Math.min(...ours) };
+        const baseMs = Math.min(...base);
+        return { sourceSize: statSync(join(dir, 'model.pte')).size, ...r.value, read, ours: r.ms, baseline: baseMs, startRss, peakOurs };
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
     },
     report: (r) => [
       `${(r.sourceSize / GiB).toFixed(3)} GiB .pte -> ${r.moved} tensors externalized, ${(r.written / GiB).toFixed(3)} GiB written: ours ${ms(r.ours)}, ` +
-        `baseline (plain fs copy of the source) ${ms(r.baseline)}; ratio ${(r.ours / r.baseline).toFixed(2)}x`,
+        `baseline (plain fs copy of the source) ${ms(r.baseline)} (best of 2 each); ratio ${(r.ours / r.baseline).toFixed(2)}x`,
       `bytes read from the source ${r.read} vs written ${r.written} (${(r.read / r.written).toFixed(4)}); ` +
         `RSS ${r.startRss.toFixed(0)} MiB before, ${r.peakOurs.toFixed(0)} MiB peak after: no full copy in memory`,
     ],
