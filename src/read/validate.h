@@ -66,7 +66,9 @@ constexpr const char* kTensorScalarTypeInvalid = "TENSOR_SCALAR_TYPE_INVALID";  
 constexpr const char* kTensorSizesInvalid = "TENSOR_SIZES_INVALID";        // E missing, negative, rank > 16 or byte size overflows
 constexpr const char* kTensorDimOrderInvalid = "TENSOR_DIM_ORDER_INVALID";  // E missing, wrong length or not a permutation
 constexpr const char* kTensorStorageOffset = "TENSOR_STORAGE_OFFSET";      // E non-zero storage_offset (unsupported by the runtime)
-constexpr const char* kValueIndexOutOfRange = "VALUE_INDEX_OUT_OF_RANGE";  // E a method input/output past its values
+constexpr const char* kValueIndexOutOfRange = "VALUE_INDEX_OUT_OF_RANGE";  // E a value index (inputs, outputs, chains, instruction args) past the method's values
+constexpr const char* kOperatorIndexOutOfRange = "OPERATOR_INDEX_OUT_OF_RANGE";  // E a KernelCall's op_index past the method's operators
+constexpr const char* kInstructionIndexOutOfRange = "INSTRUCTION_INDEX_OUT_OF_RANGE";  // E a JumpFalseCall past its chain's instructions
 // Delegates
 constexpr const char* kDelegateReferenceMissing = "DELEGATE_REFERENCE_MISSING";  // E no `processed` reference
 constexpr const char* kDelegateLocationInvalid = "DELEGATE_LOCATION_INVALID";    // E neither INLINE nor SEGMENT

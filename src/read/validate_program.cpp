@@ -67,7 +67,7 @@ class ProgramChecker {
       budget_reported_ = true;
       sink_.error(finding::kValidationLimitExceeded,
                   "the program's vectors are shared so often that checking them all would cost more than " +
-                      std::to_string(WorkBudget::for_file_size(file_.size())) + " steps; checks stopped");
+                      std::to_string(budget_.units()) + " steps; checks stopped");
     }
     return false;
   }
@@ -121,7 +121,78 @@ class ProgramChecker {
                       std::nullopt, at);
         }
       }
+      if (!check_chains(plan, path, count)) return;
     }
+  }
+
+  // An index the runtime uses unchecked: error when outside [0, count).
+  void index_in_range(int64_t index, size_t count, const char* code, const std::string& at, const std::string& what) {
+    if (index >= 0 && static_cast<uint64_t>(index) < count) return;
+    sink_.error(code, at + " is " + std::to_string(index) + ", outside the method's " + std::to_string(count) + " " + what,
+                std::nullopt, at);
+  }
+
+  // The first value index of `list` outside [0, count), reported once.
+  void value_list_in_range(const Value& list, size_t count, const std::string& at) {
+    const size_t n = scalar_vector_length(list, BaseType::kInt);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t v = scalar_vector_int(list, BaseType::kInt, i);
+      if (v >= 0 && static_cast<uint64_t>(v) < count) continue;
+      index_in_range(v, count, finding::kValueIndexOutOfRange, at + "[" + std::to_string(i) + "]", "values");
+      return;
+    }
+  }
+
+  // Chains: their inputs/outputs and every instruction's indices (values,
+  // operators, delegates, jump targets). False when the work budget ran out.
+  bool check_chains(const TableValue& plan, const std::string& path, size_t values) {
+    const Value& chains = plan.get("chains");
+    if (!chains.is_items()) return true;
+    const Value& ops = plan.get("operators");
+    const Value& delegates = plan.get("delegates");
+    const size_t op_count = ops.is_items() ? ops.items().size() : 0;
+    const size_t delegate_count = delegates.is_items() ? delegates.items().size() : 0;
+    for (size_t c = 0; c < chains.items().size(); ++c) {
+      const TableValue& chain = chains.items()[c].table();
+      const std::string at = path + "." + indexed("chains", c);
+      for (const char* list : {"inputs", "outputs"}) {
+        if (!spend(scalar_vector_length(chain.get(list), BaseType::kInt) + 1)) return false;
+        value_list_in_range(chain.get(list), values, at + "." + list);
+      }
+      const Value& instructions = chain.get("instructions");
+      if (!instructions.is_items()) continue;
+      const size_t count = instructions.items().size();
+      for (size_t i = 0; i < count; ++i) {
+        const TableValue& instruction = instructions.items()[i].table();
+        const std::string here = at + "." + indexed("instructions", i) + ".instr_args";
+        const Value& args = instruction.get("instr_args");
+        if (!args.is_table()) continue;  // an absent instruction: nothing the runtime indexes
+        const TableValue& call = args.table();
+        const std::string& kind = call.def->name;
+        if (!spend(1)) return false;
+        if (kind == "KernelCall" || kind == "DelegateCall") {
+          const bool kernel = kind == "KernelCall";
+          if (kernel)
+            index_in_range(call.get_int("op_index"), op_count, finding::kOperatorIndexOutOfRange, here + ".op_index", "operators");
+          else
+            index_in_range(call.get_int("delegate_index"), delegate_count, finding::kDelegateIndexOutOfRange,
+                           here + ".delegate_index", "delegates");
+          if (!spend(scalar_vector_length(call.get("args"), BaseType::kInt))) return false;
+          value_list_in_range(call.get("args"), values, here + ".args");
+        } else if (kind == "MoveCall") {
+          index_in_range(call.get_int("move_from"), values, finding::kValueIndexOutOfRange, here + ".move_from", "values");
+          index_in_range(call.get_int("move_to"), values, finding::kValueIndexOutOfRange, here + ".move_to", "values");
+        } else if (kind == "JumpFalseCall") {
+          index_in_range(call.get_int("cond_value_index"), values, finding::kValueIndexOutOfRange,
+                         here + ".cond_value_index", "values");
+          index_in_range(call.get_int("destination_instruction"), count, finding::kInstructionIndexOutOfRange,
+                         here + ".destination_instruction", "instructions in this chain");
+        } else if (kind == "FreeCall") {
+          index_in_range(call.get_int("value_index"), values, finding::kValueIndexOutOfRange, here + ".value_index", "values");
+        }
+      }
+    }
+    return true;
   }
 
   void check_delegates() {

@@ -14,7 +14,8 @@ class WorkBudget {
   // Generous for real files, where every element read is a distinct byte.
   static uint64_t for_file_size(uint64_t size) { return size * 16 + (1u << 16); }
 
-  explicit WorkBudget(uint64_t units) : left_(units) {}
+  explicit WorkBudget(uint64_t units) : units_(units), left_(units) {}
+  uint64_t units() const { return units_; }
   // False (and the budget stays exhausted) when `units` is more than is left.
   bool spend(uint64_t units) {
     if (exhausted_ || units > left_) {
@@ -27,6 +28,7 @@ class WorkBudget {
   bool exhausted() const { return exhausted_; }
 
  private:
+  uint64_t units_;
   uint64_t left_;
   bool exhausted_ = false;
 };

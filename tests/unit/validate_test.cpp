@@ -291,6 +291,29 @@ TEST(ValidateProgram, RewrittenEverythingIsStillClean) {
   EXPECT_EQ(bytes, read_bytes(conformance("13_everything") / "out.pte"));
 }
 
+TEST(ValidateProgram, InstructionIndicesOutOfRange) {
+  Rewritten r = reread(artifact("arduino_add.pte"));  // one chain, one KernelCall aten::add.out
+  TableValue& plan = r.pte.program.at("execution_plan").items()[0].table();
+  TableValue& chain = plan.at("chains").items()[0].table();
+  TableValue& call = chain.at("instructions").items()[0].table().at("instr_args").table();
+  ASSERT_EQ(call.def->name, "KernelCall");
+  call.at("op_index") = Value::from_int(3);
+  call.at("args") = Value::from_scalars(int32s({0, 1, 99, 3}));
+  chain.at("inputs") = Value::from_scalars(int32s({-1}));
+  std::vector<uint8_t> bytes = rewrite(r.pte);
+  ValidationReport report = validate_artifacts(view(bytes), {});
+  const Finding* op = EXPECT_FINDING(report.errors, finding::kOperatorIndexOutOfRange, report);
+  ASSERT_NE(op, nullptr);
+  EXPECT_EQ(op->path, "execution_plan[0].chains[0].instructions[0].instr_args.op_index");
+  bool arg = false, input = false;
+  for (const Finding& f : report.errors) {
+    arg = arg || (f.code == finding::kValueIndexOutOfRange && f.path == "execution_plan[0].chains[0].instructions[0].instr_args.args[2]");
+    input = input || (f.code == finding::kValueIndexOutOfRange && f.path == "execution_plan[0].chains[0].inputs[0]");
+  }
+  EXPECT_TRUE(arg) << describe(report);
+  EXPECT_TRUE(input) << describe(report);
+}
+
 TEST(ValidateProgram, ConstantTensorLargerThanItsSlice) {
   Rewritten r = reread(conformance("02_constants_default") / "out.pte");
   size_t v = find_tensor(r.pte.program, is_constant);  // float[3] in a 16-byte slice
