@@ -6,6 +6,10 @@ let lastReport = null;
 
 // Plain explanations by code prefix/keyword; the core's message says the specifics.
 const EXPLAIN = [
+  [/^(VALUE|OPERATOR|INSTRUCTION|TENSOR_DATA)_INDEX_OUT_OF_RANGE$/, 'An index in the program (a value, operator or instruction) points past its list: the runtime would refuse the method or read out of bounds.'],
+  [/^PADDING/, 'Padding between regions holds non-zero bytes or is far larger than any alignment needs: the file loads, but something wrote bytes where only zeros belong.'],
+  [/^TRAILING_BYTES$/, 'Bytes after the data the header declares: nothing reads them; the file may have been appended to or written twice.'],
+  [/^TENSOR_(SIZES|DIM_ORDER|SCALAR_TYPE|STORAGE)/, 'A tensor\'s metadata (sizes, dim order, dtype or storage offset) is not something the runtime accepts.'],
   [/SIZE|RANGE|BOUNDS|TRUNC|SHORT/, 'A size or offset points outside the file: the file is probably truncated or was written incompletely.'],
   [/HEADER|MAGIC|IDENTIFIER/, 'The file does not start with a valid ExecuTorch header; it may not be a .pte/.ptd, or its first bytes are damaged.'],
   [/FLATBUFFER|VERIFY|TABLE|VTABLE/, 'The program metadata (flatbuffer) is malformed and would be rejected by the runtime.'],
