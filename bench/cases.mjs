@@ -33,8 +33,14 @@ async function timeAsync(fn) {
   return { ms: performance.now() - start, value };
 }
 
-function workDir() {
-  return mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'etpack-bench-'));
+// Runs `body(dir)` in a fresh temporary folder, removed afterwards.
+async function withWorkDir(body) {
+  const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'etpack-bench-'));
+  try {
+    return await body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 // Random bytes of `size`, as a file written in 8 MiB steps (bounded memory).
@@ -162,8 +168,7 @@ export const cases = {
     title: '256 MiB external + 256 MiB in-.pte named data -> .pte + .ptd files, streamed',
     async run() {
       const et = await init();
-      const dir = workDir();
-      try {
+      return withWorkDir(async (dir) => {
         const internal = randomFillSync(new Uint8Array(256 * MiB));
         const external = randomFillSync(new Uint8Array(256 * MiB));
         const program = syntheticProgram();
@@ -202,9 +207,7 @@ export const cases = {
           clean();
         }
         return { sizes, ours: median(ours), baseline: median(base), peakOurs, inputsRss, rssBudgetMiB: inputsRss + 64 };
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      });
     },
     report: (r) => [
       `.pte ${(r.sizes[0] / MiB).toFixed(1)} MiB + .ptd ${(r.sizes[1] / MiB).toFixed(1)} MiB: ours (serialize + writeTo) ${ms(r.ours)}, ` +
@@ -218,8 +221,7 @@ export const cases = {
     title: 'a 5 GiB .ptd from file-backed inputs (5 files of 1 GiB), streamed to disk',
     async run() {
       const et = await init();
-      const dir = workDir();
-      try {
+      return withWorkDir(async (dir) => {
         const inputs = Array.from({ length: 5 }, (_, i) => randomFile(join(dir, `w${i}.bin`), GiB));
         execSync('sync');
         gc();
@@ -256,9 +258,7 @@ export const cases = {
         baseRun();
         await ourRun();
         return { size, read, ours: Math.min(...ours), baseline: Math.min(...base), startRss, peakOurs: rssNow(), rssBudgetMiB: 256 };
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      });
     },
     report: (r) => [
       `${(r.size / GiB).toFixed(3)} GiB .ptd (${r.size} bytes; ${(r.read / GiB).toFixed(3)} GiB read from the inputs): ours ${ms(r.ours)}, ` +
@@ -271,8 +271,7 @@ export const cases = {
     title: 'repack of a 1 GiB .pte with externalize -> .pte + .ptd',
     async run() {
       const et = await init();
-      const dir = workDir();
-      try {
+      return withWorkDir(async (dir) => {
         // The source: 64 constants of 16 MiB, serialized from files (bounded memory).
         const parts = Array.from({ length: 64 }, (_, i) => randomFile(join(dir, `c${i}.bin`), 16 * MiB));
         const files = parts.map((p) => et.openFile(p));
@@ -318,9 +317,7 @@ export const cases = {
         const r = { value: result, ms: Math.min(...ours) };
         const baseMs = Math.min(...base);
         return { sourceSize: statSync(join(dir, 'model.pte')).size, ...r.value, read, ours: r.ms, baseline: baseMs, startRss, peakOurs };
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      });
     },
     report: (r) => [
       `${(r.sourceSize / GiB).toFixed(3)} GiB .pte -> ${r.moved} tensors externalized, ${(r.written / GiB).toFixed(3)} GiB written: ours ${ms(r.ours)}, ` +
