@@ -5,6 +5,7 @@
 import { readFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import init from '../index.node.mjs';
+import { fmtBytes, indent, printable, stringify, table } from '../src/cli/format.mjs';
 
 const HELP = {
   main: `executorch-pack — inspect, validate and repack ExecuTorch .pte/.ptd files
@@ -77,7 +78,9 @@ class UsageError extends Error {
 }
 
 function fail(code, message) {
-  process.stderr.write(`executorch-pack: error [${code}]: ${message}\n`);
+  // Messages may quote names from a file: escaped like every other output line.
+  const lines = String(message).split('\n').map(printable).join('\n');
+  process.stderr.write(`executorch-pack: error [${printable(code)}]: ${lines}\n`);
 }
 
 function openInput(et, path) {
@@ -161,30 +164,15 @@ function positiveInt(options, name, command, { allowZero = false } = {}) {
 
 // --- formatting --------------------------------------------------------------
 
-const fmtBytes = (n) => {
-  if (n === null || n === undefined) return '-';
-  const v = Number(n);
-  if (v < 1024) return `${v} B`;
-  if (v < 1024 * 1024) return `${v} B (${(v / 1024).toFixed(1)} KiB)`;
-  return `${v} B (${(v / 1024 / 1024).toFixed(1)} MiB)`;
-};
-
-function table(headers, rows) {
-  const cells = [headers, ...rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))))];
-  const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
-  const line = (r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
-  return [line(cells[0]), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n');
-}
-
 const shape = (s) => (s ? `[${s.join(', ')}]` : '-');
-const ioLine = (v) => `${v.type}${v.dtype ? ` ${v.dtype}` : ''}${v.shape ? ` ${shape(v.shape)}` : ''} (value ${v.index})`;
+const ioLine = (v) => printable(`${v.type}${v.dtype ? ` ${v.dtype}` : ''}${v.shape ? ` ${shape(v.shape)}` : ''} (value ${v.index})`);
 
 function formatInspect(path, s) {
   const out = [];
-  out.push(`${path}: ${s.format === 'pte' ? 'ExecuTorch program (.pte)' : 'ExecuTorch data file (.ptd)'}, ${fmtBytes(s.fileSize)}, identifier ${s.identifier}`);
+  out.push(`${printable(path)}: ${s.format === 'pte' ? 'ExecuTorch program (.pte)' : 'ExecuTorch data file (.ptd)'}, ${fmtBytes(s.fileSize)}, identifier ${printable(s.identifier)}`);
   if (s.header) {
     const h = s.header;
-    out.push(`header: ${Object.entries(h).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    out.push(`header: ${printable(Object.entries(h).map(([k, v]) => `${k} ${v}`).join(', '))}`);
   } else {
     out.push('header: none (no segments)');
   }
@@ -192,7 +180,7 @@ function formatInspect(path, s) {
   if (s.format === 'pte') {
     out.push('', `Methods (${s.methods.length})`);
     for (const m of s.methods) {
-      out.push(`  ${m.name ?? '(unnamed)'}: ${m.valueCount} values, ${m.chainCount} chain(s), ${m.instructionCount} instruction(s)`);
+      out.push(`  ${m.name === null || m.name === undefined ? '(unnamed)' : printable(m.name)}: ${m.valueCount} values, ${m.chainCount} chain(s), ${m.instructionCount} instruction(s)`);
       for (const v of m.inputs) out.push(`    in  ${ioLine(v)}`);
       for (const v of m.outputs) out.push(`    out ${ioLine(v)}`);
       if (m.operators.length) {
@@ -228,11 +216,9 @@ function formatInspect(path, s) {
   return out.join('\n');
 }
 
-const indent = (text, n) => text.split('\n').map((l) => ' '.repeat(n) + l).join('\n');
-
 function formatFinding(f, kind) {
   const where = [f.file, f.offset !== null && f.offset !== undefined ? `offset ${f.offset}` : null, f.path].filter(Boolean).join(' ');
-  return `${kind} ${f.code}${where ? ` at ${where}` : ''}: ${f.message}`;
+  return printable(`${kind} ${f.code}${where ? ` at ${where}` : ''}: ${f.message}`);
 }
 
 // --- commands ----------------------------------------------------------------
@@ -267,7 +253,7 @@ async function cmdValidate(argv) {
   } else {
     for (const f of report.errors) process.stdout.write(`${formatFinding(f, 'error')}\n`);
     for (const f of report.warnings) process.stdout.write(`${formatFinding(f, 'warning')}\n`);
-    const files = [main, ...rest].join(', ');
+    const files = printable([main, ...rest].join(', '));
     process.stdout.write(report.ok
       ? `${files}: OK (${report.warnings.length} warning(s))\n`
       : `${files}: ${report.errors.length} error(s), ${report.warnings.length} warning(s)\n`);
@@ -330,7 +316,7 @@ async function cmdRepack(argv) {
   if (options.json) {
     process.stdout.write(`${stringify({ files: written, moved: result.moved, mergedEntries: result.mergedEntries })}\n`);
   } else {
-    for (const w of written) process.stdout.write(`wrote ${w.path} (${fmtBytes(w.bytes)})\n`);
+    for (const w of written) process.stdout.write(`wrote ${printable(w.path)} (${fmtBytes(w.bytes)})\n`);
     if (result.moved?.length) {
       const total = result.moved.reduce((a, m) => a + Number(m.bytes), 0);
       process.stdout.write(`externalized ${result.moved.length} tensor(s), ${fmtBytes(total)}\n`);
@@ -339,10 +325,6 @@ async function cmdRepack(argv) {
   }
   return 0;
 }
-
-// JSON with int64 values exact: BigInts are written as plain number tokens.
-const stringify = (v) => JSON.stringify(v, (k, x) => (typeof x === 'bigint' ? `\u0000int:${x}` : x), 2)
-  .replace(/"\\u0000int:(-?\d+)"/g, '$1');
 
 function help(command) {
   process.stdout.write(HELP[command] ?? HELP.main);
