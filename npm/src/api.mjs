@@ -5,6 +5,7 @@ import { EtpackError, invalidArgument } from './errors.mjs';
 import { describe } from './bytes.mjs';
 import { Artifact } from './artifact.mjs';
 import { HeapCopies, Scope, Sources, blobEntry, entryOf, readSync, sha256Of, sourceRef, SOURCE } from './sources.mjs';
+import { openUrlSource } from './url-source.mjs';
 import {
   blobs, call as callCore, entriesFromCore, entriesToCore, parseLossless, parseReply, programText, pteConfigToCore,
   storeOutputFromCore, storeOutputToCore, layoutToCore,
@@ -374,13 +375,35 @@ export function createApi(module, platform, version) {
         const what = `ptds['${name}']`;
         request.ptds[name] = fileRequest(value, kindOf(value, what), scope, heap, what, true);
       }
-      const out = call(() => module.validate(JSON.stringify(request), sources.host()));
+      sources.peekMisses = [];
+      let out;
       try {
-        return parseLossless(out.json());
+        out = call(() => module.validate(JSON.stringify(request), sources.host()));
+        return uncheckedPadding(parseLossless(out.json()), request);
       } finally {
-        out.delete();
+        out?.delete();
+        sources.peekMisses = null;
       }
     });
+  }
+
+  // Padding validate could not peek at (a remote file's padding past the
+  // prefetch budget, an opened Blob's past its head) is said, not passed
+  // over in silence: one warning per file.
+  function uncheckedPadding(report, request) {
+    const files = [['pte', request.pte.file.src], ...Object.entries(request.ptds).map(([name, r]) => [name, r.file.src])];
+    for (const [name, id] of files) {
+      const misses = sources.peekMisses.filter((m) => m.id === id);
+      if (!misses.length) continue;
+      const bytes = misses.reduce((sum, m) => sum + m.size, 0);
+      report.warnings.push({
+        code: 'PADDING_NOT_CHECKED',
+        message: `${misses.length} padding range(s) (from ${bytes} bytes, first at offset ${misses[0].offset}) were not checked: ` +
+          'their bytes were not fetched or cannot be read synchronously',
+        file: name, offset: misses[0].offset, path: null,
+      });
+    }
+    return report;
   }
 
   // Repack a .pte (+ merge .ptd files) with a new layout; see
@@ -449,17 +472,7 @@ export function createApi(module, platform, version) {
     const magic = String.fromCharCode(...probe.subarray(4, 6));
     const kind = entry.size >= 8 && magic === 'ET' ? 'pte' : entry.size >= 8 && magic === 'FT' ? 'ptd' : null;
     if (kind) {
-      const headSize = withScope((scope, heap) => {
-        const request = {
-          probe: heap.put(probe.subarray(0, Math.min(probe.byteLength, kind === 'ptd' ? 56 : 64))), size: entry.size, lenient: true,
-        };
-        const out = call(() => module.headSize(kind, JSON.stringify(request)));
-        try {
-          return JSON.parse(out.json()).head_size;
-        } finally {
-          out.delete();
-        }
-      });
+      const headSize = headSizeOf(kind, probe.subarray(0, Math.min(probe.byteLength, kind === 'ptd' ? 56 : 64)), entry.size);
       if (headSize > probe.byteLength) entry.head = await entry.read(0, headSize);
     }
     if (options?.digest ?? !kind) {
@@ -470,11 +483,42 @@ export function createApi(module, platform, version) {
     return { size: entry.size, blob, kind, [SOURCE]: () => entry };
   }
 
+  // The bytes of a .pte/.ptd the core parses, from its first bytes (a
+  // header probe) and its size; lenient: a malformed head is not an error.
+  function headSizeOf(kind, probe, size) {
+    return withScope((scope, heap) => {
+      const out = call(() => module.headSize(kind, JSON.stringify({ probe: heap.put(probe), size, lenient: true })));
+      try {
+        return JSON.parse(out.json()).head_size;
+      } finally {
+        out.delete();
+      }
+    });
+  }
+
+  // A remote file read by HTTP range requests (see url-source.mjs): its
+  // head, and the padding validate peeks at, are fetched now; segment data
+  // only when an output is written.
+  function openUrl(url, options = {}) {
+    return openUrlSource(url, options, {
+      headSize: headSizeOf,
+      paddingOf(source, kind) {
+        try {
+          return inspect(source, { kind }).segmentMap.filter((r) => r.kind === 'padding').map((r) => [Number(r.start), Number(r.end)]);
+        } catch {
+          return [];  // a head the core cannot lay out: validate reports it
+        }
+      },
+      createHasher: () => platform.createHasher(module),
+    });
+  }
+
   return {
     version,
     repack,
     openFile,
     openBlob,
+    openUrl,
     NamedDataStore,
     FlatTensorSerializer,
     EtpackError,

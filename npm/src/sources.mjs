@@ -133,6 +133,10 @@ export class Sources {
     // callbacks must not throw through wasm frames, so they report failure
     // to the core and the glue rethrows this afterwards.
     this.hostError = null;
+    // Optional reads that failed (unfetched remote bytes, a Blob past its
+    // head), recorded while validate runs (an array then, else null): it
+    // turns them into PADDING_NOT_CHECKED warnings.
+    this.peekMisses = null;
   }
 
   register(entry) {
@@ -167,6 +171,7 @@ export class Sources {
           this.get(id).copyTo(this.module.HEAPU8, ptr, offset, size);
           return true;
         } catch {
+          this.peekMisses?.push({ id, offset, size });  // validate says what it could not check
           return false;
         }
       },
