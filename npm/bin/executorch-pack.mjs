@@ -6,6 +6,7 @@ import { readFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import init from '../index.node.mjs';
 import { fmtBytes, indent, printable, stringify, table } from '../src/cli/format.mjs';
+import { IO_CODES, openInputs, progressPrinter, reportFetched } from '../src/cli/inputs.mjs';
 
 const HELP = {
   main: `executorch-pack — inspect, validate and repack ExecuTorch .pte/.ptd files
@@ -16,6 +17,10 @@ Usage:
   executorch-pack repack PTE -o OUT [options]
   executorch-pack --version
   executorch-pack <command> --help
+
+Every FILE, PTE or PTD may be an http(s):// URL: only the bytes needed are
+fetched, by range requests. --header 'Name: value' (repeatable) is sent to
+that URL's host; HF_TOKEN (environment) only to Hugging Face Hub hosts.
 
 Commands:
   inspect    summary of a .pte or .ptd: methods, operators, delegates,
@@ -33,6 +38,7 @@ category and the segment map (every byte range of the file).
 
 Options:
   --json     print inspect()'s full JSON summary instead of tables
+  --header 'Name: value'  HTTP header for a URL input (repeatable)
 `,
   validate: `Usage: executorch-pack validate PTE [PTD...] [--json]
 
@@ -45,6 +51,7 @@ problem.
 
 Options:
   --json     print the report as JSON ({ok, errors, warnings})
+  --header 'Name: value'  HTTP header for URL inputs (repeatable)
 `,
   repack: `Usage: executorch-pack repack PTE -o OUT [options]
 
@@ -67,6 +74,8 @@ Options:
   --merge-tag TAG                tag of merged named data (default: model)
   --data-segment-alignment N     segment alignment of written .ptd files (default 128)
   --json                         print a JSON summary of what was written
+  --header 'Name: value'         HTTP header for URL inputs (repeatable); the
+                                 segment data of URL inputs streams into OUT
 `,
 };
 
@@ -83,23 +92,14 @@ function fail(code, message) {
   process.stderr.write(`executorch-pack: error [${printable(code)}]: ${lines}\n`);
 }
 
-function openInput(et, path) {
-  try {
-    return et.openFile(path);
-  } catch (e) {
-    if (e.code === 'IO_ERROR') e.message = e.message.replace(/^cannot open/, 'cannot read');
-    throw e;
-  }
-}
-
 // Streams an artifact to a temporary file next to `path`, then renames it
 // into place: an input that is also an output (repack in place) keeps being
 // read from its open descriptor, and no half-written file is left behind.
-async function writeOutput(path, artifact) {
+async function writeOutput(path, artifact, onProgress) {
   const temp = `${path}.${process.pid}.partial`;
   try {
     mkdirSync(dirname(resolve(path)), { recursive: true });
-    await artifact.writeTo(temp);
+    await artifact.writeTo(temp, { onProgress });
     renameSync(temp, path);
   } catch (e) {
     rmSync(temp, { force: true });
@@ -224,30 +224,35 @@ function formatFinding(f, kind) {
 // --- commands ----------------------------------------------------------------
 
 async function cmdInspect(argv) {
-  const { options, positional } = parseArgs(argv, { json: 'flag', help: 'flag' }, 'inspect');
+  const { options, positional } = parseArgs(argv, { json: 'flag', help: 'flag', header: 'list' }, 'inspect');
   if (options.help) return help('inspect');
   if (positional.length !== 1) throw new UsageError('inspect takes exactly one FILE', 'inspect');
   // Files are opened, not loaded: only their heads are read.
   const et = await init();
-  const summary = et.inspect(openInput(et, positional[0]));
+  const [input] = await openInputs(et, positional, { headers: options.header, env: process.env });
+  const summary = et.inspect(input);
+  reportFetched([input]);
   process.stdout.write(options.json ? `${stringify(summary)}\n` : `${formatInspect(positional[0], summary)}\n`);
   return 0;
 }
 
 async function cmdValidate(argv) {
-  const { options, positional } = parseArgs(argv, { json: 'flag', help: 'flag' }, 'validate');
+  const { options, positional } = parseArgs(argv, { json: 'flag', help: 'flag', header: 'list' }, 'validate');
   if (options.help) return help('validate');
   if (positional.length < 1) throw new UsageError('validate needs a PTE (or PTD) file', 'validate');
   const [main, ...rest] = positional;
   const et = await init();
-  const pte = openInput(et, main);
+  const inputs = await openInputs(et, positional, { headers: options.header, env: process.env });
+  const pte = inputs[0];
   const ptds = {};
-  for (const p of rest) {
-    let name = basename(p);
-    for (let n = 2; name in ptds; ++n) name = `${basename(p)}#${n}`;
-    ptds[name] = openInput(et, p);
-  }
+  rest.forEach((p, i) => {
+    const base = basename(p.replace(/[?#].*$/, ''));
+    let name = base;
+    for (let n = 2; name in ptds; ++n) name = `${base}#${n}`;
+    ptds[name] = inputs[i + 1];
+  });
   const report = et.validate(pte, ptds);
+  reportFetched(inputs);
   if (options.json) {
     process.stdout.write(`${stringify(report)}\n`);
   } else {
@@ -266,7 +271,7 @@ async function cmdRepack(argv) {
     output: 'value', help: 'flag', json: 'flag',
     'extract-delegate-segments': 'flag', 'segment-alignment': 'value', 'constant-tensor-alignment': 'value',
     'delegate-alignment': 'value', externalize: 'optional', 'externalize-pattern': 'list',
-    'externalize-min-bytes': 'value', merge: 'list', 'merge-tag': 'value', 'data-segment-alignment': 'value',
+    'externalize-min-bytes': 'value', merge: 'list', 'merge-tag': 'value', 'data-segment-alignment': 'value', header: 'list',
   };
   const { options, positional } = parseArgs(argv, spec, 'repack');
   if (options.help) return help('repack');
@@ -293,8 +298,9 @@ async function cmdRepack(argv) {
   // Inputs stay on disk: only their heads are read; segment bytes are
   // streamed from them into the outputs.
   const et = await init();
-  const pte = openInput(et, positional[0]);
-  config.merge = (options.merge ?? []).map((path) => openInput(et, path));
+  const [pte, ...merged] = await openInputs(et, [positional[0], ...(options.merge ?? [])], { headers: options.header, env: process.env });
+  config.merge = merged;
+  const remote = [pte, ...merged].some((s) => s.bytesFetched !== undefined);
   config.output = 'artifact';
   const result = et.repack(pte, config);
   const out = options.output;
@@ -308,10 +314,11 @@ async function cmdRepack(argv) {
     if (resolve(path) === resolve(out)) {
       throw Object.assign(new Error(`${path} would overwrite the output .pte`), { code: 'INVALID_ARGUMENT' });
     }
-    await writeOutput(path, bytes);
+    await writeOutput(path, bytes, remote ? progressPrinter(path) : undefined);
     written.push({ path, bytes: bytes.size, tag });
   }
-  await writeOutput(out, result.pte);
+  await writeOutput(out, result.pte, remote ? progressPrinter(out) : undefined);
+  reportFetched([pte, ...merged]);
   written.unshift({ path: out, bytes: result.pte.size });
   if (options.json) {
     process.stdout.write(`${stringify({ files: written, moved: result.moved, mergedEntries: result.mergedEntries })}\n`);
@@ -356,5 +363,5 @@ try {
   } else {
     fail(e.code ?? 'INTERNAL', e.message);
   }
-  process.exitCode = e instanceof UsageError || e.code === 'IO_ERROR' || !e.code ? 2 : 1;
+  process.exitCode = e instanceof UsageError || IO_CODES.includes(e.code) || !e.code ? 2 : 1;
 }

@@ -232,7 +232,15 @@ export class RangeReader {
         // has a length nobody can check.
         if (typeof window === 'undefined') headers['Accept-Encoding'] = 'identity';
         this.requests += 1;
-        response = await this.#fetch(url, { method, headers, redirect: 'manual', signal: controller.signal });
+        try {
+          response = await this.#fetch(url, { method, headers, redirect: 'manual', signal: controller.signal });
+        } catch (e) {
+          // A kept-alive connection the server closed as it was reused: the
+          // request never reached it; GET and HEAD are safe to send again.
+          if (controller.signal.aborted || !/ECONNRESET|UND_ERR_SOCKET|EPIPE/.test(String(e?.cause?.code))) throw e;
+          this.requests += 1;
+          response = await this.#fetch(url, { method, headers, redirect: 'manual', signal: controller.signal });
+        }
         if (response.type === 'opaqueredirect') {
           // Browsers hide manual redirects: let the browser follow (it drops
           // Authorization across origins itself).

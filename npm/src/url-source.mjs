@@ -225,7 +225,8 @@ export class UrlSource {
       const p = this.#piece(offset + done);
       if (!p) {
         const e = new EtpackError('RANGE_NOT_FETCHED', `bytes [${offset + done}, ${offset + size}) of ${this.url} are needed synchronously ` +
-          'but were not fetched (a remote source holds its head and padding; await source.prefetch(error.ranges) and call again)');
+          'but were not fetched (a remote source holds its head and padding): for outputs, ask for output: \'artifact\' and ' +
+          'write them with writeTo(), bytes() or stream(); otherwise await source.prefetch(error.ranges) and call again');
         e.ranges = [{ offset: offset + done, size: size - done }];
         throw e;
       }

@@ -1,0 +1,91 @@
+// CLI inputs: a path opens a file on disk, an http(s):// URL a remote source
+// read by range requests. `--header 'Name: value'` goes to the URL's own
+// origin only; HF_TOKEN goes only to the Hugging Face Hub's hosts (hf.co,
+// huggingface.co and their subdomains, e.g. the cdn-lfs and xethub CDNs)
+// over https, also after a redirect, and nowhere else. Header values never
+// appear in messages.
+import { EtpackError } from '../errors.mjs';
+import { fmtBytes, printable } from './format.mjs';
+
+// Errors of reaching a file rather than of its contents (exit status 2).
+export const IO_CODES = ['IO_ERROR', 'HTTP_ERROR', 'NETWORK_ERROR', 'TIMEOUT', 'ABORTED', 'SOURCE_CHANGED', 'SOURCE_TOO_LARGE'];
+
+export const isUrl = (arg) => /^https?:\/\//i.test(arg);
+
+export function isHubHost(hostname) {
+  const h = hostname.toLowerCase();
+  return h === 'hf.co' || h === 'huggingface.co' || h.endsWith('.hf.co') || h.endsWith('.huggingface.co');
+}
+
+// `--header` arguments -> [[name, value]]; a malformed one is named by its
+// position, never echoed (it may be a token).
+export function parseHeaders(list = []) {
+  return list.map((arg, i) => {
+    const colon = arg.indexOf(':');
+    const name = colon > 0 ? arg.slice(0, colon).trim() : '';
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      throw new EtpackError('INVALID_ARGUMENT', `--header #${i + 1} is not 'Name: value'`);
+    }
+    return [name, arg.slice(colon + 1).trim()];
+  });
+}
+
+// The headers for one request to `url` when the input named `inputUrl`.
+export function headerPolicy(inputUrl, headers, hfToken) {
+  const origin = new URL(inputUrl).origin;
+  return (url) => {
+    const u = new URL(url);
+    const out = {};
+    if (hfToken && u.protocol === 'https:' && isHubHost(u.hostname)) out.Authorization = `Bearer ${hfToken}`;
+    if (u.origin === origin) for (const [name, value] of headers) out[name] = value;
+    return out;
+  };
+}
+
+// Opens every input: [source]. `options`: { headers: ['Name: value'],
+// env: process.env, timeoutMs }.
+export async function openInputs(et, args, options = {}) {
+  const headers = parseHeaders(options.headers);
+  const hfToken = options.env?.HF_TOKEN || null;
+  const sources = [];
+  for (const arg of args) {
+    if (!isUrl(arg)) {
+      sources.push(openFile(et, arg));
+      continue;
+    }
+    sources.push(await et.openUrl(arg, { headers: headerPolicy(arg, headers, hfToken), timeoutMs: options.timeoutMs }));
+  }
+  return sources;
+}
+
+function openFile(et, path) {
+  try {
+    return et.openFile(path);
+  } catch (e) {
+    if (e.code === 'IO_ERROR') e.message = e.message.replace(/^cannot open/, 'cannot read');
+    throw e;
+  }
+}
+
+// One stderr line per remote input: what was fetched (stdout stays the
+// command's output).
+export function reportFetched(sources, stream = process.stderr) {
+  for (const s of sources) {
+    if (s?.bytesFetched === undefined) continue;
+    const how = s.rangeSupported ? `${s.requests} range request(s)` : 'one whole-file download (the server ignores Range)';
+    stream.write(`fetched ${fmtBytes(s.bytesFetched)} (${s.bytesFetched} bytes) of ${printable(s.url)} (${fmtBytes(s.size)}) in ${how}\n`);
+  }
+}
+
+// Progress of writing outputs whose data streams from remote inputs: a line
+// on stderr at most every `everyMs` (and at the end).
+export function progressPrinter(label, { stream = process.stderr, everyMs = 1000 } = {}) {
+  let last = 0;
+  return ({ bytesWritten, totalBytes }) => {
+    const now = Date.now();
+    if (bytesWritten !== totalBytes && now - last < everyMs) return;
+    last = now;
+    const pct = totalBytes ? ((100 * bytesWritten) / totalBytes).toFixed(1) : '100.0';
+    stream.write(`writing ${printable(label)}: ${fmtBytes(bytesWritten)} of ${fmtBytes(totalBytes)} (${pct}%)\n`);
+  };
+}
