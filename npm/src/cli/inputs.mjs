@@ -7,8 +7,9 @@
 import { EtpackError } from '../errors.mjs';
 import { fmtBytes, printable } from './format.mjs';
 
-// Errors of reaching a file rather than of its contents (exit status 2).
-export const IO_CODES = ['IO_ERROR', 'HTTP_ERROR', 'NETWORK_ERROR', 'TIMEOUT', 'ABORTED', 'SOURCE_CHANGED', 'SOURCE_TOO_LARGE'];
+// Errors of reaching a file rather than of its contents, and usage errors
+// found here (exit status 2).
+export const IO_CODES = ['USAGE', 'IO_ERROR', 'HTTP_ERROR', 'NETWORK_ERROR', 'TIMEOUT', 'ABORTED', 'SOURCE_CHANGED', 'SOURCE_TOO_LARGE'];
 
 export const isUrl = (arg) => /^https?:\/\//i.test(arg);
 
@@ -24,7 +25,7 @@ export function parseHeaders(list = []) {
     const colon = arg.indexOf(':');
     const name = colon > 0 ? arg.slice(0, colon).trim() : '';
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-      throw new EtpackError('INVALID_ARGUMENT', `--header #${i + 1} is not 'Name: value'`);
+      throw new EtpackError('USAGE', `--header #${i + 1} is not 'Name: value'`);
     }
     return [name, arg.slice(colon + 1).trim()];
   });
