@@ -11,7 +11,7 @@ export type Bytes = ArrayBuffer | SharedArrayBuffer | ArrayBufferView;
  * copied), a Blob/File (read lazily; see `openBlob`), a file opened with
  * `openFile` (Node), or an Artifact returned by an earlier call.
  */
-export type Source = Bytes | Blob | FileSource | OpenedBlob | Artifact;
+export type Source = Bytes | Blob | FileSource | OpenedBlob | UrlSource | Artifact;
 
 /** An int64 field: a Number when it is a safe integer, a BigInt otherwise. */
 export type Int64 = number | bigint;
@@ -218,6 +218,60 @@ export interface OpenedBlob {
   readonly kind: 'pte' | 'ptd' | null;
 }
 
+/** Options of `openUrl`. */
+export interface OpenUrlOptions {
+  /**
+   * Request headers. A plain object is sent only to the URL's own origin
+   * (dropped on a redirect elsewhere); a function is asked for each request
+   * and redirect hop, e.g. to send a token only to some hosts.
+   */
+  headers?: Record<string, string> | ((url: string) => Record<string, string> | null | undefined);
+  /** Default: globalThis.fetch. */
+  fetch?: typeof fetch;
+  signal?: AbortSignal;
+  /** Idle timeout of each request (restarted whenever bytes arrive); default 30000; 0: none. */
+  timeoutMs?: number;
+  /** Cache block: small reads are rounded to blocks, neighbours fetched together; default 64 KiB. */
+  blockSize?: number;
+  /** The first request's size (header + flatbuffer of most files); default 64 KiB. */
+  headBytes?: number;
+  /** Blocks kept for small asynchronous reads; default 64. */
+  cacheBlocks?: number;
+  /** Prefetch the padding validate checks (default true), within paddingBytes (default 1 MiB) and paddingRequests (default 16). */
+  padding?: boolean;
+  paddingBytes?: number;
+  paddingRequests?: number;
+  /** A server that ignores Range is read whole up to this many bytes (default 256 MiB); more: SOURCE_TOO_LARGE. */
+  maxBytes?: number;
+  /** Hash the whole object now (exact dedup of data inputs); default false. */
+  digest?: boolean;
+}
+
+/**
+ * A remote file opened by `openUrl`: its head (and the padding validate
+ * peeks at) is held; other bytes are fetched by range requests when an
+ * output that contains them is written (writeTo, bytes, stream). Contiguous
+ * outputs (`output: 'bytes'`, `toBytes()`) need bytes synchronously and fail
+ * with RANGE_NOT_FETCHED: ask for `output: 'artifact'`.
+ */
+export interface UrlSource {
+  /** The URL without query or credentials (safe to print). */
+  readonly url: string;
+  readonly size: number;
+  readonly kind: 'pte' | 'ptd' | null;
+  readonly headSize: number;
+  /** false: the server ignored Range and the whole file was read once. */
+  readonly rangeSupported: boolean;
+  /** Body bytes received so far, over `requests` HTTP requests. */
+  readonly bytesFetched: number;
+  readonly requests: number;
+  /** Padding bytes not fetched (validate reports them as PADDING_NOT_CHECKED). */
+  readonly uncheckedPadding: number;
+  /** Fetches ranges now so a synchronous call can read them (e.g. a RANGE_NOT_FETCHED error's `ranges`). */
+  prefetch(ranges: Array<{ offset: number; size: number }>): Promise<void>;
+  close(): void;
+}
+
 export interface AddNamedDataOptions {
   /** Positive power of two; default 1. */
   alignment?: number;
@@ -385,6 +439,8 @@ export type FindingCode =
   | 'TENSOR_DIM_ORDER_INVALID' | 'TENSOR_SCALAR_TYPE_INVALID' | 'TENSOR_SIZES_INVALID' | 'TENSOR_STORAGE_OFFSET'
   | 'TOO_MANY_FINDINGS' | 'TRAILING_BYTES' | 'UNSUPPORTED_VERSION' | 'VALIDATION_LIMIT_EXCEEDED'
   | 'VALUE_INDEX_OUT_OF_RANGE' | 'OPERATOR_INDEX_OUT_OF_RANGE' | 'INSTRUCTION_INDEX_OUT_OF_RANGE'
+  // added by the JS layer: padding that could not be read (a remote file past its prefetch, a Blob past its head)
+  | 'PADDING_NOT_CHECKED'
   | (string & {});
 
 export interface Finding {
@@ -445,7 +501,9 @@ export type ErrorCode =
   | 'SHARD_CAP_EXCEEDED' | 'INVALID_JSON' | 'SCHEMA_MISMATCH' | 'MALFORMED_FILE' | 'UNSUPPORTED_VERSION'
   | 'LIMIT_EXCEEDED' | 'IO_ERROR' | 'INTERNAL'
   // raised by the JS layer:
-  | 'BLOB_NOT_OPENED' | 'SOURCE_CHANGED' | 'OUT_OF_MEMORY' | 'UNSUPPORTED';
+  | 'BLOB_NOT_OPENED' | 'SOURCE_CHANGED' | 'OUT_OF_MEMORY' | 'UNSUPPORTED'
+  // remote sources (openUrl); HTTP_ERROR errors carry `status`, RANGE_NOT_FETCHED `ranges`:
+  | 'HTTP_ERROR' | 'NETWORK_ERROR' | 'TIMEOUT' | 'ABORTED' | 'SOURCE_TOO_LARGE' | 'RANGE_NOT_FETCHED';
 
 export declare class EtpackError extends Error {
   constructor(code: ErrorCode, message: string);
@@ -526,6 +584,14 @@ export interface ExecutorchPack {
    * `digest: false` skips it).
    */
   openBlob(blob: Blob, options?: { digest?: boolean }): Promise<OpenedBlob>;
+
+  /**
+   * A remote file read by HTTP range requests: usable wherever a file is
+   * (inspect, validate, deserializePteBinary, repack and merge inputs, data).
+   * Fetches the head now; the version is pinned (ETag/Last-Modified,
+   * If-Range), so a file that changes is SOURCE_CHANGED, never a mix.
+   */
+  openUrl(url: string | URL, options?: OpenUrlOptions): Promise<UrlSource>;
 }
 
 /** Instantiates the wasm module once; later calls return the same instance. */

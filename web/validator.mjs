@@ -1,4 +1,5 @@
 import { etReady, readFile, fmt, el, jsonText, renderFileMap, renderSizeChart, download, errorText, buildDemo } from './common.mjs';
+import { fetchedNote, wireUrlForm } from './url-open.mjs';
 
 const $ = (id) => document.getElementById(id);
 const status = (text, isError = false) => { $('status').textContent = text; $('status').className = `status${isError ? ' error' : ''}`; };
@@ -6,6 +7,7 @@ let lastReport = null;
 
 // Plain explanations by code prefix/keyword; the core's message says the specifics.
 const EXPLAIN = [
+  [/^PADDING_NOT_CHECKED$/, 'Padding past what was read (a remote file\'s head and prefetched padding, or a large file opened by slices) was not checked: the rest of the report stands.'],
   [/^(VALUE|OPERATOR|INSTRUCTION|TENSOR_DATA)_INDEX_OUT_OF_RANGE$/, 'An index in the program (a value, operator or instruction) points past its list: the runtime would refuse the method or read out of bounds.'],
   [/^PADDING/, 'Padding between regions holds non-zero bytes or is far larger than any alignment needs: the file loads, but something wrote bytes where only zeros belong.'],
   [/^TRAILING_BYTES$/, 'Bytes after the data the header declares: nothing reads them; the file may have been appended to or written twice.'],
@@ -72,7 +74,8 @@ async function run(files) {
     const bytes = new Map();
     const partial = [];
     for (const f of files) {
-      if (f.size <= WHOLE_FILE_LIMIT) bytes.set(f.name, await readFile(f));
+      if (f.source) bytes.set(f.name, f.source);  // opened from a URL: its head is fetched
+      else if (f.size <= WHOLE_FILE_LIMIT) bytes.set(f.name, await readFile(f));
       else { bytes.set(f.name, await et.openBlob(f, { digest: false })); partial.push(f.name); }
     }
     const ptds = Object.fromEntries(ptdFiles.map((f) => [f.name, bytes.get(f.name)]));
@@ -94,7 +97,7 @@ async function run(files) {
     lastReport = { files: files.map((f) => ({ name: f.name, size: f.size })), version: et.version, validate: report, inspect: summaries };
     $('report').disabled = false;
     status(`Checked ${files.map((f) => f.name).join(', ')}.${partial.length
-      ? ` Read by slices (headers and flatbuffers only): ${partial.join(', ')}; padding past the flatbuffer was not inspected.` : ''}`);
+      ? ` Read by slices (headers and flatbuffers only): ${partial.join(', ')}; padding past the flatbuffer was not inspected.` : ''}${fetchedNote(files)}`);
   } catch (e) {
     $('verdict').textContent = 'Could not check the files'; $('verdict').className = 'verdict bad';
     $('findings').replaceChildren(el('div', { class: 'finding error', text: errorText(e) }));
@@ -116,3 +119,5 @@ $('demo').addEventListener('click', async () => {
   } catch (e) { status(errorText(e), true); }
 });
 etReady.then((et) => status(`Core ${et.version} ready. Choose files to check.`), (e) => status(`The core failed to load: ${errorText(e)}`, true));
+// After the ready message, so a ?url= check's own status lines follow it.
+wireUrlForm({ form: $('url-form'), input: $('url'), et: etReady, run, status });

@@ -1,6 +1,8 @@
 // Errors thrown by executorch-pack: real Error objects with a stable `code`
 // (the core's codes, e.g. DUPLICATE_KEY, or INVALID_ARGUMENT for wrong JS
-// arguments).
+// arguments). Remote sources add HTTP_ERROR (with `status`), NETWORK_ERROR,
+// TIMEOUT, ABORTED, SOURCE_CHANGED, SOURCE_TOO_LARGE and RANGE_NOT_FETCHED
+// (with `ranges`); see range-reader.mjs and url-source.mjs.
 export class EtpackError extends Error {
   constructor(code, message) {
     super(message);

@@ -61,7 +61,8 @@ export class RangeReader {
     this.rangeSupported = null;
     this.bytesFetched = 0;        // body bytes received over every request
     this.requests = 0;
-    this.#fetch = fetchFn ?? globalThis.fetch;
+    const fetcher = fetchFn ?? globalThis.fetch;
+    this.#fetch = (url, init) => fetcher(url, init);  // a plain call: browsers' fetch refuses another `this`
     this.#headersFor = headerPolicy(headers, new URL(url).origin);
     this.#signal = signal ?? null;
     this.#timeoutMs = timeoutMs;

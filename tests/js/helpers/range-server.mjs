@@ -7,16 +7,26 @@
 //   /changing/NAME  a new version (other bytes, other ETag) after the first request
 //   /slow/NAME      answers nothing for `slowMs`
 //   anything else   404
+// With `cors`, any origin may read it (Range/If-Range allowed, Content-Range
+// and ETag exposed), as a CORS-enabled model host would.
 import { createServer } from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
 
-export async function startRangeServer(files, { slowMs = 2000 } = {}) {
+export async function startRangeServer(files, { slowMs = 2000, cors = false } = {}) {
   const stats = { bytes: 0, requests: 0, headers: [] };
   const changingSeen = new Set();
   const pending = new Set();
   const server = createServer((req, res) => {
     stats.requests += 1;
     stats.headers.push({ url: req.url, ...req.headers });
+    if (cors) {
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      res.setHeader('Access-Control-Expose-Headers', 'Content-Range, Content-Length, ETag, Last-Modified, Accept-Ranges');
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, { 'Access-Control-Allow-Headers': 'Range, If-Range', 'Access-Control-Allow-Methods': 'GET, HEAD' }).end();
+        return;
+      }
+    }
     const [, variant, name] = /^\/([a-z]+)\/(.+)$/.exec(req.url.split('?')[0]) ?? [];
     const path = files[name];
     if (!path || !['f', 'redirect', 'norange', 'changing', 'slow'].includes(variant)) {

@@ -1,0 +1,52 @@
+// The validator's "Open from URL" (and ?url=) against a CORS-enabled
+// loopback range server on another origin: the report, and the bytes fetched
+// stated on the page match what the server sent.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../web/serve.mjs';
+import { startRangeServer } from '../js/helpers/range-server.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const CASE = join(root, '..', 'shared', 'conformance', '13_everything');
+let web, files, context, base, tmp;
+
+before(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'etpack-web-url-'));
+  web = await startServer(0);
+  base = `http://127.0.0.1:${web.address().port}`;
+  files = await startRangeServer({ 'out.pte': join(CASE, 'out.pte'), 'model.ptd': join(CASE, 'model.ptd'), 'shard_b.ptd': join(CASE, 'shard_b.ptd') }, { cors: true });
+  context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+    executablePath: '/usr/bin/chromium', viewport: { width: 1280, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+});
+after(async () => { await context?.close(); web?.close(); await files?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
+
+test('validator: Open from URL and ?url= check remote files and say how many bytes were fetched', async () => {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(String(e)));
+  const urls = [files.url('f', 'out.pte'), files.url('f', 'model.ptd'), files.url('redirect', 'shard_b.ptd')];
+  files.reset();
+  await page.goto(`${base}/validator.html?${urls.map((u) => `url=${encodeURIComponent(u)}`).join('&')}`);
+  await page.waitForFunction(() => /Fetched|rror/.test(document.getElementById('status').textContent), null, { timeout: 30_000 })
+    .catch(async (e) => { throw new Error(`${e.message}; status: ${await page.textContent('#status')}; ${problems}`); });
+  const status = await page.textContent('#status');
+  assert.match(await page.textContent('#verdict'), /^Valid/, status);
+  assert.match(status, new RegExp(`\\(${files.stats.bytes} bytes\\)`), `${status} (server sent ${files.stats.bytes})`);
+  assert.match(await page.textContent('#summary'), /out\.pte/);
+
+  files.reset();
+  await page.fill('#url', `${files.base}/nothing/here.pte`);
+  await page.click('#url-form button');
+  await page.waitForFunction(() => /HTTP_ERROR/.test(document.getElementById('status').textContent));
+  assert.match(await page.textContent('#status'), /404/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
