@@ -135,6 +135,11 @@ export class RangeReader {
         throw this.#mismatch('Content-Range', start, end);
       }
     }
+    const length = response.headers.get('content-length');
+    if (length !== null && Number(length) !== end - start) {
+      read.cancel();
+      throw this.#mismatch('Content-Length', start, end);
+    }
     return read.exactly(end - start);
   }
 
@@ -228,10 +233,9 @@ export class RangeReader {
     let response;
     try {
       for (let hop = 0; ; ++hop) {
+        // (fetch itself asks for `Accept-Encoding: identity` with a Range:
+        // a compressed range would have a length nobody can check.)
         const headers = { ...this.#headersFor(url), ...extra };
-        // Node would otherwise ask for compression, and a compressed range
-        // has a length nobody can check.
-        if (typeof window === 'undefined') headers['Accept-Encoding'] = 'identity';
         this.requests += 1;
         try {
           response = await this.#fetch(url, { method, headers, redirect: 'manual', signal: controller.signal });
