@@ -592,6 +592,15 @@ export interface ExecutorchPack {
    * If-Range), so a file that changes is SOURCE_CHANGED, never a mix.
    */
   openUrl(url: string | URL, options?: OpenUrlOptions): Promise<UrlSource>;
+
+  /**
+   * Runs a synchronous call on URL sources, fetching what it turned out to
+   * need beyond their heads (the ends or whole ranges dedup compares when
+   * merging; padding past the prefetch; bytes of a contiguous output) and
+   * running it again, within `rounds` (default 16) and `maxBytes` (64 MiB).
+   * E.g. `await et.withFetchedRanges(() => et.repack(src, { merge, output: 'artifact' }))`.
+   */
+  withFetchedRanges<T>(fn: () => T, options?: { rounds?: number; maxBytes?: number }): Promise<T>;
 }
 
 /** Instantiates the wasm module once; later calls return the same instance. */

@@ -251,7 +251,7 @@ async function cmdValidate(argv) {
     for (let n = 2; name in ptds; ++n) name = `${base}#${n}`;
     ptds[name] = inputs[i + 1];
   });
-  const report = et.validate(pte, ptds);
+  const report = await et.withFetchedRanges(() => et.validate(pte, ptds));  // URL inputs: padding past the prefetch
   reportFetched(inputs);
   if (options.json) {
     process.stdout.write(`${stringify(report)}\n`);
@@ -302,7 +302,7 @@ async function cmdRepack(argv) {
   config.merge = merged;
   const remote = [pte, ...merged].some((s) => s.bytesFetched !== undefined);
   config.output = 'artifact';
-  const result = et.repack(pte, config);
+  const result = await et.withFetchedRanges(() => et.repack(pte, config));  // URL inputs: what dedup compares
   const out = options.output;
   const written = [];
   // Write the .ptd files first, then the .pte: a .pte never appears without its data.

@@ -5,7 +5,7 @@ import { EtpackError, invalidArgument } from './errors.mjs';
 import { describe } from './bytes.mjs';
 import { Artifact } from './artifact.mjs';
 import { HeapCopies, Scope, Sources, blobEntry, entryOf, readSync, sha256Of, sourceRef, SOURCE } from './sources.mjs';
-import { openUrlSource } from './url-source.mjs';
+import { openUrlSource, withFetchedRanges } from './url-source.mjs';
 import {
   blobs, call as callCore, entriesFromCore, entriesToCore, parseLossless, parseReply, programText, pteConfigToCore,
   storeOutputFromCore, storeOutputToCore, layoutToCore,
@@ -519,6 +519,7 @@ export function createApi(module, platform, version) {
     openFile,
     openBlob,
     openUrl,
+    withFetchedRanges,
     NamedDataStore,
     FlatTensorSerializer,
     EtpackError,

@@ -139,11 +139,14 @@ export class UrlSource {
         this.#pinned = [];
         this.#pin(0, head);
       }
-      if (padding) await this.#prefetchPadding(core.paddingOf(this, this.kind));
-    } else if (this.size > first.byteLength) {
-      // Data: its last bytes too, for the dedup fingerprint.
-      await this.#fetchPinned([[this.size - Math.min(EDGE, this.size), this.size]]);
     }
+    // The last bytes too (the whole file's fingerprint for dedup, which the
+    // glue reads synchronously), alongside the padding.
+    const tail = this.#missing([[this.size - Math.min(EDGE, this.size), this.size]]);
+    await Promise.all([
+      this.rangeSupported && this.kind && padding ? this.#prefetchPadding(core.paddingOf(this, this.kind)) : null,
+      this.#fetchPinned(tail),
+    ]);
     if (digest) {
       const hasher = core.createHasher();
       for (let at = 0; at < this.size; at += HASH_CHUNK) hasher.update(await this.#read(at, Math.min(HASH_CHUNK, this.size - at)));
@@ -228,6 +231,8 @@ export class UrlSource {
           'but were not fetched (a remote source holds its head and padding): for outputs, ask for output: \'artifact\' and ' +
           'write them with writeTo(), bytes() or stream(); otherwise await source.prefetch(error.ranges) and call again');
         e.ranges = [{ offset: offset + done, size: size - done }];
+        Object.defineProperty(e, 'source', { value: this });  // for withFetchedRanges (not enumerable: not printed)
+        if (misses) misses.push({ source: this, offset: offset + done, size: size - done });
         throw e;
       }
       const from = offset + done - p.start;
@@ -273,6 +278,46 @@ export class UrlSource {
       return this.#reader.range(offset, offset + size);  // evicted meanwhile by concurrent reads
     }
     return out;
+  }
+}
+
+// Synchronous reads remote sources could not serve while withFetchedRanges
+// runs its call (an array then, else null): failed reads, and failed
+// optional ones (peeks) that the core then does without, e.g. the 32-byte
+// ends of a range that dedup compares before hashing; without them the
+// same bytes of two inputs would not be recognised as equal.
+let misses = null;
+
+// Runs a synchronous call on remote sources, fetching what it turns out to
+// need beyond their heads (the ends or whole ranges dedup must compare when
+// merging, padding past the prefetch): the ranges it missed are fetched and
+// the call runs again, until it misses nothing, within `rounds` and
+// `maxBytes`. A call that still fails throws; one that succeeded without
+// some optional bytes (over the budget) returns what it made.
+export async function withFetchedRanges(fn, { rounds = 16, maxBytes = 64 * MiB } = {}) {
+  let fetched = 0;
+  for (let round = 0; ; ++round) {
+    let result;
+    let error = null;
+    const missed = [];
+    misses = missed;
+    try {
+      result = fn();
+    } catch (e) {
+      error = e;
+    } finally {
+      misses = null;
+    }
+    if (error && error.code !== 'RANGE_NOT_FETCHED') throw error;
+    const size = missed.reduce((sum, m) => sum + m.size, 0);
+    if (!missed.length || round >= rounds || fetched + size > maxBytes) {
+      if (error) throw error;
+      return result;
+    }
+    fetched += size;
+    for (const source of new Set(missed.map((m) => m.source))) {
+      await source.prefetch(missed.filter((m) => m.source === source));
+    }
   }
 }
 

@@ -257,3 +257,24 @@ test('small asynchronous reads share cached blocks; large ones go straight to th
   entry.copyTo(dst, 0, 300_000, 8);
   assertBytes(dst, local.subarray(300_000, 300_008), 'prefetched');
 });
+
+test('merging equal-sized remote entries: what dedup compares is fetched on demand (withFetchedRanges), same bytes as local', async () => {
+  const fts = new et.FlatTensorSerializer();
+  const same = patternBytes(512 * KiB, 42);
+  writeFileSync(file('a.ptd'), fts.serialize({ buffers: [same], namedData: { a: { bufferIndex: 0 } } }));
+  writeFileSync(file('b.ptd'), fts.serialize({ buffers: [same], namedData: { b: { bufferIndex: 0 } } }));
+  const s = await startRangeServer({ 'a.ptd': file('a.ptd'), 'b.ptd': file('b.ptd'), 'model.pte': file('model.pte') });
+  try {
+    const options = { output: 'artifact', mergeTag: 'merged' };
+    const local = et.repack(et.openFile(file('model.pte')), { ...options, merge: [et.openFile(file('a.ptd')), et.openFile(file('b.ptd'))] });
+    const open = (name) => et.openUrl(s.url('f', name));
+    const inputs = [await open('model.pte'), await open('a.ptd'), await open('b.ptd')];
+    const repack = () => et.repack(inputs[0], { ...options, merge: inputs.slice(1) });
+    assert.throws(repack, (e) => e.code === 'RANGE_NOT_FETCHED' && e.ranges.length === 1);
+    const remote = await et.withFetchedRanges(repack);
+    assertBytes(await remote.ptd.merged.bytes(), local.ptd.merged.toBytes(), 'merged .ptd');
+    assertBytes(await remote.pte.bytes(), local.pte.toBytes(), '.pte');
+  } finally {
+    await s.close();
+  }
+});
