@@ -12,7 +12,7 @@ import { startRangeServer } from './helpers/range-server.mjs';
 
 const et = await loadApi();
 const { Artifact } = await import(join(NPM, 'index.node.mjs'));
-const { headerPolicy, isHubHost, parseHeaders } = await import(join(NPM, 'src', 'cli', 'inputs.mjs'));
+const { hubAwareHeaders, isHubHost, parseHeaders } = await import(join(NPM, 'src', 'cli', 'inputs.mjs'));
 const tmp = mkdtempSync(join(tmpdir(), 'etpack-remote-cli-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 const MiB = 1 << 20;
@@ -105,12 +105,12 @@ test('header policy: Hub hosts get HF_TOKEN over https only; other headers stay 
   for (const host of ['evilhuggingface.co', 'hf.co.evil.com', 'example.com', 'huggingface.com']) assert.ok(!isHubHost(host), host);
   const headers = parseHeaders(['X-A: 1', 'X-B:two words ']);
   assert.deepEqual(headers, [['X-A', '1'], ['X-B', 'two words']]);
-  const policy = headerPolicy('https://huggingface.co/org/repo/resolve/main/model.pte', headers, 'hf_tok');
+  const policy = hubAwareHeaders('https://huggingface.co/org/repo/resolve/main/model.pte', headers, 'hf_tok');
   assert.deepEqual(policy('https://huggingface.co/org/repo/resolve/main/model.pte'), { Authorization: 'Bearer hf_tok', 'X-A': '1', 'X-B': 'two words' });
   assert.deepEqual(policy('https://cas-bridge.xethub.hf.co/xet/abc?sig=1'), { Authorization: 'Bearer hf_tok' });
   assert.deepEqual(policy('http://huggingface.co/x'), {}, 'no token over plain http');
   assert.deepEqual(policy('https://s3.amazonaws.com/bucket/x'), {}, 'nothing to other hosts');
-  const other = headerPolicy('https://example.com/m.pte', headers, 'hf_tok');
+  const other = hubAwareHeaders('https://example.com/m.pte', headers, 'hf_tok');
   assert.deepEqual(other('https://example.com/m.pte'), { 'X-A': '1', 'X-B': 'two words' });
   assert.deepEqual(other('https://huggingface.co/x'), { Authorization: 'Bearer hf_tok' }, 'a redirect to the Hub: the token, not the headers');
 });

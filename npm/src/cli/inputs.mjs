@@ -32,7 +32,7 @@ export function parseHeaders(list = []) {
 }
 
 // The headers for one request to `url` when the input named `inputUrl`.
-export function headerPolicy(inputUrl, headers, hfToken) {
+export function hubAwareHeaders(inputUrl, headers, hfToken) {
   const origin = new URL(inputUrl).origin;
   return (url) => {
     const u = new URL(url);
@@ -54,7 +54,7 @@ export async function openInputs(et, args, options = {}) {
       sources.push(openFile(et, arg));
       continue;
     }
-    sources.push(await et.openUrl(arg, { headers: headerPolicy(arg, headers, hfToken), timeoutMs: options.timeoutMs }));
+    sources.push(await et.openUrl(arg, { headers: hubAwareHeaders(arg, headers, hfToken), timeoutMs: options.timeoutMs }));
   }
   return sources;
 }
