@@ -205,6 +205,7 @@ test('HTTP errors, network errors and timeouts are coded errors naming the URL, 
   });
   assert.equal(server.stats.headers.at(-1).authorization, secret, 'headers reach the origin named');
   await rejectsWith(et.openUrl(server.url('slow', 'model.pte'), { timeoutMs: 200 }), 'TIMEOUT', /slow\/model\.pte/);
+  await rejectsWith(et.openUrl(server.url('stall', 'model.pte'), { timeoutMs: 200 }), 'TIMEOUT', /stall\/model\.pte/);
   await rejectsWith(et.openUrl('http://127.0.0.1:1/x.pte', { timeoutMs: 2000 }), 'NETWORK_ERROR', /127\.0\.0\.1:1\/x\.pte/);
   const controller = new AbortController();
   controller.abort();
@@ -218,6 +219,14 @@ test('a file that changes between two requests is SOURCE_CHANGED, never a mix of
   await rejectsWith(et.openUrl(server.url('changing', 'model.pte'), { headBytes: 256, blockSize: 256 }), 'SOURCE_CHANGED', /changing\/model\.pte/);
   const sent = server.stats.headers.filter((h) => h.url === '/changing/model.pte');
   assert.ok(sent.at(-1)['if-range'], 'later requests are conditional on the first version');
+  // A server (or cache) that ignores If-Range and sends the new version's
+  // range: its ETag differs from the pinned one.
+  const ignoreIfRange = (url, init) => {
+    const { 'If-Range': _, ...headers } = init.headers;
+    return fetch(url, { ...init, headers });
+  };
+  await rejectsWith(et.openUrl(server.url('changing', 'weights.ptd'), { headBytes: 256, blockSize: 256, fetch: ignoreIfRange }),
+    'SOURCE_CHANGED', /new version/);
 });
 
 test('redirects are followed; a plain headers object does not follow a redirect to another origin', async () => {

@@ -6,6 +6,7 @@
 //   /norange/NAME   ignores Range: 200 with the whole body
 //   /changing/NAME  a new version (other bytes, other ETag) after the first request
 //   /slow/NAME      answers nothing for `slowMs`
+//   /stall/NAME     sends the headers and 16 bytes, then nothing for `slowMs`
 //   anything else   404
 // With `cors`, any origin may read it (Range/If-Range allowed, Content-Range
 // and ETag exposed), as a CORS-enabled model host would.
@@ -29,7 +30,7 @@ export async function startRangeServer(files, { slowMs = 2000, cors = false } = 
     }
     const [, variant, name] = /^\/([a-z]+)\/(.+)$/.exec(req.url.split('?')[0]) ?? [];
     const path = files[name];
-    if (!path || !['f', 'redirect', 'norange', 'changing', 'slow'].includes(variant)) {
+    if (!path || !['f', 'redirect', 'norange', 'changing', 'slow', 'stall'].includes(variant)) {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
       return;
     }
@@ -37,8 +38,9 @@ export async function startRangeServer(files, { slowMs = 2000, cors = false } = 
       res.writeHead(302, { Location: `/f/${name}` }).end();
       return;
     }
-    if (variant === 'slow') {
-      const timer = setTimeout(() => res.writeHead(500).end(), slowMs);
+    if (variant === 'slow' || variant === 'stall') {
+      if (variant === 'stall') res.writeHead(206, { 'Content-Length': '65536', 'Content-Range': 'bytes 0-65535/1000000' }).write(new Uint8Array(16));
+      const timer = setTimeout(() => res.destroy(), slowMs);
       pending.add(timer);
       res.on('close', () => clearTimeout(timer));
       return;
