@@ -1,16 +1,18 @@
-// Browser (and bundler) entry: the factory finds etpack.wasm next to itself.
+// Browser (and bundler) entry: the factory finds etpack.wasm next to itself
+// (`new URL('etpack.wasm', import.meta.url)`, which Vite and webpack turn
+// into an asset), unless init() is given `locateFile` or `wasmBinary`.
 import createEtpackModule from './dist/etpack.mjs';
-import { createApi } from './src/api.mjs';
+import { makeInit } from './src/init.mjs';
 import { wasmHasher } from './src/wasm-sha256.mjs';
 
-const VERSION = '0.1.0';  // checked against package.json by scripts/check-dist.mjs
-let instance;
-
-export default function init(options = {}) {
-  instance ??= createEtpackModule(options.locateFile ? { locateFile: options.locateFile } : {})
-    .then((module) => createApi(module, { createHasher: wasmHasher }, VERSION));
-  return instance;
+function load({ locateFile, wasmBinary }) {
+  const settings = { printErr: () => {} };  // failures come back as a coded error instead
+  if (locateFile) settings.locateFile = locateFile;
+  if (wasmBinary) settings.wasmBinary = wasmBinary;
+  return createEtpackModule(settings);
 }
+
+export default makeInit(load, { createHasher: wasmHasher });
 
 export { EtpackError } from './src/errors.mjs';
 export { Artifact } from './src/artifact.mjs';

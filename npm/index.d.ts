@@ -19,34 +19,23 @@ export type Int64 = number | bigint;
 /**
  * A Program in upstream's `_program_to_json` shape (snake_case fields, enums
  * as integers, each union field `f` with `f_type`, doubles `inf`/`-inf` as
- * strings). Byte fields take integer lists or any {@link Bytes}; int64 fields
- * a Number (safe integers only) or a BigInt. Programs returned by the API use
- * Number where exact and BigInt otherwise, and byte fields come back as
- * Uint8Array; they can be passed back in unchanged.
+ * strings), typed from our schema (src/schema/*.fbs) when the package is
+ * built: see ./types/program.d.ts. Programs returned by the API
+ * ({@link Program}) have every field, absent ones as null, int64 fields as a
+ * Number where exact and a BigInt otherwise, byte fields as Uint8Array.
+ * Programs passed in ({@link ProgramInput}) may leave fields out; they can
+ * be returned ones, unchanged.
  */
-export interface Program {
-  version: number;
-  execution_plan: ExecutionPlan[];
-  constant_buffer: { storage: Uint8Array | number[] }[];
-  backend_delegate_data: { data: Uint8Array | number[] }[];
-  segments: { offset: Int64; size: Int64 }[];
-  constant_segment: { segment_index: number; offsets: Int64[] } | null;
-  mutable_data_segments?: { segment_index: number; offsets: Int64[] }[] | null;
-  named_data?: { key: string; segment_index: number }[] | null;
-  [field: string]: unknown;
-}
-
-export interface ExecutionPlan {
-  name: string;
-  values: { val: Record<string, unknown>; val_type: string }[];
-  inputs: Int64[];
-  outputs: Int64[];
-  chains: Record<string, unknown>[];
-  operators: { name: string; overload: string }[];
-  delegates: Record<string, unknown>[];
-  non_const_buffer_sizes: Int64[];
-  [field: string]: unknown;
-}
+import type { Program, ProgramInput } from './types/program.js';
+export type {
+  Program, ProgramInput, ExecutionPlan, EValue, KernelTypesMembers, Tensor, ExtraTensorInfo, AllocationDetails,
+  Chain, Instruction, InstructionArgumentsMembers, KernelCall, DelegateCall, MoveCall, JumpFalseCall, FreeCall,
+  Operator, BackendDelegate, BackendDelegateDataReference, CompileSpec, SubsegmentOffsets, ScalarType, FlatTensor,
+} from './types/program.js';
+/** Every table, enum and union of the schema, by its schema name. */
+export * as schema from './types/program.js';
+export type { FindingCode, ErrorCode } from './types/codes.js';
+import type { FindingCode, ErrorCode } from './types/codes.js';
 
 /** Tensor layout of a named data entry (`TensorLayout` upstream). */
 export interface TensorLayout {
@@ -103,7 +92,7 @@ export interface TensorLayoutInput {
 /** What the emitter produced (`EmitterOutput` upstream, the parts the serializer reads). */
 export interface EmitterOutput {
   /** A Program object or its JSON text. */
-  program: Program | string;
+  program: ProgramInput | string;
   /** Each mutable buffer's storage (or `{storage}` objects), or null. */
   mutableData?: (Source | { storage: Source })[] | null;
   /** `{tag: {fqn: index into externalConstantBuffer}}`. */
@@ -143,7 +132,8 @@ export interface DataSerializer {
   serialize(payload: DataPayload): Source;
 }
 
-export declare class FlatTensorSerializer implements DataSerializer {
+/** Created through the API: `new et.FlatTensorSerializer(config)` (no top-level export). */
+declare class FlatTensorSerializer implements DataSerializer {
   constructor(config?: FlatTensorConfig);
   readonly config: Required<FlatTensorConfig>;
   /** The bytes of a .ptd (FlatTensor) file, in the form `options.output` asks for. */
@@ -191,9 +181,11 @@ export declare class Artifact {
   /** A Blob from parts. Not available for file-backed artifacts in Node (use writeTo). */
   toBlob(options?: { type?: string }): Blob;
   /** Chunks in file order; at most `chunkSize` (default 8 MiB) of file data held at a time. */
-  chunks(options?: { chunkSize?: number }): AsyncGenerator<Uint8Array>;
-  /** A web ReadableStream of the file. */
-  stream(options?: { chunkSize?: number; onProgress?: (p: Progress) => void }): ReadableStream<Uint8Array>;
+  chunks(options?: { chunkSize?: number; signal?: AbortSignal }): AsyncGenerator<Uint8Array>;
+  /** `for await (const chunk of artifact)`: the same as chunks(). */
+  [Symbol.asyncIterator](): AsyncGenerator<Uint8Array>;
+  /** A web ReadableStream of the file; an aborted `signal` errors the stream with the signal's reason. */
+  stream(options?: { chunkSize?: number; onProgress?: (p: Progress) => void; signal?: AbortSignal }): ReadableStream<Uint8Array>;
   /** Node: writes the file with bounded memory (removed again if writing fails); resolves to the byte count. */
   writeTo(path: string, options?: { onProgress?: (p: Progress) => void }): Promise<number>;
   /** Node: a stream.Readable of the file. */
@@ -201,13 +193,14 @@ export declare class Artifact {
 }
 
 /** Node: a file on disk as an input, read in ranges when needed (see `openFile`). */
-export declare class FileSource {
-  constructor(path: string);
+export interface FileSource {
   readonly path: string;
   readonly size: number;
   /** Bytes read from the file so far (for measurements). */
   bytesRead: number;
+  /** Closes the file; later reads throw IO_ERROR. Also `using file = et.openFile(path)`. */
   close(): void;
+  [Symbol.dispose](): void;
 }
 
 /** A Blob prepared by `openBlob`. */
@@ -280,7 +273,8 @@ export interface AddNamedDataOptions {
   tensorLayout?: TensorLayoutInput | null;
 }
 
-export declare class NamedDataStore {
+/** Created through the API: `new et.NamedDataStore()` (no top-level export). */
+declare class NamedDataStore {
   constructor();
   /** Same key with different bytes throws DUPLICATE_KEY; equal bytes are stored once. */
   addNamedData(key: string, data: Source, options?: AddNamedDataOptions): void;
@@ -288,18 +282,22 @@ export declare class NamedDataStore {
   /** Moves PTE data into .ptd shards of at most maxDataBytes each, tagged `${tagPrefix}...`. */
   externalizePteData(maxDataBytes: number | bigint, tagPrefix: string): void;
   getNamedDataStoreOutput(): NamedDataStoreOutput;
-  /** Frees the wasm-side store and releases references to the added arrays. */
+  /** Frees the wasm-side store and releases references to the added arrays; later use throws OBJECT_DELETED. */
   delete(): void;
+  /** `using store = new et.NamedDataStore()`: delete() at the end of the block. */
+  [Symbol.dispose](): void;
 }
+
+export type { NamedDataStore, FlatTensorSerializer };
 
 export interface SerializedArtifacts<T = Uint8Array> {
   pte: T;
-  /** tag -> .ptd file, in tag insertion order. */
-  ptd: Record<string, T>;
+  /** tag -> .ptd file, in tag insertion order; a tag is there only when data went to it. */
+  ptd: Partial<Record<string, T>>;
 }
 
 export interface PteFile {
-  program: Program | string;
+  program: ProgramInput | string;
   mutableData?: (Source | { storage: Source })[] | null;
   namedData?: NamedDataStore | NamedDataStoreOutputInput | null;
 }
@@ -422,27 +420,6 @@ export interface InspectOptions {
 
 // --- validate ------------------------------------------------------------------
 
-/** Stable codes of validate() findings. */
-export type FindingCode =
-  | 'BAD_IDENTIFIER' | 'CONSTANTS_IN_BOTH' | 'CONSTANT_BUFFER_SIZE_MISMATCH' | 'DELEGATE_DATA_UNREFERENCED'
-  | 'DELEGATE_INDEX_OUT_OF_RANGE' | 'DELEGATE_LOCATION_INVALID' | 'DELEGATE_REFERENCE_MISSING' | 'DUPLICATE_KEY'
-  | 'EXTERNAL_TENSOR_AMBIGUOUS' | 'EXTERNAL_TENSOR_NOT_FOUND' | 'EXTERNAL_TENSOR_NO_LAYOUT' | 'EXTERNAL_TENSOR_NO_NAME'
-  | 'EXTERNAL_TENSOR_SHAPE_MISMATCH' | 'EXTERNAL_TENSOR_SIZE_MISMATCH' | 'EXTERNAL_TENSOR_TYPE_MISMATCH'
-  | 'EXTERNAL_TENSOR_UNRESOLVED' | 'FILE_TOO_SMALL' | 'FLATBUFFER_INVALID' | 'FLATBUFFER_LIMIT_EXCEEDED'
-  | 'FLATBUFFER_RANGE_INVALID' | 'HEADER_LENGTH_INVALID' | 'HEADER_LENGTH_UNUSUAL' | 'HEADER_MISSING' | 'HEADER_TRUNCATED'
-  | 'LAYOUT_INVALID' | 'LAYOUT_LARGER_THAN_DATA' | 'LAYOUT_SMALLER_THAN_DATA' | 'MISSING_FIELD' | 'MUTABLE_DATA_MISSING'
-  | 'MUTABLE_SEGMENTS_MULTIPLE' | 'NAMED_DATA_KEY_MISSING' | 'PADDING_NOT_ZERO' | 'PADDING_LARGE' | 'PROGRAM_SIZE_OUT_OF_RANGE'
-  | 'SEGMENTS_OVERLAP' | 'SEGMENTS_UNSORTED' | 'SEGMENTS_WITHOUT_HEADER' | 'SEGMENT_BASE_OUT_OF_RANGE'
-  | 'SEGMENT_DATA_PAST_END' | 'SEGMENT_DATA_WITHOUT_SEGMENTS' | 'SEGMENT_INDEX_OUT_OF_RANGE' | 'SEGMENT_MISALIGNED'
-  | 'SEGMENT_OUT_OF_BOUNDS' | 'SEGMENT_UNREFERENCED' | 'SUBSEGMENT_OFFSETS_UNSORTED' | 'SUBSEGMENT_OFFSET_OUT_OF_RANGE'
-  | 'TENSOR_DATA_INDEX_OUT_OF_RANGE' | 'TENSOR_DATA_OUT_OF_BOUNDS' | 'TENSOR_DATA_OVERLAPS_NEXT'
-  | 'TENSOR_DIM_ORDER_INVALID' | 'TENSOR_SCALAR_TYPE_INVALID' | 'TENSOR_SIZES_INVALID' | 'TENSOR_STORAGE_OFFSET'
-  | 'TOO_MANY_FINDINGS' | 'TRAILING_BYTES' | 'UNSUPPORTED_VERSION' | 'VALIDATION_LIMIT_EXCEEDED'
-  | 'VALUE_INDEX_OUT_OF_RANGE' | 'OPERATOR_INDEX_OUT_OF_RANGE' | 'INSTRUCTION_INDEX_OUT_OF_RANGE'
-  // added by the JS layer: padding that could not be read (a remote file past its prefetch, a Blob past its head)
-  | 'PADDING_NOT_CHECKED'
-  | (string & {});
-
 export interface Finding {
   code: FindingCode;
   message: string;
@@ -494,17 +471,6 @@ export interface RepackResult<T = Uint8Array> extends SerializedArtifacts<T> {
 
 // --- errors --------------------------------------------------------------------
 
-/** Codes of thrown errors: the core's codes plus INVALID_ARGUMENT for wrong JS arguments. */
-export type ErrorCode =
-  | 'INVALID_ARGUMENT' | 'INVALID_ALIGNMENT' | 'DELEGATE_NOT_INLINE' | 'DELEGATE_INDEX_OUT_OF_RANGE'
-  | 'DELEGATE_DATA_UNREFERENCED' | 'PROGRAM_HAS_NAMED_DATA' | 'DUPLICATE_KEY' | 'EXTERNAL_TENSOR_NOT_FOUND'
-  | 'SHARD_CAP_EXCEEDED' | 'INVALID_JSON' | 'SCHEMA_MISMATCH' | 'MALFORMED_FILE' | 'UNSUPPORTED_VERSION'
-  | 'LIMIT_EXCEEDED' | 'IO_ERROR' | 'INTERNAL'
-  // raised by the JS layer:
-  | 'BLOB_NOT_OPENED' | 'SOURCE_CHANGED' | 'OUT_OF_MEMORY' | 'UNSUPPORTED'
-  // remote sources (openUrl); HTTP_ERROR errors carry `status`, RANGE_NOT_FETCHED `ranges`:
-  | 'HTTP_ERROR' | 'NETWORK_ERROR' | 'TIMEOUT' | 'ABORTED' | 'SOURCE_TOO_LARGE' | 'RANGE_NOT_FETCHED';
-
 export declare class EtpackError extends Error {
   constructor(code: ErrorCode, message: string);
   readonly name: 'EtpackError';
@@ -544,10 +510,10 @@ export interface ExecutorchPack {
   serializePteBinary<O extends OutputOptions>(pteFile: PteFile, config: PteConfig | null | undefined, options: O): OutputOf<O>;
 
   /** `deserialize_pte_binary` upstream. An absent named_data list stays absent. Segments of a file or Blob input come back as lazy Artifacts. */
-  deserializePteBinary(data: Source): DeserializedPte;
+  deserializePteBinary(data: Source | string): DeserializedPte;
 
   /** Upstream's `_program_to_json` text, exact for int64. */
-  programToJson(program: Program | string): string;
+  programToJson(program: ProgramInput | string): string;
 
   /**
    * A summary of a .pte or .ptd: methods, constants, named data, segment map,
@@ -556,15 +522,15 @@ export interface ExecutorchPack {
    * loaded, so multi-GB files are fine. (An opened Blob's padding past its
    * head cannot be peeked at synchronously and goes unchecked.)
    */
-  inspect(data: Source, options: InspectOptions & { kind: 'ptd' }): PtdSummary;
-  inspect(data: Source, options?: InspectOptions): PteSummary | PtdSummary;
+  inspect(data: Source | string, options: InspectOptions & { kind: 'ptd' }): PtdSummary;
+  inspect(data: Source | string, options?: InspectOptions): PteSummary | PtdSummary;
 
   /**
    * Every problem of a .pte and its .ptd files (external tensors are resolved
    * against `ptds`), or of a .ptd given on its own (then each of `ptds` is
    * checked on its own too).
    */
-  validate(pte: Source, ptds?: Record<string, Source>): ValidationReport;
+  validate(pte: Source | string, ptds?: Record<string, Source | string>): ValidationReport;
 
   /**
    * Rewrites a .pte with a new layout; can move constants out into a .ptd and
@@ -583,7 +549,7 @@ export interface ExecutorchPack {
    * read (for deserialize/repack), other data its SHA-256 (for exact dedup;
    * `digest: false` skips it).
    */
-  openBlob(blob: Blob, options?: { digest?: boolean }): Promise<OpenedBlob>;
+  openBlob(blob: Blob, options?: { digest?: boolean; signal?: AbortSignal }): Promise<OpenedBlob>;
 
   /**
    * A remote file read by HTTP range requests: usable wherever a file is
@@ -603,5 +569,19 @@ export interface ExecutorchPack {
   withFetchedRanges<T>(fn: () => T, options?: { rounds?: number; maxBytes?: number }): Promise<T>;
 }
 
-/** Instantiates the wasm module once; later calls return the same instance. */
-export default function init(options?: { locateFile?: (path: string, prefix: string) => string }): Promise<ExecutorchPack>;
+export interface InitOptions {
+  /**
+   * Where etpack.wasm is: called with ('etpack.wasm', prefix); returns a URL
+   * (browsers) or a path or file: URL (Node). Default: next to the module.
+   */
+  locateFile?: (path: string, prefix: string) => string;
+  /** The wasm module's bytes, when the application loads them itself. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+}
+
+/**
+ * Instantiates the wasm module once; later calls return the same instance
+ * (their options are then ignored). A failed init() rejects with
+ * WASM_LOAD_FAILED and is not cached: a later call tries again.
+ */
+export default function init(options?: InitOptions): Promise<ExecutorchPack>;

@@ -1,15 +1,13 @@
-// Node entry: reads the .wasm next to this file and instantiates it once.
-// Adds what only Node has: files by path as inputs, and artifacts written to
-// disk or to Node streams.
+// Node entry: reads etpack.wasm with `fs` (from next to this file, or from
+// where `locateFile` says) and instantiates it once. Adds what only Node
+// has: files by path as inputs, and artifacts written to disk or to Node
+// streams.
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import createEtpackModule from './dist/etpack.mjs';
-import { createApi } from './src/api.mjs';
+import { makeInit } from './src/init.mjs';
 import { platformHooks } from './src/artifact.mjs';
 import { FileSource, nodeStream, writeArtifact } from './src/node-files.mjs';
-
-const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
-let instance;
 
 platformHooks.writeTo = writeArtifact;
 platformHooks.nodeStream = nodeStream;
@@ -22,11 +20,34 @@ const platform = {
   openFile: (path) => new FileSource(path),
 };
 
-export default function init() {
-  instance ??= createEtpackModule({ wasmBinary: readFileSync(new URL('./dist/etpack.wasm', import.meta.url)) })
-    .then((module) => createApi(module, platform, pkg.version));
-  return instance;
+// Where the wasm is: `locateFile`'s answer (a path or a file: URL), else
+// dist/etpack.wasm next to this module, else etpack.wasm next to it (a
+// bundle with the file copied beside it).
+function wasmFile(locateFile) {
+  const here = (name) => {
+    try {
+      return new URL(name, import.meta.url);
+    } catch {
+      return null;  // no import.meta.url (a CommonJS bundle)
+    }
+  };
+  const candidates = locateFile ? [locateFile('etpack.wasm', '')] : [here('./dist/etpack.wasm'), here('./etpack.wasm')];
+  const errors = [];
+  for (const c of candidates.filter(Boolean)) {
+    try {
+      return readFileSync(typeof c === 'string' && c.startsWith('file:') ? new URL(c) : c);
+    } catch (e) {
+      errors.push(e.message);
+    }
+  }
+  throw new Error(errors.join('; ') || 'no location for etpack.wasm');
 }
+
+function load({ locateFile, wasmBinary }) {
+  return createEtpackModule({ wasmBinary: wasmBinary ?? wasmFile(locateFile), printErr: () => {} });
+}
+
+export default makeInit(load, platform);
 
 export { EtpackError } from './src/errors.mjs';
 export { Artifact } from './src/artifact.mjs';

@@ -1,6 +1,7 @@
 // Refuses to pack the npm package when its built module is missing, older
-// than the C++ sources, or when the browser entry's version disagrees with
-// package.json.
+// than the C++ sources, or when the version the entries report
+// (npm/src/version.mjs: package.json is not read at run time, bundles do not
+// carry it) disagrees with package.json.
 import { readFileSync, statSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +29,7 @@ const newest = (dir) => {
 };
 if (newest(join(root, 'src')) > built) fail('npm/dist is older than src/: rebuild with `npm run build:wasm`');
 const version = JSON.parse(readFileSync(join(npm, 'package.json'), 'utf8')).version;
-if (!readFileSync(join(npm, 'index.browser.mjs'), 'utf8').includes(`'${version}'`)) {
-  fail(`index.browser.mjs does not declare version ${version}`);
+if (!readFileSync(join(npm, 'src/version.mjs'), 'utf8').includes(`VERSION = '${version}'`)) {
+  fail(`npm/src/version.mjs does not declare version ${version}`);
 }
 console.log(`check-dist: npm/dist is current (version ${version})`);
