@@ -3,7 +3,8 @@
 // programs keep upstream's snake_case JSON shape.
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { describe } from './bytes.mjs';
-import { Artifact } from './artifact.mjs';
+import { Artifact, checkSignal, throwIfAborted } from './artifact.mjs';
+import { DISPOSE } from './dispose.mjs';
 import { HeapCopies, Scope, Sources, blobEntry, entryOf, readSync, sha256Of, sourceRef, SOURCE } from './sources.mjs';
 import { openUrlSource, withFetchedRanges } from './url-source.mjs';
 import {
@@ -134,8 +135,14 @@ export function createApi(module, platform, version) {
   }
 
   class NamedDataStore {
-    #handle = new module.StoreHandle();
+    #live = new module.StoreHandle();  // null once deleted
     #ids = [];  // sources the store's buffers refer to; held while it lives
+
+    // The wasm-side store; a coded error (not embind's BindingError) once deleted.
+    get #handle() {
+      if (this.#live === null) throw new EtpackError('OBJECT_DELETED', 'this NamedDataStore was deleted (delete() or the end of its `using` block)');
+      return this.#live;
+    }
 
     #run(fn) {
       const out = call(fn);
@@ -161,6 +168,7 @@ export function createApi(module, platform, version) {
     }
 
     mergeNamedDataStore(other) {
+      this.#handle;  // fail before reading `other` when this store is gone
       const output = other instanceof NamedDataStore ? other.getNamedDataStoreOutput() : other;
       withScope((scope) => {
         const json = storeOutputToCore(output, scope, 'other');
@@ -189,10 +197,17 @@ export function createApi(module, platform, version) {
       }
     }
 
+    // Deleting twice is harmless (as `using` after an explicit delete()).
     delete() {
-      this.#handle.delete();
+      if (this.#live === null) return;
+      this.#live.delete();
+      this.#live = null;
       for (const id of this.#ids) sources.release(id);
       this.#ids = [];
+    }
+
+    [DISPOSE]() {
+      this.delete();
     }
   }
 
@@ -324,7 +339,22 @@ export function createApi(module, platform, version) {
     });
   }
 
+  // A path (Node) opened as a file source; `opened` collects what to close.
+  function openPath(value, opened) {
+    if (typeof value !== 'string') return value;
+    const file = openFile(value);
+    opened?.push(file);
+    return file;
+  }
+
+  function closeAll(opened) {
+    for (const f of opened) f.close();
+  }
+
+  // A path stays open: the segments returned are lazy Artifacts reading it
+  // (the descriptor is closed when they are garbage-collected).
   function deserializePteBinary(data) {
+    data = openPath(data, null);
     return withScope((scope, heap) => {
       const out = call(() => module.deserializePteBinary(JSON.stringify(fileRequest(data, 'pte', scope, heap, 'data')), sources.host()));
       try {
@@ -355,6 +385,16 @@ export function createApi(module, platform, version) {
   // inspect() and validate() read the heads of the files (header and
   // flatbuffer) and peek at padding; segment data stays where it is.
   function inspect(data, options = {}) {
+    const opened = [];
+    try {
+      data = openPath(data, opened);
+      return inspectSource(data, options);
+    } finally {
+      closeAll(opened);
+    }
+  }
+
+  function inspectSource(data, options) {
     return withScope((scope, heap) => {
       const kind = options?.kind ?? kindOf(data, 'data');
       const request = fileRequest(data, kind, scope, heap, 'data', true);
@@ -369,6 +409,17 @@ export function createApi(module, platform, version) {
 
   function validate(pte, ptds = {}) {
     if (ptds === null || typeof ptds !== 'object') throw invalidArgument('ptds must be an object {name: bytes}');
+    const opened = [];
+    try {
+      // fromEntries: a name like `__proto__` stays an ordinary key.
+      const files = Object.fromEntries(Object.entries(ptds).map(([name, value]) => [name, openPath(value, opened)]));
+      return validateSources(openPath(pte, opened), files);
+    } finally {
+      closeAll(opened);
+    }
+  }
+
+  function validateSources(pte, ptds) {
     return withScope((scope, heap) => {
       const request = { pte: fileRequest(pte, kindOf(pte, 'pte'), scope, heap, 'pte', true), ptds: {} };
       for (const [name, value] of Object.entries(ptds)) {
@@ -414,11 +465,7 @@ export function createApi(module, platform, version) {
     // Files opened here from paths are closed here once nothing refers to
     // them any more (contiguous outputs); Artifacts keep them open.
     const opened = [];
-    const open = (p) => {
-      if (typeof p !== 'string') return p;
-      opened.push(openFile(p));
-      return opened.at(-1);
-    };
+    const open = (p) => openPath(p, opened);
     return withScope((scope, heap) => {
       const request = {
         pte: fileRequest(open(pte), 'pte', scope, heap, 'pte'),
@@ -446,7 +493,7 @@ export function createApi(module, platform, version) {
         return { pte: pteBytes, ptd, moved: reply.moved, mergedEntries: reply.merged_entries };
       } finally {
         out.delete();
-        if (delivery.output === 'bytes') for (const f of opened) f.close();
+        if (delivery.output === 'bytes') closeAll(opened);
       }
     });
   }
@@ -464,6 +511,8 @@ export function createApi(module, platform, version) {
   // (so named-data dedup stays exact). Only those bytes are read now.
   async function openBlob(blob, options = {}) {
     if (!(typeof Blob !== 'undefined' && blob instanceof Blob)) throw invalidArgument('openBlob takes a Blob or File');
+    const signal = checkSignal(options?.signal);
+    throwIfAborted(signal);
     const entry = blobEntry(blob);
     // The first 64 KiB are kept whatever the file is (enough to say what is
     // wrong with one that is not a .pte/.ptd).
@@ -473,11 +522,15 @@ export function createApi(module, platform, version) {
     const kind = entry.size >= 8 && magic === 'ET' ? 'pte' : entry.size >= 8 && magic === 'FT' ? 'ptd' : null;
     if (kind) {
       const headSize = headSizeOf(kind, probe.subarray(0, Math.min(probe.byteLength, kind === 'ptd' ? 56 : 64)), entry.size);
+      throwIfAborted(signal);
       if (headSize > probe.byteLength) entry.head = await entry.read(0, headSize);
     }
     if (options?.digest ?? !kind) {
       const hasher = platform.createHasher(module);
-      for (let at = 0; at < entry.size; at += 8 << 20) hasher.update(await entry.read(at, Math.min(8 << 20, entry.size - at)));
+      for (let at = 0; at < entry.size; at += 8 << 20) {
+        throwIfAborted(signal);  // before each 8 MiB read: a long digest stops soon after an abort
+        hasher.update(await entry.read(at, Math.min(8 << 20, entry.size - at)));
+      }
       entry.digests = new Map([[`0:${entry.size}`, hasher.digest()]]);
     }
     return { size: entry.size, blob, kind, [SOURCE]: () => entry };

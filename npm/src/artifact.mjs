@@ -12,6 +12,17 @@ const ZEROS = new Uint8Array(1 << 16);
 export const platformHooks = { writeTo: null, nodeStream: null };
 export const CHUNK = 8 << 20;  // bound on the bytes a stream holds at once
 
+// An AbortSignal option: checked, and thrown as the signal's reason once aborted.
+export function checkSignal(signal) {
+  if (signal === undefined || signal === null) return null;
+  if (typeof signal !== 'object' || typeof signal.aborted !== 'boolean') throw invalidArgument('signal must be an AbortSignal');
+  return signal;
+}
+
+export function throwIfAborted(signal) {
+  if (signal?.aborted) throw signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
 function checkProgress(onProgress) {
   if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function') {
     throw invalidArgument('onProgress must be a function');
@@ -84,8 +95,25 @@ export class Artifact {
   // Async iterable of Uint8Array chunks in file order, holding at most
   // CHUNK bytes of file-backed data at a time. Byte-array pieces come out as
   // views (no copy); file and Blob ranges are read chunk by chunk.
+  // An aborted `signal` ends the iteration with the signal's reason (checked
+  // before every chunk).
   async* chunks(options = {}) {
     const size = options?.chunkSize ?? CHUNK;
+    const signal = checkSignal(options?.signal);
+    for (const p of this.#chunksOf(size)) {
+      throwIfAborted(signal);
+      yield typeof p === 'function' ? await p() : p;
+    }
+  }
+
+  // `for await (const chunk of artifact)`: chunks() with the defaults.
+  [Symbol.asyncIterator]() {
+    return this.chunks();
+  }
+
+  // The chunks in order: views and zeros as they are, reads as functions
+  // (so that chunks() can check its signal before each one starts).
+  * #chunksOf(size) {
     for (const p of this.pieces) {
       if (p.bytes) {
         if (p.bytes.byteLength) yield p.bytes;
@@ -98,20 +126,32 @@ export class Artifact {
           continue;
         }
         for (let done = 0; done < p.length; done += size) {
-          yield await p.entry.read(p.offset + done, Math.min(size, p.length - done));
+          const at = p.offset + done;
+          const n = Math.min(size, p.length - done);
+          yield () => p.entry.read(at, n);
         }
       }
     }
   }
 
-  // A web ReadableStream of the file (Node 20 and browsers).
+  // A web ReadableStream of the file (Node 20 and browsers). An aborted
+  // `signal` errors the stream with the signal's reason.
   stream(options = {}) {
     const onProgress = checkProgress(options?.onProgress);
-    const iterator = this.chunks(options);
+    const signal = checkSignal(options?.signal);
+    const iterator = this.chunks({ chunkSize: options?.chunkSize });
     let at = 0;
     const total = this.size;
     return new ReadableStream({
+      start(controller) {
+        signal?.addEventListener('abort', () => {
+          controller.error(signal.reason);
+          iterator.return();
+        }, { once: true });
+        if (signal?.aborted) controller.error(signal.reason);
+      },
       async pull(controller) {
+        throwIfAborted(signal);
         const { value, done } = await iterator.next();
         if (done) {
           controller.close();

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { SOURCE } from './sources.mjs';
 import { Artifact, CHUNK } from './artifact.mjs';
+import { DISPOSE } from './dispose.mjs';
 
 const IO_MAX = 1 << 30;
 const PAGE = 4096;
@@ -89,6 +90,11 @@ export class FileSource {
       closeSync(this.#fd);
       this.#fd = null;
     }
+  }
+
+  // `using file = et.openFile(path)` closes it at the end of the block.
+  [DISPOSE]() {
+    this.close();
   }
 }
 
