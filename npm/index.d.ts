@@ -32,8 +32,9 @@ export type {
   Chain, Instruction, InstructionArgumentsMembers, KernelCall, DelegateCall, MoveCall, JumpFalseCall, FreeCall,
   Operator, BackendDelegate, BackendDelegateDataReference, CompileSpec, SubsegmentOffsets, ScalarType, FlatTensor,
 } from './types/program.js';
-/** Every table, enum and union of the schema, by its schema name. */
-export * as schema from './types/program.js';
+/** Every table, enum and union of the schema, by its schema name (types only). */
+import type * as schema from './types/program.js';
+export type { schema };
 export type { FindingCode, ErrorCode } from './types/codes.js';
 import type { FindingCode, ErrorCode } from './types/codes.js';
 
@@ -189,8 +190,16 @@ export declare class Artifact {
   /** Node: writes the file with bounded memory (removed again if writing fails); resolves to the byte count. */
   writeTo(path: string, options?: { onProgress?: (p: Progress) => void }): Promise<number>;
   /** Node: a stream.Readable of the file. */
-  toNodeStream(options?: { chunkSize?: number }): import('node:stream').Readable;
+  toNodeStream(options?: { chunkSize?: number }): NodeReadable;
 }
+
+/**
+ * A `stream.Readable` of node:stream. Declared empty here so that browser
+ * code compiles without Node's types; the Node entry's types
+ * (index.node.d.ts) make it the full Readable.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface NodeReadable {}
 
 /** Node: a file on disk as an input, read in ranges when needed (see `openFile`). */
 export interface FileSource {

@@ -1,6 +1,7 @@
 // Types of the Node entry: everything of ./index.d.ts, plus FileSource as a
 // class (Node exports it; browsers have it only as a type).
 import type { FileSource as FileSourceInstance } from './index.js';
+import type { Readable } from 'node:stream';
 
 export * from './index.js';
 export { default } from './index.js';
@@ -11,3 +12,8 @@ export declare const FileSource: {
   new (path: string): FileSourceInstance;
   readonly prototype: FileSourceInstance;
 };
+
+declare module './index.js' {
+  /** `artifact.toNodeStream()` in Node: a stream.Readable. */
+  interface NodeReadable extends Readable {}
+}
