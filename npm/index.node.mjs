@@ -4,6 +4,7 @@
 // streams.
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import createEtpackModule from './dist/etpack.mjs';
 import { makeInit } from './src/init.mjs';
 import { platformHooks } from './src/artifact.mjs';
@@ -22,16 +23,21 @@ const platform = {
 
 // Where the wasm is: `locateFile`'s answer (a path or a file: URL), else
 // dist/etpack.wasm next to this module, else etpack.wasm next to it (a
-// bundle with the file copied beside it).
+// bundle with the file copied beside it), else the installed package's (a
+// bundle run where node_modules is).
 function wasmFile(locateFile) {
-  const here = (name) => {
+  const attempt = (f) => {
     try {
-      return new URL(name, import.meta.url);
+      return f();
     } catch {
-      return null;  // no import.meta.url (a CommonJS bundle)
+      return null;  // no import.meta.url (a CommonJS bundle), or no installed package
     }
   };
-  const candidates = locateFile ? [locateFile('etpack.wasm', '')] : [here('./dist/etpack.wasm'), here('./etpack.wasm')];
+  const candidates = locateFile ? [locateFile('etpack.wasm', '')] : [
+    attempt(() => new URL('./dist/etpack.wasm', import.meta.url)),
+    attempt(() => new URL('./etpack.wasm', import.meta.url)),
+    attempt(() => createRequire(import.meta.url).resolve('executorch-pack/etpack.wasm')),
+  ];
   const errors = [];
   for (const c of candidates.filter(Boolean)) {
     try {
