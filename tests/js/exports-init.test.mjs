@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ARTIFACTS, NPM } from './helpers/common.mjs';
+import { generate } from '../../scripts/gen-package.mjs';
 
 test('a failed init() is not cached; a later init({ locateFile }) succeeds', async () => {
   const { default: init, EtpackError } = await import(join(NPM, 'index.node.mjs'));
@@ -24,6 +25,7 @@ test('a failed init() is not cached; a later init({ locateFile }) succeeds', asy
 });
 
 test('the inline entry needs no file and takes wasmBinary', async () => {
+  generate();  // dist/etpack-wasm.inline.mjs
   const { default: init } = await import(join(NPM, 'index.inline.mjs'));
   const et = await init({ wasmBinary: readFileSync(join(NPM, 'dist/etpack.wasm')) });
   assert.equal(et.validate(readFileSync(join(ARTIFACTS, 'add.pte'))).ok, true);
