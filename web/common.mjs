@@ -30,25 +30,36 @@ export function el(tag, attrs = {}, ...kids) {
   return e;
 }
 
-// A to-scale bar of summary.segmentMap; each range is focusable and shows its
-// offsets and size on hover/focus in the tip line below.
+// A to-scale bar of summary.segmentMap; each range shows its offsets and
+// size on hover/focus in the tip line below. The bar is one tab stop: the
+// arrow keys (and Home/End) move between its ranges (a roving tabindex).
 export function renderFileMap(container, summary, label) {
   container.replaceChildren();
   const map = summary.segmentMap ?? [];
   const total = Number(summary.fileSize) || 1;
-  const bar = el('div', { class: 'filemap', role: 'list', 'aria-label': `File map of ${label}` });
+  const bar = el('div', { class: 'filemap', role: 'list', 'aria-label': `File map of ${label}; arrow keys move between ranges` });
   const tip = el('div', { class: 'tip', 'aria-live': 'polite', text: 'Hover or focus a range for its offsets.' });
   const kinds = new Set();
   for (const r of map) {
     kinds.add(r.kind);
     const desc = `${r.kind}${r.segment != null ? ` (segment ${r.segment})` : ''}${r.owners?.length ? ` — ${r.owners.join(', ')}` : ''}: ` +
       `bytes ${r.start}–${r.end} (${fmt(r.size)})${r.clipped ? ', clipped' : ''}`;
-    const seg = el('div', { class: 'seg', role: 'listitem', tabindex: '0', title: desc, 'aria-label': desc, 'data-kind': r.kind,
+    const seg = el('div', { class: 'seg', role: 'listitem', tabindex: bar.children.length ? '-1' : '0', title: desc, 'aria-label': desc, 'data-kind': r.kind,
       style: `flex:${Math.max(Number(r.size) / total, 0.004)} 0 0; background:${kindVar(r.kind)}` });
     const show = () => { tip.textContent = desc; };
     seg.addEventListener('mouseenter', show); seg.addEventListener('focus', show);
     bar.append(seg);
   }
+  bar.addEventListener('keydown', (e) => {
+    const segs = [...bar.children];
+    const at = segs.indexOf(document.activeElement);
+    const to = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: segs.length - 1 }[e.key];
+    if (at < 0 || to === undefined) return;
+    e.preventDefault();
+    const next = segs[Math.max(0, Math.min(segs.length - 1, to))];
+    for (const s of segs) s.tabIndex = s === next ? 0 : -1;
+    next.focus();
+  });
   const legend = el('div', { class: 'legend' });
   for (const k of kinds) legend.append(el('span', { style: `--c:${kindVar(k)}`, text: k }));
   container.append(bar, tip, legend);

@@ -18,6 +18,53 @@ export function options() {
   return o;
 }
 
+// Errors that concern one field are shown under it (and the field marked
+// invalid); others in the status line. The keywords are the option names
+// the core and the package use in their messages.
+const FIELD_OF_ERROR = [
+  [/constant_?tensor_?alignment/i, 'tensorAlign'], [/delegate_?alignment/i, 'delegateAlign'], [/segment_?alignment/i, 'segAlign'],
+  [/min_?bytes/i, 'minBytes'], [/pattern/i, 'pattern'], [/\btag\b/i, 'tag'], [/output (file )?name/i, 'outName'],
+];
+
+function clearFieldErrors() {
+  for (const e of document.querySelectorAll('.field-error')) e.remove();
+  for (const i of document.querySelectorAll('[aria-invalid]')) { i.removeAttribute('aria-invalid'); i.removeAttribute('aria-describedby'); }
+}
+
+// Old results and download links go as soon as a run starts or fails: what
+// stays on the page always belongs to the current settings.
+function clearResults() {
+  for (const a of $('downloads').querySelectorAll('a')) URL.revokeObjectURL(a.href);
+  $('downloads').replaceChildren();
+  $('result').replaceChildren(el('p', { class: 'hint', text: 'Preview to see the new file map.' }));
+  $('progress').value = 0;
+  lastOut = null;
+}
+
+function showError(e) {
+  clearResults();
+  const text = errorText(e);
+  const id = FIELD_OF_ERROR.find(([re]) => re.test(String(e?.message ?? '')))?.[1];
+  if (!id) { status(text, true); return; }
+  const input = $(id);
+  const note = el('p', { class: 'field-error', id: `${id}-error`, text });
+  input.closest('.field').append(note);
+  input.setAttribute('aria-invalid', 'true');
+  input.setAttribute('aria-describedby', note.id);
+  status(`Not written: see ${input.labels?.[0]?.textContent ?? id}.`, true);
+}
+
+// Output names never equal an input's: the .pte is named by the user
+// (default <input>.repacked.pte); a .ptd whose tag matches an input file's
+// name gets `.repacked` too.
+function outputNames(tags) {
+  const inputs = new Set([source.name, ...source.merge.map((m) => m.blob?.name ?? m.name).filter(Boolean)]);
+  const pteName = $('outName').value.trim();
+  if (!pteName) throw Object.assign(new Error('output file name is empty'), { code: 'INVALID_ARGUMENT' });
+  if (inputs.has(pteName)) throw Object.assign(new Error(`output file name ${pteName} is the name of an input file`), { code: 'INVALID_ARGUMENT' });
+  return { pte: pteName, ptd: tags.map((t) => (inputs.has(`${t}.ptd`) || `${t}.ptd` === pteName ? `${t}.repacked.ptd` : `${t}.ptd`)) };
+}
+
 // Outputs come back as Artifacts: pieces that reference the input files, so
 // nothing is read or copied until a file is inspected or downloaded.
 async function repack() {
@@ -42,7 +89,8 @@ const CHECK_LIMIT = 512 << 20;
 
 async function showResult(et, out) {
   const box = $('result'); box.replaceChildren();
-  const files = [[`${source.name}`, out.pte], ...Object.entries(out.ptd).map(([t, a]) => [`${t}.ptd`, a])];
+  const names = outputNames(Object.keys(out.ptd));
+  const files = [[names.pte, out.pte], ...Object.values(out.ptd).map((a, i) => [names.ptd[i], a])];
   const total = files.reduce((n, [, a]) => n + a.size, 0);
   const bytes = total <= CHECK_LIMIT ? await Promise.all(files.map(([, a]) => a.bytes())) : null;
   files.forEach(([name, a], i) => {
@@ -64,16 +112,18 @@ async function showResult(et, out) {
 }
 
 $('preview').addEventListener('click', async () => {
-  try { const { et, out } = await repack(); lastOut = out; await showResult(et, out); status('Preview ready; nothing written yet.'); } catch (e) { status(errorText(e), true); }
+  clearFieldErrors();
+  try { const { et, out } = await repack(); lastOut = out; await showResult(et, out); status('Preview ready; nothing written yet.'); } catch (e) { showError(e); }
 });
 
 $('write').addEventListener('click', async () => {
   try {
-    status('Writing…'); $('progress').value = 0;
+    clearFieldErrors(); clearResults();
+    status('Writing…');
     const { et, out } = await repack(); lastOut = out;
     const files = await showResult(et, out);
     const total = files.reduce((a, [, f]) => a + f.size, 0) || 1; let done = 0;
-    const links = $('downloads'); links.replaceChildren();
+    const links = $('downloads');
     for (const [name, artifact] of files) {
       // A Blob from parts: slices of the input files, no copy of their data.
       const blob = artifact.toBlob();
@@ -84,11 +134,13 @@ $('write').addEventListener('click', async () => {
     }
     $('progress').value = 1;
     status(`Wrote ${files.map(([n]) => n).join(', ')}.`);
-  } catch (e) { status(errorText(e), true); }
+  } catch (e) { showError(e); }
 });
 
 async function load(name, pte, merge) {
   source = { name, pte, merge };
+  clearFieldErrors(); clearResults();
+  $('outName').value = `${name.replace(/\.pte$/i, '')}.repacked.pte`;
   $('preview').disabled = false; $('write').disabled = false;
   status(`Loaded ${name} (${fmt(pte.size ?? pte.byteLength)})${merge.length ? ` + ${merge.length} .ptd` : ''}.`);
 }

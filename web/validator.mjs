@@ -23,8 +23,10 @@ const EXPLAIN = [
 ];
 const explain = (code) => EXPLAIN.find(([re]) => re.test(code))?.[1] ?? 'The core found a defect here; see the message for the field and bound.';
 
-function findingEl(f, severity) {
-  const loc = [f.file && `file ${f.file}`, f.offset != null && `byte ${f.offset}`, f.path && `at ${f.path}`].filter(Boolean).join(', ');
+// `names` maps the core's file labels ('pte', or a .ptd's key) to the names
+// the user knows the files by.
+function findingEl(f, severity, names) {
+  const loc = [f.file && (names[f.file] ?? f.file), f.offset != null && `byte ${f.offset}`, f.path && `at ${f.path}`].filter(Boolean).join(', ');
   return el('div', { class: `finding ${severity}` },
     el('div', {}, el('code', { text: f.code }), ` (${severity})${loc ? ` — ${loc}` : ''}`),
     el('div', { text: f.message }), el('div', { class: 'hint', text: explain(String(f.code)) }));
@@ -93,12 +95,17 @@ async function run(files) {
     }
     $('verdict').textContent = report.ok ? `Valid — ${report.warnings.length} warning(s)` : `Invalid — ${report.errors.length} error(s), ${report.warnings.length} warning(s)`;
     $('verdict').className = `verdict ${report.ok ? 'ok' : 'bad'}`;
-    $('findings').replaceChildren(...report.errors.map((f) => findingEl(f, 'error')), ...report.warnings.map((f) => findingEl(f, 'warning')));
+    // The core labels the .pte 'pte' (a lone .ptd: its only key).
+    const names = pteFile ? { pte: pteFile.name } : { pte: files[0].name };
+    $('findings').replaceChildren(...report.errors.map((f) => findingEl(f, 'error', names)), ...report.warnings.map((f) => findingEl(f, 'warning', names)));
     lastReport = { files: files.map((f) => ({ name: f.name, size: f.size })), version: et.version, validate: report, inspect: summaries };
     $('report').disabled = false;
     status(`Checked ${files.map((f) => f.name).join(', ')}.${partial.length
       ? ` Read by slices (headers and flatbuffers only): ${partial.join(', ')}; padding past the flatbuffer was not inspected.` : ''}${fetchedNote(files)}`);
   } catch (e) {
+    // Nothing of an earlier file stays on the page next to this error.
+    lastReport = null;
+    for (const id of ['maps', 'sizes', 'summary']) $(id).replaceChildren(el('p', { class: 'hint', text: 'No file loaded.' }));
     $('verdict').textContent = 'Could not check the files'; $('verdict').className = 'verdict bad';
     $('findings').replaceChildren(el('div', { class: 'finding error', text: errorText(e) }));
     status(errorText(e), true);

@@ -58,6 +58,14 @@ test('validator: arduino_add.pte is valid; operators and file map shown; truncat
   assert.deepEqual(kinds, ['preamble', 'header', 'padding', 'flatbuffer', 'padding', 'constant']);
   await page.focus('#maps .seg[data-kind=constant]');
   assert.match(await page.textContent('#maps .tip'), /bytes 1152–1156/);
+  // The map is one tab stop; arrow keys move between its ranges.
+  assert.deepEqual(await page.$$eval('#maps .seg', (s) => s.map((e) => e.tabIndex)), [0, -1, -1, -1, -1, -1]);
+  await page.focus('#maps .seg[data-kind=preamble]');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.kind), 'header');
+  await page.keyboard.press('End');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.kind), 'constant');
+  assert.deepEqual(await page.$$eval('#maps .seg', (s) => s.map((e) => e.tabIndex)), [-1, -1, -1, -1, -1, 0]);
   await screenshots(page, 'validator');
 
   const bytes = readFileSync(artifact);
@@ -66,6 +74,8 @@ test('validator: arduino_add.pte is valid; operators and file map shown; truncat
   await page.setInputFiles('#files', cut);
   await page.waitForFunction(() => /^Invalid/.test(document.getElementById('verdict').textContent));
   assert.match(await page.textContent('#findings'), /PROGRAM_SIZE_OUT_OF_RANGE/);
+  assert.match(await page.textContent('#findings'), /truncated\.pte, byte/, 'findings name the file');
+  assert.doesNotMatch(await page.textContent('#findings'), /file pte/);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#report')]);
   const report = JSON.parse(readFileSync(await download.path(), 'utf8'));
   assert.equal(report.validate.ok, false);
@@ -106,19 +116,32 @@ test('packager: externalize writes the same bytes as et.repack in Node', async (
   await page.waitForFunction(() => document.querySelectorAll('#downloads a').length === 2);
   for (let i = 0; i < 50 && downloads.length < 2; i++) await page.waitForTimeout(100);
   const got = Object.fromEntries(await Promise.all(downloads.map(async (d) => [d.suggestedFilename(), readFileSync(await d.path())])));
-  assert.deepEqual(Object.keys(got).sort(), ['arduino_add.pte', 'model.ptd']);
-  assert.ok(Buffer.from(expected.pte).equals(got['arduino_add.pte']), '.pte bytes differ from et.repack');
+  assert.deepEqual(Object.keys(got).sort(), ['arduino_add.repacked.pte', 'model.ptd']);  // never the input's name
+  assert.ok(Buffer.from(expected.pte).equals(got['arduino_add.repacked.pte']), '.pte bytes differ from et.repack');
   assert.ok(Buffer.from(expected.ptd.model).equals(got['model.ptd']), '.ptd bytes differ from et.repack');
   assert.match(await page.textContent('#result'), /Outputs validate: ok/);
   await screenshots(page, 'packager');
 
+  // An error appears under its field, and the old result and links go.
   await page.fill('#segAlign', '0');
   await page.click('#preview');
-  await page.waitForFunction(() => /INVALID_ALIGNMENT/.test(document.getElementById('status').textContent));
+  await page.waitForSelector('#segAlign-error');
+  assert.match(await page.textContent('#segAlign-error'), /INVALID_ALIGNMENT/);
+  assert.equal(await page.getAttribute('#segAlign', 'aria-invalid'), 'true');
+  assert.equal(await page.$$eval('#downloads a', (a) => a.length), 0, 'old download links removed');
+  assert.doesNotMatch(await page.textContent('#result'), /Outputs validate/, 'old result removed');
   await page.fill('#segAlign', '128');
+  await page.fill('#outName', 'arduino_add.pte');
+  await page.click('#preview');
+  await page.waitForSelector('#outName-error');
+  assert.match(await page.textContent('#outName-error'), /name of an input file/);
+  await page.fill('#outName', 'arduino_add.repacked.pte');
+  await page.click('#preview');
+  await page.waitForSelector('#result .filemap');
+  assert.equal(await page.$$eval('.field-error', (e) => e.length), 0, 'errors cleared on the next run');
 
   await page.click('#demo');
-  await page.waitForFunction(() => /demo\.pte/.test(document.getElementById('result').textContent));
+  await page.waitForFunction(() => /demo\.repacked\.pte/.test(document.getElementById('result').textContent));
   assert.doesNotMatch(await page.textContent('#status'), /[A-Z_]{6,}:/);
   assert.deepEqual(problems, []);
 });
