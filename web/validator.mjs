@@ -26,7 +26,7 @@ const explain = (code) => EXPLAIN.find(([re]) => re.test(code))?.[1] ?? 'The cor
 // `names` maps the core's file labels ('pte', or a .ptd's key) to the names
 // the user knows the files by.
 function findingEl(f, severity, names) {
-  const loc = [f.file && (names[f.file] ?? f.file), f.offset != null && `byte ${f.offset}`, f.path && `at ${f.path}`].filter(Boolean).join(', ');
+  const loc = [f.file && (Object.hasOwn(names, f.file) ? names[f.file] : f.file), f.offset != null && `byte ${f.offset}`, f.path && `at ${f.path}`].filter(Boolean).join(', ');
   return el('div', { class: `finding ${severity}` },
     el('div', {}, el('code', { text: f.code }), ` (${severity})${loc ? ` — ${loc}` : ''}`),
     el('div', { text: f.message }), el('div', { class: 'hint', text: explain(String(f.code)) }));

@@ -421,11 +421,13 @@ export function createApi(module, platform, version) {
 
   function validateSources(pte, ptds) {
     return withScope((scope, heap) => {
-      const request = { pte: fileRequest(pte, kindOf(pte, 'pte'), scope, heap, 'pte', true), ptds: {} };
-      for (const [name, value] of Object.entries(ptds)) {
+      const request = { pte: fileRequest(pte, kindOf(pte, 'pte'), scope, heap, 'pte', true) };
+      // fromEntries: a .ptd named `__proto__` stays an ordinary key (an
+      // assignment would set the prototype and drop the file).
+      request.ptds = Object.fromEntries(Object.entries(ptds).map(([name, value]) => {
         const what = `ptds['${name}']`;
-        request.ptds[name] = fileRequest(value, kindOf(value, what), scope, heap, what, true);
-      }
+        return [name, fileRequest(value, kindOf(value, what), scope, heap, what, true)];
+      }));
       sources.peekMisses = [];
       let out;
       try {
