@@ -103,13 +103,34 @@ async function run(files) {
     status(`Checked ${files.map((f) => f.name).join(', ')}.${partial.length
       ? ` Read by slices (headers and flatbuffers only): ${partial.join(', ')}; padding past the flatbuffer was not inspected.` : ''}${fetchedNote(files)}`);
   } catch (e) {
-    // Nothing of an earlier file stays on the page next to this error.
-    lastReport = null;
-    for (const id of ['maps', 'sizes', 'summary']) $(id).replaceChildren(el('p', { class: 'hint', text: 'No file loaded.' }));
+    clearResults();
     $('verdict').textContent = 'Could not check the files'; $('verdict').className = 'verdict bad';
     $('findings').replaceChildren(el('div', { class: 'finding error', text: errorText(e) }));
     status(errorText(e), true);
   }
+}
+
+// Nothing of an earlier check stays on the page next to a new error.
+function clearResults() {
+  lastReport = null;
+  $('report').disabled = true;
+  for (const id of ['maps', 'sizes', 'summary']) $(id).replaceChildren(el('p', { class: 'hint', text: 'No file loaded.' }));
+  $('verdict').textContent = '—'; $('verdict').className = 'verdict';
+  $('findings').replaceChildren();
+}
+
+// Status of the URL form: an error shows under the URL field (marked
+// invalid) and clears the earlier results; other lines go to the status.
+function urlStatus(text, isError = false) {
+  $('url-error')?.remove();
+  $('url').removeAttribute('aria-invalid');
+  $('url').removeAttribute('aria-describedby');
+  if (!isError) { status(text); return; }
+  clearResults();
+  $('url-form').after(el('p', { class: 'field-error', id: 'url-error', text }));
+  $('url').setAttribute('aria-invalid', 'true');
+  $('url').setAttribute('aria-describedby', 'url-error');
+  status(text, true);
 }
 
 $('files').addEventListener('change', (e) => run([...e.target.files]));
@@ -127,4 +148,4 @@ $('demo').addEventListener('click', async () => {
 });
 etReady.then((et) => status(`Core ${et.version} ready. Choose files to check.`), (e) => status(`The core failed to load: ${errorText(e)}`, true));
 // After the ready message, so a ?url= check's own status lines follow it.
-wireUrlForm({ form: $('url-form'), input: $('url'), et: etReady, run, status });
+wireUrlForm({ form: $('url-form'), input: $('url'), et: etReady, run, status: urlStatus });

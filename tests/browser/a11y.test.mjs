@@ -44,7 +44,7 @@ test('landing page', async () => {
   await page.close();
 });
 
-test('validator: empty, with a valid file, with an invalid one', async () => {
+test('validator: empty, with a valid file, with an invalid one, with a URL error', async () => {
   const page = await open('validator.html');
   assert.deepEqual(await violations(page), [], 'empty');
   await page.setInputFiles('#files', PTE);
@@ -53,6 +53,10 @@ test('validator: empty, with a valid file, with an invalid one', async () => {
   await page.setInputFiles('#files', { name: 'broken.pte', mimeType: 'application/octet-stream', buffer: Buffer.alloc(100, 7) });
   await page.waitForFunction(() => /^Invalid/.test(document.getElementById('verdict').textContent));
   assert.deepEqual(await violations(page), [], 'findings shown');
+  await page.fill('#url', 'ftp://example.invalid/model.pte');
+  await page.click('#url-form button');
+  await page.waitForSelector('#url-error');
+  assert.deepEqual(await violations(page), [], 'URL error shown');
   await page.close();
 });
 

@@ -47,6 +47,11 @@ test('validator: Open from URL and ?url= check remote files and say how many byt
   await page.click('#url-form button');
   await page.waitForFunction(() => /HTTP_ERROR/.test(document.getElementById('status').textContent));
   assert.match(await page.textContent('#status'), /404/);
+  // The error sits under the URL field, and the earlier result is gone.
+  assert.match(await page.textContent('#url-error'), /HTTP_ERROR.*404/);
+  assert.equal(await page.getAttribute('#url', 'aria-invalid'), 'true');
+  assert.doesNotMatch(await page.textContent('#summary'), /out\.pte/);
+  assert.equal(await page.textContent('#verdict'), '—');
   assert.deepEqual(problems, []);
   await page.close();
 });
