@@ -1,6 +1,10 @@
 // Node only: files on disk as inputs (read in ranges, never whole) and
 // artifacts written to disk or to a Node stream with bounded memory.
-import { closeSync, fstatSync, openSync, read, readSync as fsReadSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync, fchmodSync, fstatSync, openSync, read, readSync as fsReadSync, renameSync, rmSync, statSync, writeSync,
+} from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { SOURCE } from './sources.mjs';
@@ -34,8 +38,13 @@ export class FileSource {
     } catch (e) {
       throw new EtpackError('IO_ERROR', `cannot open ${path}: ${e.message}`);
     }
+    const stat = fstatSync(this.#fd);
+    if (stat.isDirectory()) {
+      closeSync(this.#fd);
+      throw new EtpackError('IO_ERROR', `cannot open ${path}: it is a folder, not a file`);
+    }
     this.path = path;
-    this.size = fstatSync(this.#fd).size;
+    this.size = stat.size;
     this.bytesRead = 0;  // every byte read from the file, for measurements
     finalizer.register(this, this.#fd, this);
     const self = this;
@@ -98,23 +107,101 @@ export class FileSource {
   }
 }
 
-// Writes an artifact to `path` in file order with bounded memory. Small
-// pieces (header, flatbuffer, padding) are gathered into one staging buffer
-// so they cost one write; byte arrays of the caller are written from where
-// they are (no copy); file ranges go through one reused CHUNK-sized buffer
-// (the only copy: read, then written). Writes are synchronous system calls
-// (fastest for large sequential writes); the event loop gets a turn after
-// every CHUNK written. A failed write removes the partial file.
-export async function writeArtifact(artifact, path, options = {}) {
-  if (!(artifact instanceof Artifact)) throw invalidArgument('writeArtifact takes an Artifact');
+// Writing is staged: the bytes go to a temporary file created exclusively
+// ('wx': O_CREAT | O_EXCL, so neither an existing file nor a planted symlink
+// at that name is ever opened) under an unpredictable name in the target's
+// folder, and only a complete file is renamed into place. A failure or an
+// abort removes the temporary; the target is then untouched.
+const TEMP_TRIES = 8;
+
+function ioError(what, path, e) {
+  return new EtpackError('IO_ERROR', `cannot ${what} ${path}: ${e.message}`);
+}
+
+function aborted(signal, path) {
+  const err = new EtpackError('ABORTED', `writing ${path} was aborted`);
+  err.cause = signal.reason;
+  return err;
+}
+
+function checkSignal(signal) {
+  if (signal === undefined || signal === null) return null;
+  if (typeof signal !== 'object' || typeof signal.aborted !== 'boolean') throw invalidArgument('signal must be an AbortSignal');
+  return signal;
+}
+
+// A new, empty temporary file beside `path`: { fd, temp }.
+export function createTemporary(path) {
+  const dir = dirname(resolve(path));
+  const name = basename(path).slice(0, 96);  // leaves room for the suffix within NAME_MAX
+  for (let attempt = 0; ; ++attempt) {
+    const temp = join(dir, `.${name}.${randomBytes(12).toString('hex')}.tmp`);
+    try {
+      return { fd: openSync(temp, 'wx', 0o666), temp };
+    } catch (e) {
+      if (e.code !== 'EEXIST' || attempt + 1 >= TEMP_TRIES) throw ioError('create a temporary file for', path, e);
+    }
+  }
+}
+
+// Writes `artifact` completely into a new temporary beside `path` and
+// returns its name; the caller renames it into place (or removes it).
+// options: { onProgress({bytesWritten, totalBytes}), signal: AbortSignal }.
+export async function stageArtifact(artifact, path, options = {}) {
+  if (!(artifact instanceof Artifact)) throw invalidArgument('writeTo takes an Artifact');
+  if (typeof path !== 'string' || path === '') throw invalidArgument('path must be a non-empty string');
   const onProgress = options?.onProgress ?? null;
   if (onProgress !== null && typeof onProgress !== 'function') throw invalidArgument('onProgress must be a function');
-  let fd;
+  const signal = checkSignal(options?.signal);
+  if (signal?.aborted) throw aborted(signal, path);
+  const { fd, temp } = createTemporary(path);
   try {
-    fd = openSync(path, 'w');
+    // A replaced file keeps its permissions.
+    try {
+      const old = statSync(path);
+      if (old.isFile()) fchmodSync(fd, old.mode & 0o7777);
+    } catch {
+      // no file there yet
+    }
+    const written = await writePieces(artifact, fd, { onProgress, signal, path });
+    closeSync(fd);
+    return { temp, written };
   } catch (e) {
-    throw new EtpackError('IO_ERROR', `cannot write ${path}: ${e.message}`);
+    try {
+      closeSync(fd);
+    } catch {
+      // already closed
+    }
+    rmSync(temp, { force: true });
+    if (e instanceof EtpackError) throw e;
+    throw ioError('write', path, e);
   }
+}
+
+// Artifact.writeTo(path): staged, then renamed over `path` in one step.
+export async function writeArtifact(artifact, path, options = {}) {
+  const { temp, written } = await stageArtifact(artifact, path, options);
+  try {
+    const signal = options?.signal;
+    if (signal?.aborted) throw aborted(signal, path);
+    renameSync(temp, path);
+  } catch (e) {
+    rmSync(temp, { force: true });
+    if (e instanceof EtpackError) throw e;
+    throw ioError('write', path, e);
+  }
+  return written;
+}
+
+// Writes an artifact to an open descriptor in file order with bounded
+// memory. Small pieces (header, flatbuffer, padding) are gathered into one
+// staging buffer so they cost one write; byte arrays of the caller are
+// written from where they are (no copy); file ranges go through one reused
+// CHUNK-sized buffer (the only copy: read, then written). Writes are
+// synchronous system calls (fastest for large sequential writes); the event
+// loop gets a turn after every YIELD written, and the signal is checked
+// after every CHUNK.
+async function writePieces(artifact, fd, { onProgress, signal, path }) {
   const STAGE = 256 << 10;
   const stage = new Uint8Array(STAGE);
   let staged = 0;
@@ -137,10 +224,12 @@ export async function writeArtifact(artifact, path, options = {}) {
     if (sinceReport >= CHUNK) {
       sinceReport = 0;
       onProgress?.({ bytesWritten: written - staged, totalBytes: artifact.size });
+      if (signal?.aborted) throw aborted(signal, path);
     }
     if (sinceYield >= YIELD) {
       sinceYield = 0;
       await new Promise(setImmediate);
+      if (signal?.aborted) throw aborted(signal, path);
     }
   };
   // Bytes to go out in order: small ones staged, large ones written directly.
@@ -162,46 +251,36 @@ export async function writeArtifact(artifact, path, options = {}) {
     await report(bytes.byteLength);
   };
   let buffer = null;  // for ranges without a view; allocated when first needed
-  try {
-    for (const p of artifact.pieces) {
-      if (p.bytes) {
-        await put(p.bytes);
-      } else if (p.zeros !== undefined) {
-        for (let left = p.zeros; left > 0;) {
-          if (staged === STAGE) flush();
-          const n = Math.min(left, STAGE - staged);
-          stage.fill(0, staged, staged + n);
-          staged += n;
-          left -= n;
-          await report(n);
-        }
-      } else {
-        const view = p.entry.view(p.offset, p.length);
-        if (view) {
-          await put(view);
-          continue;
-        }
-        buffer ??= new Uint8Array(Math.min(CHUNK, maxUnviewedRange(artifact)));
-        for (let done = 0; done < p.length; done += buffer.byteLength) {
-          const n = Math.min(buffer.byteLength, p.length - done);
-          const chunk = p.entry.path !== undefined
-            ? (p.entry.copyTo(buffer, 0, p.offset + done, n), buffer.subarray(0, n))  // sync read into the reused buffer
-            : await p.entry.read(p.offset + done, n);
-          await put(chunk);
-        }
+  for (const p of artifact.pieces) {
+    if (p.bytes) {
+      await put(p.bytes);
+    } else if (p.zeros !== undefined) {
+      for (let left = p.zeros; left > 0;) {
+        if (staged === STAGE) flush();
+        const n = Math.min(left, STAGE - staged);
+        stage.fill(0, staged, staged + n);
+        staged += n;
+        left -= n;
+        await report(n);
+      }
+    } else {
+      const view = p.entry.view(p.offset, p.length);
+      if (view) {
+        await put(view);
+        continue;
+      }
+      buffer ??= new Uint8Array(Math.min(CHUNK, maxUnviewedRange(artifact)));
+      for (let done = 0; done < p.length; done += buffer.byteLength) {
+        const n = Math.min(buffer.byteLength, p.length - done);
+        const chunk = p.entry.path !== undefined
+          ? (p.entry.copyTo(buffer, 0, p.offset + done, n), buffer.subarray(0, n))  // sync read into the reused buffer
+          : await p.entry.read(p.offset + done, n);
+        await put(chunk);
       }
     }
-    flush();
-    closeSync(fd);
-  } catch (e) {
-    try {
-      closeSync(fd);
-    } catch {
-      // already closed
-    }
-    rmSync(path, { force: true });
-    throw e;
   }
+  flush();
+  if (signal?.aborted) throw aborted(signal, path);
   onProgress?.({ bytesWritten: written, totalBytes: artifact.size });
   return written;
 }
