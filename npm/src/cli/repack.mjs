@@ -1,0 +1,223 @@
+// `executorch-pack repack PTE [PTD...] -o OUT`: the model (the .pte and the
+// .ptd files it uses) in, the repacked model out, written all-or-nothing
+// under the file-safety rules of files.mjs.
+import { basename, join } from 'node:path';
+import { UsageError, alignment, checkTag, nonNegativeInt, parseArgs } from './args.mjs';
+import { OutputTransaction, abortOnSignals, checkTargets, cliError, identity, openInput, outputPaths } from './files.mjs';
+import { progressBar } from './progress.mjs';
+import { fmtBytes, printable, stringify } from './format.mjs';
+
+export const REPACK_HELP = `Usage: executorch-pack repack PTE [PTD...] -o OUT [options]
+
+Reads the model (PTE and the .ptd files it uses) and writes it with the
+layout given below (deserialize + serialize without loading segment data).
+Inputs are validated first: on errors nothing is written and the findings are
+printed. Data files are written beside the output .pte as <tag>.ptd; the
+.ptd files given keep their names.
+
+Files are safe: OUT ending in '/' or naming an existing folder writes
+OUT/<PTE's name> and its .ptd files inside that folder, nothing elsewhere. An
+output never replaces a file the command reads, except in place (OUT is PTE:
+the model's files are replaced together). Replacing any other existing file
+needs --force. Outputs are written to temporary files and renamed into place
+together at the end; on an error or a signal nothing is changed.
+
+Options:
+  -o, --output OUT               the .pte to write, or a folder (required)
+  --force                        replace existing files that are not inputs
+  --allow-missing-data           repack even when .ptd files the PTE uses are
+                                 not given (their tensors stay unresolved)
+  --extract-delegate-segments    move inline delegate blobs into segments
+  --segment-alignment N          segment alignment (default 128; 1 to 2^30)
+  --constant-tensor-alignment N  alignment of each constant tensor (a power of
+                                 two up to 2^30)
+  --delegate-alignment N         alignment of inline delegate data (a power
+                                 of two up to 2^30)
+  --externalize[=TAG]            move constant tensors into TAG.ptd (default tag: model)
+  --externalize-pattern GLOB     only tensors whose key matches GLOB ('*', '?');
+                                 repeatable; implies --externalize
+  --externalize-min-bytes N      leave tensors smaller than N bytes in the .pte
+  --merge PTD                    add the named data of PTD to the output's
+                                 data file (repeatable)
+  --merge-tag TAG                tag of merged named data (default: model)
+  --data-segment-alignment N     segment alignment of written .ptd files
+                                 (default 128; 1 to 2^30)
+  --json                         print a JSON summary of what was written
+                                 (or of the refusal)
+
+A tag is a plain file name: not empty, no '/' or '\\', not starting with '.',
+no control characters.
+
+Exit status: 0 written; 1 refused because of the files' contents (invalid
+input, missing .ptd data, an output that would not validate); 2 usage or I/O
+problems (including an output that exists, or is an input); 128+N when
+stopped by signal N (nothing written).
+`;
+
+const SPEC = {
+  output: 'value', help: 'flag', json: 'flag', force: 'flag', 'allow-missing-data': 'flag',
+  'extract-delegate-segments': 'flag', 'segment-alignment': 'value', 'constant-tensor-alignment': 'value',
+  'delegate-alignment': 'value', externalize: 'optional', 'externalize-pattern': 'list',
+  'externalize-min-bytes': 'value', merge: 'list', 'merge-tag': 'value', 'data-segment-alignment': 'value',
+};
+
+// The library's repack options from the command line.
+function repackConfig(options) {
+  const config = {
+    extractDelegateSegments: Boolean(options['extract-delegate-segments']),
+    segmentAlignment: alignment(options, 'segment-alignment', 'repack'),
+    constantTensorAlignment: alignment(options, 'constant-tensor-alignment', 'repack', { powerOfTwo: true }),
+    delegateAlignment: alignment(options, 'delegate-alignment', 'repack', { powerOfTwo: true }),
+    dataSegmentAlignment: alignment(options, 'data-segment-alignment', 'repack'),
+  };
+  for (const k of Object.keys(config)) if (config[k] === undefined) delete config[k];
+  if (options.externalize === true) options.externalize = 'model';
+  if (options.externalize !== undefined) checkTag(options.externalize, '--externalize', 'repack');
+  const minBytes = nonNegativeInt(options, 'externalize-min-bytes', 'repack');
+  if (options.externalize || options['externalize-pattern'] || minBytes !== undefined) {
+    config.externalize = {
+      tag: options.externalize ?? 'model',
+      patterns: options['externalize-pattern'] ?? [],
+      minBytes: minBytes ?? 0,
+    };
+  }
+  if (options['merge-tag'] !== undefined) config.mergeTag = checkTag(options['merge-tag'], '--merge-tag', 'repack');
+  if (options['allow-missing-data']) config.allowMissingData = true;
+  return config;
+}
+
+// Glob with '*' (any run) and '?' (one character), as the core matches keys.
+function globMatches(pattern, text) {
+  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[\\s\\S]*').replace(/\?/g, '[\\s\\S]');
+  return new RegExp(`^${source}$`, 'u').test(text);
+}
+
+// Notes for an externalize that did less than asked: a pattern that moved
+// nothing, or nothing moved at all.
+function externalizeNotes(externalize, moved) {
+  if (!externalize) return [];
+  const notes = [];
+  const keys = (moved ?? []).map((m) => m.key);
+  for (const p of externalize.patterns) {
+    if (!keys.some((k) => globMatches(p, k))) notes.push(`--externalize-pattern '${p}' matched no tensor that was moved`);
+  }
+  if (keys.length === 0) {
+    notes.push(`externalize moved no tensor${externalize.minBytes ? ` (none of at least ${externalize.minBytes} bytes matched)` : ''}; the .pte keeps its constants`);
+  }
+  return notes;
+}
+
+// A data tag from the library names a file beside the output: it must not
+// reach outside that folder.
+function checkDataTag(tag) {
+  if (tag === '' || tag === '.' || tag === '..' || /[/\\\u0000]/.test(tag)) {
+    throw cliError('INVALID_TAG', `data tag '${tag}' is not usable as a file name`);
+  }
+  return tag;
+}
+
+// Opens the inputs: { pte, data, merge, inputs: [{ path, id }] }. PTD files
+// are keyed by their name; two with one name cannot be told apart.
+function openInputs(et, ptePath, ptdPaths, mergePaths) {
+  const inputs = [];
+  const open = (path) => {
+    const file = openInput(et, path);
+    inputs.push({ path, id: identity(path), file });
+    return file;
+  };
+  const pte = open(ptePath);
+  const data = Object.create(null);  // keys are file names: '__proto__' stays a key
+  for (const path of ptdPaths) {
+    const name = basename(path);
+    if (Object.hasOwn(data, name)) throw new UsageError(`two data files are named ${name}; each .ptd the PTE uses must have its own name`, 'repack');
+    data[name] = open(path);
+  }
+  const merge = mergePaths.map(open);
+  return { pte, data, merge, inputs };
+}
+
+export async function cmdRepack(argv, { init, help }) {
+  const { options, positional } = parseArgs(argv, SPEC, 'repack');
+  if (options.help) return help('repack');
+  if (positional.length < 1) throw new UsageError('repack needs a PTE', 'repack');
+  if (options.output === undefined || options.output === '') throw new UsageError('repack needs -o OUT', 'repack');
+  const config = repackConfig(options);
+  const [ptePath, ...ptdPaths] = positional;
+
+  const et = await init();
+  const { pte, data, merge, inputs } = openInputs(et, ptePath, ptdPaths, options.merge ?? []);
+  const controller = new AbortController();
+  const transaction = new OutputTransaction();
+  const stopSignals = abortOnSignals(controller, transaction);
+  try {
+    // Refusals (invalid input, missing data, invalid output) come from here,
+    // before any file is touched. Inputs stay on disk: only their heads are
+    // read; segment bytes are streamed from them into the outputs.
+    const result = et.repack(pte, { ...config, data, merge, output: 'artifact' });
+
+    const { pte: outPte, dir } = outputPaths(options.output, ptePath);
+    // The .ptd files are staged and renamed first: a .pte never appears
+    // without its data.
+    const files = Object.entries(result.ptd).map(([tag, artifact]) => ({ path: join(dir, `${checkDataTag(tag)}.ptd`), artifact, tag }));
+    files.push({ path: outPte, artifact: result.pte });
+    const outId = identity(outPte);
+    const inPlace = outId !== null && outId === inputs[0].id;
+    checkTargets(files.map((f) => f.path), inputs, { force: Boolean(options.force), inPlace });
+
+    transaction.makeFolder(dir);
+    const total = files.reduce((sum, f) => sum + f.artifact.size, 0);
+    const bar = progressBar(total);
+    let base = 0;
+    for (const f of files) {
+      await transaction.stage(f.path, f.artifact, {
+        signal: controller.signal,
+        onProgress: (p) => bar.update(f.path, base + p.bytesWritten),
+      });
+      base += f.artifact.size;
+    }
+    bar.done();
+    // A signal that came during synchronous work is delivered on this turn.
+    await new Promise(setImmediate);
+    if (controller.signal.aborted) throw controller.signal.reason;
+    transaction.commit();
+
+    printSummary(options.json, files, result, externalizeNotes(config.externalize, result.moved));
+    return 0;
+  } catch (e) {
+    transaction.discard();
+    const error = controller.signal.aborted ? Object.assign(e, { exitStatus: controller.signal.reason.exitStatus }) : e;
+    if (error?.code === 'MISSING_EXTERNAL_DATA') {
+      error.hint ??= 'give the .ptd files the PTE uses after it (repack model.pte model.ptd -o OUT), or pass --allow-missing-data';
+    }
+    if (options.json) printRefusal(error);
+    throw error;
+  } finally {
+    stopSignals();
+    for (const i of inputs) i.file.close();
+  }
+}
+
+function printSummary(json, files, result, notes) {
+  for (const n of notes) process.stderr.write(`executorch-pack: note: ${printable(n)}\n`);
+  const written = files.map((f) => (f.tag === undefined ? { path: f.path, bytes: f.artifact.size } : { path: f.path, bytes: f.artifact.size, tag: f.tag }));
+  written.unshift(written.pop());  // the .pte first
+  if (json) {
+    process.stdout.write(`${stringify({ schema: 1, command: 'repack', ok: true, files: written, moved: result.moved, mergedEntries: result.mergedEntries, notes })}\n`);
+    return;
+  }
+  for (const w of written) process.stdout.write(`wrote ${printable(w.path)} (${fmtBytes(w.bytes)})\n`);
+  if (result.moved?.length) {
+    const total = result.moved.reduce((a, m) => a + Number(m.bytes), 0);
+    process.stdout.write(`externalized ${result.moved.length} tensor(s), ${fmtBytes(total)}\n`);
+  }
+  if (result.mergedEntries) process.stdout.write(`merged ${result.mergedEntries} named data entr${result.mergedEntries === 1 ? 'y' : 'ies'}\n`);
+}
+
+// With --json a refusal is also a JSON document on stdout (the message stays
+// on stderr), so that scripts can read the missing keys or the findings.
+function printRefusal(e) {
+  const error = { code: e?.code ?? 'INTERNAL', message: String(e?.message ?? e) };
+  if (Array.isArray(e?.keys)) error.keys = e.keys;
+  if (Array.isArray(e?.findings)) error.findings = e.findings;
+  process.stdout.write(`${stringify({ schema: 1, command: 'repack', ok: false, error })}\n`);
+}
