@@ -1,35 +1,16 @@
 // The CLI (npm/bin/executorch-pack.mjs): validate, inspect, repack, usage errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, mkdtempSync, rmSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { syntheticProgram, patternBytes } from './helpers/programs.mjs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { CLI, CONFORMANCE, ARTIFACTS, caseNames, loadCase, kindOf, loadApi } from './helpers/common.mjs';
+import { CONFORMANCE, ARTIFACTS, caseNames, loadCase, kindOf, loadApi } from './helpers/common.mjs';
+import { all, runCli } from './helpers/cli.mjs';
 
 const MiB = 1 << 20;
 
-function run(args) {
-  return new Promise((resolvePromise) => {
-    execFile(process.execPath, [CLI, ...args], { maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      resolvePromise({ status: error ? error.code : 0, stdout, stderr });
-    });
-  });
-}
-
-// Runs jobs with bounded parallelism.
-async function all(jobs, width = 8) {
-  const results = new Array(jobs.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < jobs.length) {
-      const i = next++;
-      results[i] = await jobs[i]();
-    }
-  }));
-  return results;
-}
+const run = (args) => runCli(args);
 
 const tmp = mkdtempSync(join(tmpdir(), 'etpack-cli-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
