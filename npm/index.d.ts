@@ -187,8 +187,13 @@ export declare class Artifact {
   [Symbol.asyncIterator](): AsyncGenerator<Uint8Array>;
   /** A web ReadableStream of the file; an aborted `signal` errors the stream with the signal's reason. */
   stream(options?: { chunkSize?: number; onProgress?: (p: Progress) => void; signal?: AbortSignal }): ReadableStream<Uint8Array>;
-  /** Node: writes the file with bounded memory (removed again if writing fails); resolves to the byte count. */
-  writeTo(path: string, options?: { onProgress?: (p: Progress) => void }): Promise<number>;
+  /**
+   * Node: writes the file with bounded memory; resolves to the byte count. The bytes go to a temporary
+   * created exclusively (unpredictable name) beside `path`, renamed over `path` only when complete: on an
+   * error (IO_ERROR) or when `signal` aborts (ABORTED, `cause` = the signal's reason) the temporary is
+   * removed and an existing file at `path` is unchanged.
+   */
+  writeTo(path: string, options?: { onProgress?: (p: Progress) => void; signal?: AbortSignal }): Promise<number>;
   /** Node: a stream.Readable of the file. */
   toNodeStream(options?: { chunkSize?: number }): NodeReadable;
 }

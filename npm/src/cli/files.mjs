@@ -53,8 +53,8 @@ export function identity(path) {
 // OUT/<input name> when OUT ends in a separator or is an existing folder.
 export function outputPaths(out, inputPte) {
   const folder = out.endsWith('/') || out.endsWith(sep) || statOrNull(out)?.isDirectory();
-  if (folder) return { pte: join(out, basename(inputPte)), dir: resolve(out) };
-  return { pte: out, dir: dirname(resolve(out)) };
+  if (folder) return { pte: join(out, basename(inputPte)), dir: out };
+  return { pte: out, dir: dirname(out) };
 }
 
 // Refuses targets that would replace an input (outside the in-place case)
@@ -191,7 +191,7 @@ export function abortOnSignals(controller, transaction) {
         transaction.discard();
         process.exit(128 + n);
       }
-      controller.abort(Object.assign(new Error(`interrupted by ${name}`), { exitStatus: 128 + n }));
+      controller.abort(Object.assign(new Error(`interrupted by ${name}; nothing was written`), { code: 'INTERRUPTED', exitStatus: 128 + n }));
     };
     process.on(name, handlers[name]);
   }

@@ -185,7 +185,8 @@ export async function cmdRepack(argv, { init, help }) {
     return 0;
   } catch (e) {
     transaction.discard();
-    const error = controller.signal.aborted ? Object.assign(e, { exitStatus: controller.signal.reason.exitStatus }) : e;
+    // Interrupted: the signal is the cause, whatever the writes then threw.
+    const error = controller.signal.aborted ? controller.signal.reason : e;
     if (error?.code === 'MISSING_EXTERNAL_DATA') {
       error.hint ??= 'give the .ptd files the PTE uses after it (repack model.pte model.ptd -o OUT), or pass --allow-missing-data';
     }
