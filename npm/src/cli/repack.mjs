@@ -116,10 +116,10 @@ function checkDataTag(tag) {
   return tag;
 }
 
-// Opens the inputs: { pte, data, merge, inputs: [{ path, id }] }. PTD files
-// are keyed by their name; two with one name cannot be told apart.
-function openInputs(et, ptePath, ptdPaths, mergePaths) {
-  const inputs = [];
+// Opens the inputs: { pte, data, merge }, each also listed in `inputs`
+// ({ path, id, file }: checked against the outputs, closed at the end). PTD
+// files are keyed by their name; two with one name cannot be told apart.
+function openInputs(et, ptePath, ptdPaths, mergePaths, inputs) {
   const open = (path) => {
     const file = openInput(et, path);
     inputs.push({ path, id: identity(path), file });
@@ -133,7 +133,7 @@ function openInputs(et, ptePath, ptdPaths, mergePaths) {
     data[name] = open(path);
   }
   const merge = mergePaths.map(open);
-  return { pte, data, merge, inputs };
+  return { pte, data, merge };
 }
 
 export async function cmdRepack(argv, { init, help }) {
@@ -145,15 +145,19 @@ export async function cmdRepack(argv, { init, help }) {
   const [ptePath, ...ptdPaths] = positional;
 
   const et = await init();
-  const { pte, data, merge, inputs } = openInputs(et, ptePath, ptdPaths, options.merge ?? []);
+  const inputs = [];
   const controller = new AbortController();
   const transaction = new OutputTransaction();
   const stopSignals = abortOnSignals(controller, transaction);
+  let bar = null;
   try {
+    const { pte, data, merge } = openInputs(et, ptePath, ptdPaths, options.merge ?? [], inputs);
+    // Only options the user gave: a library without them must not see them.
+    if (ptdPaths.length) config.data = data;
     // Refusals (invalid input, missing data, invalid output) come from here,
     // before any file is touched. Inputs stay on disk: only their heads are
     // read; segment bytes are streamed from them into the outputs.
-    const result = et.repack(pte, { ...config, data, merge, output: 'artifact' });
+    const result = et.repack(pte, { ...config, merge, output: 'artifact' });
 
     const { pte: outPte, dir } = outputPaths(options.output, ptePath);
     // The .ptd files are staged and renamed first: a .pte never appears
@@ -166,7 +170,7 @@ export async function cmdRepack(argv, { init, help }) {
 
     transaction.makeFolder(dir);
     const total = files.reduce((sum, f) => sum + f.artifact.size, 0);
-    const bar = progressBar(total);
+    bar = progressBar(total);
     let base = 0;
     for (const f of files) {
       await transaction.stage(f.path, f.artifact, {
@@ -184,13 +188,14 @@ export async function cmdRepack(argv, { init, help }) {
     printSummary(options.json, files, result, externalizeNotes(config.externalize, result.moved));
     return 0;
   } catch (e) {
+    bar?.done();
     transaction.discard();
     // Interrupted: the signal is the cause, whatever the writes then threw.
     const error = controller.signal.aborted ? controller.signal.reason : e;
     if (error?.code === 'MISSING_EXTERNAL_DATA') {
       error.hint ??= 'give the .ptd files the PTE uses after it (repack model.pte model.ptd -o OUT), or pass --allow-missing-data';
     }
-    if (options.json) printRefusal(error);
+    if (options.json && !(error instanceof UsageError)) printRefusal(error);
     throw error;
   } finally {
     stopSignals();
