@@ -243,3 +243,50 @@ test('a full disk: no temporary left, no target changed (CLI and writeTo)', asyn
     disk.unmount();
   }
 });
+
+// Refusals come from the core (et.repack checks its inputs, the data they
+// need and its outputs); these run once the core has those checks.
+function coreRefuses(input, options, code) {
+  try {
+    et.repack(input, { ...options, output: 'artifact' });
+    return false;
+  } catch (e) {
+    return e.code === code;
+  }
+}
+
+test('a .pte whose .ptd is not given: MISSING_EXTERNAL_DATA, keys listed, nothing written; --allow-missing-data writes', async (t) => {
+  if (!coreRefuses(model.pte, {}, 'MISSING_EXTERNAL_DATA')) return t.skip('the core does not check for missing .ptd data yet');
+  const dir = modelFolder('missing');
+  const out = join(tmp, 'missing-out');
+  const [refused, json, allowed] = await all([
+    () => runCli(['repack', join(dir, 'model.pte'), '-o', `${out}/`]),
+    () => runCli(['repack', join(dir, 'model.pte'), '-o', `${out}/`, '--json']),
+    () => runCli(['repack', join(dir, 'model.pte'), '-o', join(tmp, 'missing-allowed', 'm.pte'), '--allow-missing-data']),
+  ]);
+  assert.equal(refused.status, 1, refused.stderr);
+  assert.match(refused.stderr, /MISSING_EXTERNAL_DATA/);
+  assert.match(refused.stderr, /missing: \S+/);
+  assert.match(refused.stderr, /--allow-missing-data/);
+  const doc = JSON.parse(json.stdout);
+  assert.equal(doc.ok, false);
+  assert.equal(doc.error.code, 'MISSING_EXTERNAL_DATA');
+  assert.ok(doc.error.keys.length >= 1);
+  assert.ok(!existsSync(out), 'nothing written, no folder made');
+  assert.equal(allowed.status, 0, allowed.stderr);
+});
+
+test('an input that validate rejects: INVALID_INPUT with the findings, exit 1, nothing written', async (t) => {
+  const bad = Buffer.from(single);
+  bad.write('x\u001b', 8, 'latin1');  // the eh00 magic broken (and an ESC to escape)
+  if (!coreRefuses(bad, {}, 'INVALID_INPUT')) return t.skip('the core does not validate inputs yet');
+  const input = join(tmp, 'bad-magic.pte');
+  writeFileSync(input, bad);
+  const out = join(tmp, 'bad-out');
+  const r = await runCli(['repack', input, '-o', `${out}/`]);
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /INVALID_INPUT/);
+  assert.match(r.stderr, /\n {2}error [A-Z_]+/, 'the findings are printed');
+  assert.doesNotMatch(r.stderr, /\u001b/);
+  assert.ok(!existsSync(out));
+});

@@ -194,3 +194,23 @@ test('names from files are escaped in human output (ESC, CR, LF cannot fake line
   const json = await runCli(['inspect', ptd, '--json']);
   assert.equal(JSON.parse(json.stdout).namedData[0].key, evil);
 });
+
+test('refusal details are escaped and exit statuses follow --help (report module)', async () => {
+  const { detailLines, exitStatus, reportError } = await import(join(NPM, 'src', 'cli', 'report.mjs'));
+  const { UsageError } = await import(join(NPM, 'src', 'cli', 'args.mjs'));
+  const e = Object.assign(new Error('the .pte uses data that no given .ptd holds: k\u001b[2J\nOK'), {
+    code: 'MISSING_EXTERNAL_DATA', keys: ['k\u001b[2J\rx', 'plain'],
+    findings: [{ code: 'BAD', message: 'm\nfake', file: 'f.pte', offset: 8, path: null }],
+  });
+  const lines = detailLines(e);
+  assert.deepEqual(lines, ['  missing: k\\x1b[2J\\x0dx', '  missing: plain', '  error BAD at f.pte offset 8: m\\x0afake']);
+  let text = '';
+  reportError(e, { write: (s) => { text += s; } });
+  assert.equal(text.split('\n').length, 5, 'message + 3 details + final newline');
+  assert.doesNotMatch(text, /[\u001b\r]/);
+  assert.equal(exitStatus(e), 1);
+  for (const code of ['IO_ERROR', 'OUTPUT_EXISTS', 'OUTPUT_IS_INPUT', 'INVALID_TAG', undefined]) assert.equal(exitStatus({ code }), 2, code);
+  for (const code of ['INVALID_INPUT', 'INVALID_OUTPUT', 'DUPLICATE_KEY', 'MALFORMED_FILE']) assert.equal(exitStatus({ code }), 1, code);
+  assert.equal(exitStatus(new UsageError('x', 'repack', 'INVALID_ALIGNMENT')), 2);
+  assert.equal(exitStatus({ code: 'INTERRUPTED', exitStatus: 130 }), 130);
+});
