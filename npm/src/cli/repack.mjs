@@ -185,7 +185,13 @@ export async function cmdRepack(argv, { init, help }) {
     if (controller.signal.aborted) throw controller.signal.reason;
     transaction.commit();
 
-    printSummary(options.json, files, result, externalizeNotes(config.externalize, result.moved));
+    const notes = externalizeNotes(config.externalize, result.moved);
+    const missing = result.missingKeys ?? [];
+    if (missing.length) {
+      const shown = missing.slice(0, 5).map((k) => `'${k}'`).join(', ');
+      notes.push(`${missing.length} external tensor key(s) are in no output .ptd (--allow-missing-data): ${shown}${missing.length > 5 ? `, and ${missing.length - 5} more` : ''}`);
+    }
+    printSummary(options.json, files, result, notes);
     return 0;
   } catch (e) {
     bar?.done();
@@ -208,7 +214,10 @@ function printSummary(json, files, result, notes) {
   const written = files.map((f) => (f.tag === undefined ? { path: f.path, bytes: f.artifact.size } : { path: f.path, bytes: f.artifact.size, tag: f.tag }));
   written.unshift(written.pop());  // the .pte first
   if (json) {
-    process.stdout.write(`${stringify({ schema: 1, command: 'repack', ok: true, files: written, moved: result.moved, mergedEntries: result.mergedEntries, notes })}\n`);
+    const doc = { schema: 1, command: 'repack', ok: true, files: written, moved: result.moved, mergedEntries: result.mergedEntries };
+    if (result.carriedEntries !== undefined) doc.carriedEntries = result.carriedEntries;
+    if (result.missingKeys !== undefined) doc.missingKeys = result.missingKeys;
+    process.stdout.write(`${stringify({ ...doc, notes })}\n`);
     return;
   }
   for (const w of written) process.stdout.write(`wrote ${printable(w.path)} (${fmtBytes(w.bytes)})\n`);
@@ -216,7 +225,9 @@ function printSummary(json, files, result, notes) {
     const total = result.moved.reduce((a, m) => a + Number(m.bytes), 0);
     process.stdout.write(`externalized ${result.moved.length} tensor(s), ${fmtBytes(total)}\n`);
   }
-  if (result.mergedEntries) process.stdout.write(`merged ${result.mergedEntries} named data entr${result.mergedEntries === 1 ? 'y' : 'ies'}\n`);
+  const entries = (n) => `${n} named data entr${Number(n) === 1 ? 'y' : 'ies'}`;
+  if (result.carriedEntries) process.stdout.write(`carried ${entries(result.carriedEntries)} from the given .ptd files\n`);
+  if (result.mergedEntries) process.stdout.write(`merged ${entries(result.mergedEntries)}\n`);
 }
 
 // With --json a refusal is also a JSON document on stdout (the message stays
