@@ -290,3 +290,19 @@ test('an input that validate rejects: INVALID_INPUT with the findings, exit 1, n
   assert.doesNotMatch(r.stderr, /\u001b/);
   assert.ok(!existsSync(out));
 });
+
+test('a rename that fails at commit puts back every target already replaced (OutputTransaction)', async () => {
+  const { OutputTransaction } = await import('../../npm/src/cli/files.mjs');
+  const dir = join(tmp, 'rollback');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'a.ptd'), 'old a');
+  const tx = new OutputTransaction();
+  const artifact = et.repack(single, { output: 'artifact' }).pte;
+  await tx.stage(join(dir, 'a.ptd'), artifact);
+  await tx.stage(join(dir, 'b.pte'), artifact);
+  // After staging, b.pte becomes a non-empty folder: its rename must fail.
+  mkdirSync(join(dir, 'b.pte', 'x'), { recursive: true });
+  assert.throws(() => tx.commit(), { code: 'IO_ERROR' });
+  assert.equal(readFileSync(join(dir, 'a.ptd'), 'utf8'), 'old a', 'the first target is back');
+  assert.deepEqual(readdirSync(dir).sort(), ['a.ptd', 'b.pte'], 'no temporary or backup left');
+});
