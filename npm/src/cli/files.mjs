@@ -19,17 +19,6 @@ export function cliError(code, message) {
   return Object.assign(new Error(message), { code });
 }
 
-// An input file, opened for reading in ranges. Errors opening it (missing,
-// unreadable, a folder) are IO_ERROR: exit status 2.
-export function openInput(et, path) {
-  try {
-    return et.openFile(path);
-  } catch (e) {
-    if (e.code === 'IO_ERROR') e.message = e.message.replace(/^cannot open/, 'cannot read');
-    throw e;
-  }
-}
-
 // stat of `path` following links, or null when nothing is there. A path
 // through a file ("a.pte/x.pte") is an I/O problem named as such.
 function statOrNull(path, stat = statSync) {
@@ -49,11 +38,11 @@ export function identity(path) {
   return s ? `${s.dev}:${s.ino}` : null;
 }
 
-// `-o OUT` for an input .pte: { pte, dir } — OUT itself, or
-// OUT/<input name> when OUT ends in a separator or is an existing folder.
-export function outputPaths(out, inputPte) {
+// `-o OUT` for an input .pte named `inputName`: { pte, dir } — OUT itself,
+// or OUT/<input name> when OUT ends in a separator or is an existing folder.
+export function outputPaths(out, inputName) {
   const folder = out.endsWith('/') || out.endsWith(sep) || statOrNull(out)?.isDirectory();
-  if (folder) return { pte: join(out, basename(inputPte)), dir: out };
+  if (folder) return { pte: join(out, inputName), dir: out };
   return { pte: out, dir: dirname(out) };
 }
 

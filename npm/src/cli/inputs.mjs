@@ -77,16 +77,3 @@ export function reportFetched(sources, stream = process.stderr) {
     stream.write(`fetched ${fmtBytes(s.bytesFetched)} (${s.bytesFetched} bytes) of ${printable(s.url)} (${fmtBytes(s.size)}) in ${how}\n`);
   }
 }
-
-// Progress of writing outputs whose data streams from remote inputs: a line
-// on stderr at most every `everyMs` (and at the end).
-export function progressPrinter(label, { stream = process.stderr, everyMs = 1000 } = {}) {
-  let last = 0;
-  return ({ bytesWritten, totalBytes }) => {
-    const now = Date.now();
-    if (bytesWritten !== totalBytes && now - last < everyMs) return;
-    last = now;
-    const pct = totalBytes ? ((100 * bytesWritten) / totalBytes).toFixed(1) : '100.0';
-    stream.write(`writing ${printable(label)}: ${fmtBytes(bytesWritten)} of ${fmtBytes(totalBytes)} (${pct}%)\n`);
-  };
-}

@@ -3,7 +3,8 @@
 // under the file-safety rules of files.mjs.
 import { basename, join } from 'node:path';
 import { UsageError, alignment, checkTag, nonNegativeInt, parseArgs } from './args.mjs';
-import { OutputTransaction, abortOnSignals, checkTargets, cliError, identity, openInput, outputPaths } from './files.mjs';
+import { OutputTransaction, abortOnSignals, checkTargets, cliError, identity, outputPaths } from './files.mjs';
+import { isUrl, openInputs as openSources, reportFetched } from './inputs.mjs';
 import { progressBar } from './progress.mjs';
 import { fmtBytes, printable, stringify } from './format.mjs';
 
@@ -44,6 +45,8 @@ Options:
                                  (default 128; 1 to 2^30)
   --json                         print a JSON summary of what was written
                                  (or of the refusal)
+  --header 'Name: value'         HTTP header for URL inputs (repeatable); the
+                                 segment data of URL inputs streams into OUT
 
 A tag is a plain file name: not empty, no '/' or '\\', not starting with '.',
 no control characters.
@@ -59,6 +62,7 @@ const SPEC = {
   'extract-delegate-segments': 'flag', 'segment-alignment': 'value', 'constant-tensor-alignment': 'value',
   'delegate-alignment': 'value', externalize: 'optional', 'externalize-pattern': 'list',
   'externalize-min-bytes': 'value', merge: 'list', 'merge-tag': 'value', 'data-segment-alignment': 'value',
+  header: 'list',
 };
 
 // The library's repack options from the command line.
@@ -116,24 +120,28 @@ function checkDataTag(tag) {
   return tag;
 }
 
-// Opens the inputs: { pte, data, merge }, each also listed in `inputs`
-// ({ path, id, file }: checked against the outputs, closed at the end). PTD
-// files are keyed by their name; two with one name cannot be told apart.
-function openInputs(et, ptePath, ptdPaths, mergePaths, inputs) {
-  const open = (path) => {
-    const file = openInput(et, path);
-    inputs.push({ path, id: identity(path), file });
-    return file;
-  };
-  const pte = open(ptePath);
-  const data = Object.create(null);  // keys are file names: '__proto__' stays a key
+// The file name of an input: a path's last part, a URL's last path segment.
+export function inputName(arg) {
+  return basename(isUrl(arg) ? new URL(arg).pathname : arg);
+}
+
+// Opens the inputs (files or URLs): { pte, data, merge }, each also listed
+// in `inputs` ({ path, id, file }: checked against the outputs, closed at
+// the end). PTD files are keyed by their name; two with one name cannot be
+// told apart.
+async function openInputs(et, ptePath, ptdPaths, mergePaths, inputs, options) {
+  const names = Object.create(null);  // keys are file names: '__proto__' stays a key
   for (const path of ptdPaths) {
-    const name = basename(path);
-    if (Object.hasOwn(data, name)) throw new UsageError(`two data files are named ${name}; each .ptd the PTE uses must have its own name`, 'repack');
-    data[name] = open(path);
+    const name = inputName(path);
+    if (Object.hasOwn(names, name)) throw new UsageError(`two data files are named ${name}; each .ptd the PTE uses must have its own name`, 'repack');
+    names[name] = true;
   }
-  const merge = mergePaths.map(open);
-  return { pte, data, merge };
+  const paths = [ptePath, ...ptdPaths, ...mergePaths];
+  const sources = await openSources(et, paths, { headers: options.header, env: process.env });
+  paths.forEach((path, i) => inputs.push({ path, id: isUrl(path) ? null : identity(path), file: sources[i] }));
+  const data = Object.create(null);
+  ptdPaths.forEach((path, i) => { data[inputName(path)] = sources[1 + i]; });
+  return { pte: sources[0], data, merge: sources.slice(1 + ptdPaths.length) };
 }
 
 export async function cmdRepack(argv, { init, help }) {
@@ -151,7 +159,7 @@ export async function cmdRepack(argv, { init, help }) {
   const stopSignals = abortOnSignals(controller, transaction);
   let bar = null;
   try {
-    const { pte, data, merge } = openInputs(et, ptePath, ptdPaths, options.merge ?? [], inputs);
+    const { pte, data, merge } = await openInputs(et, ptePath, ptdPaths, options.merge ?? [], inputs, options);
     // Only options the user gave: a library without them must not see them.
     if (ptdPaths.length) config.data = data;
     // Refusals (invalid input, missing data, invalid output) come from here,
@@ -159,7 +167,7 @@ export async function cmdRepack(argv, { init, help }) {
     // read; segment bytes are streamed from them into the outputs.
     const result = et.repack(pte, { ...config, merge, output: 'artifact' });
 
-    const { pte: outPte, dir } = outputPaths(options.output, ptePath);
+    const { pte: outPte, dir } = outputPaths(options.output, inputName(ptePath));
     // The .ptd files are staged and renamed first: a .pte never appears
     // without its data.
     const files = Object.entries(result.ptd).map(([tag, artifact]) => ({ path: join(dir, `${checkDataTag(tag)}.ptd`), artifact, tag }));
@@ -170,7 +178,8 @@ export async function cmdRepack(argv, { init, help }) {
 
     transaction.makeFolder(dir);
     const total = files.reduce((sum, f) => sum + f.artifact.size, 0);
-    bar = progressBar(total);
+    // Data streaming from URLs is slow: its progress is shown on any stderr.
+    bar = progressBar(total, { remote: inputs.some((i) => i.file.bytesFetched !== undefined) });
     let base = 0;
     for (const f of files) {
       await transaction.stage(f.path, f.artifact, {
@@ -184,6 +193,7 @@ export async function cmdRepack(argv, { init, help }) {
     await new Promise(setImmediate);
     if (controller.signal.aborted) throw controller.signal.reason;
     transaction.commit();
+    reportFetched(inputs.map((i) => i.file));
 
     const notes = externalizeNotes(config.externalize, result.moved);
     const missing = result.missingKeys ?? [];
