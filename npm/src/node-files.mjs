@@ -8,7 +8,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { SOURCE } from './sources.mjs';
-import { Artifact, CHUNK } from './artifact.mjs';
+import { Artifact, CHUNK, checkSignal } from './artifact.mjs';
 import { DISPOSE } from './dispose.mjs';
 
 const IO_MAX = 1 << 30;
@@ -122,12 +122,6 @@ function aborted(signal, path) {
   const err = new EtpackError('ABORTED', `writing ${path} was aborted`);
   err.cause = signal.reason;
   return err;
-}
-
-function checkSignal(signal) {
-  if (signal === undefined || signal === null) return null;
-  if (typeof signal !== 'object' || typeof signal.aborted !== 'boolean') throw invalidArgument('signal must be an AbortSignal');
-  return signal;
 }
 
 // A new, empty temporary file beside `path`: { fd, temp }.
