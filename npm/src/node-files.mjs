@@ -114,6 +114,16 @@ export class FileSource {
 // abort removes the temporary; the target is then untouched.
 const TEMP_TRIES = 8;
 
+// Removes a temporary after a failure; an error doing so never hides the
+// failure that is being reported.
+function removeTemporary(temp) {
+  try {
+    rmSync(temp, { force: true });
+  } catch {
+    // the first error wins
+  }
+}
+
 function ioError(what, path, e) {
   return new EtpackError('IO_ERROR', `cannot ${what} ${path}: ${e.message}`);
 }
@@ -166,7 +176,7 @@ export async function stageArtifact(artifact, path, options = {}) {
     } catch {
       // already closed
     }
-    rmSync(temp, { force: true });
+    removeTemporary(temp);
     if (e instanceof EtpackError) throw e;
     throw ioError('write', path, e);
   }
@@ -180,7 +190,7 @@ export async function writeArtifact(artifact, path, options = {}) {
     if (signal?.aborted) throw aborted(signal, path);
     renameSync(temp, path);
   } catch (e) {
-    rmSync(temp, { force: true });
+    removeTemporary(temp);
     if (e instanceof EtpackError) throw e;
     throw ioError('write', path, e);
   }

@@ -71,6 +71,16 @@ export function checkTargets(targets, inputs, { force, inPlace }) {
   }
 }
 
+// Runs a clean-up step whose failure must not replace the error being
+// reported (the first error wins).
+function quietly(step) {
+  try {
+    step();
+  } catch {
+    // the first error wins
+  }
+}
+
 // All-or-nothing writing of a set of files.
 export class OutputTransaction {
   #staged = [];   // { path, temp }
@@ -124,24 +134,17 @@ export class OutputTransaction {
         try {
           renameSync(s.temp, s.path);
         } catch (e) {
-          if (backup) rmSync(backup, { force: true });
+          if (backup) quietly(() => rmSync(backup, { force: true }));
           throw cliError('IO_ERROR', `cannot write ${s.path}: ${e.message}`);
         }
         done.push({ ...s, backup });
       }
     } catch (e) {
-      for (const d of done.reverse()) {
-        try {
-          if (d.backup) renameSync(d.backup, d.path);
-          else rmSync(d.path, { force: true });
-        } catch {
-          // the first error is the one reported
-        }
-      }
+      for (const d of done.reverse()) quietly(() => (d.backup ? renameSync(d.backup, d.path) : rmSync(d.path, { force: true })));
       this.discard();
       throw e;
     }
-    for (const d of done) if (d.backup) rmSync(d.backup, { force: true });
+    for (const d of done) if (d.backup) quietly(() => rmSync(d.backup, { force: true }));
     this.#staged = [];
     this.#created = [];
   }
@@ -149,21 +152,9 @@ export class OutputTransaction {
   // Removes every temporary and every folder made; never throws (the error
   // that made the command fail is the one to report).
   discard() {
-    for (const s of this.#staged) {
-      try {
-        rmSync(s.temp, { force: true });
-      } catch {
-        // reported error wins
-      }
-    }
+    for (const s of this.#staged) quietly(() => rmSync(s.temp, { force: true }));
     this.#staged = [];
-    for (const d of this.#created.reverse()) {
-      try {
-        rmdirSync(d);
-      } catch {
-        // not empty or gone: leave it
-      }
-    }
+    for (const d of this.#created.reverse()) quietly(() => rmdirSync(d));  // not empty or gone: left
     this.#created = [];
   }
 }
