@@ -7,6 +7,8 @@ import { Artifact, checkSignal, throwIfAborted } from './artifact.mjs';
 import { DISPOSE } from './dispose.mjs';
 import { HeapCopies, Scope, Sources, blobEntry, entryOf, readSync, sha256Of, sourceRef, SOURCE } from './sources.mjs';
 import { openUrlSource, withFetchedRanges } from './url-source.mjs';
+import { createWeightsApi } from './weights.mjs';
+import { createDiffApi } from './diff.mjs';
 import {
   blobs, call as callCore, entriesFromCore, entriesToCore, parseLossless, parseReply, programText, pteConfigToCore,
   storeOutputFromCore, storeOutputToCore, layoutToCore,
@@ -568,7 +570,7 @@ export function createApi(module, platform, version) {
     });
   }
 
-  return {
+  const api = {
     version,
     repack,
     openFile,
@@ -587,4 +589,6 @@ export function createApi(module, platform, version) {
     // Internals for the Node-only and streaming layers.
     _internal: { module, sources, withScope, fileRequest, call, parseReply, blobs, sha256Of },
   };
+  // diff, ptdFromWeights, exportWeights: built on the calls above.
+  return Object.assign(api, createWeightsApi(api), createDiffApi(api));
 }

@@ -1,0 +1,267 @@
+// diff: two .pte files (with their .ptd files) or two .ptd files compared by
+// meaning. Programs are compared in upstream's deserialized shape, where
+// nothing of the layout is left (segments, offsets and padding are gone,
+// constants sit in constant_buffer, named data in the store), so a repack
+// with other alignments compares equal; tensor and blob bytes are compared
+// by SHA-256, streamed from the files (nothing is loaded whole). Layout
+// (header fields, alignment, segments, sizes) is reported separately.
+import { EtpackError, invalidArgument } from './errors.mjs';
+import { Artifact } from './artifact.mjs';
+import { entryOf } from './sources.mjs';
+import { hashArtifact, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
+
+const MAX_FIELD_CHANGES = 200;
+const DTYPES = ['Byte', 'Char', 'Short', 'Int', 'Long', 'Half', 'Float', 'Double', 'ComplexHalf', 'ComplexFloat',
+  'ComplexDouble', 'Bool', 'QInt8', 'QUInt8', 'QInt32', 'BFloat16', 'QUInt4x2', 'QUInt2x4', 'Bits1x8', 'Bits2x4',
+  'Bits4x2', 'Bits8', 'Bits16', 'Float8_e5m2', 'Float8_e4m3fn', 'Float8_e5m2fnuz', 'Float8_e4m3fnuz', 'UInt16', 'UInt32', 'UInt64'];
+const dtypeName = (t) => DTYPES[t] ?? `ScalarType ${t}`;
+
+// Stable text of a canonical value (BigInt kept exact).
+const text = (v) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? `${x}n` : x));
+
+export function createDiffApi(et) {
+  const { sources } = et._internal;
+  const createHasher = () => sources.platform.createHasher(sources.module);
+  const open = (value) => (typeof value === 'string' ? et.openFile(value) : value);
+  const dataList = (data, what) => {
+    if (data === undefined || data === null) return [];
+    if (Array.isArray(data)) return data.map((d, i) => [typeof d === 'string' ? d : d?.path ?? `${what}[${i}]`, d]);
+    if (typeof data === 'object') return Object.entries(data);
+    throw invalidArgument(`${what} must be an array or an object of .ptd files`);
+  };
+
+  // Hashes each distinct Artifact once.
+  function hasher() {
+    const done = new Map();
+    return async (artifact) => {
+      if (!done.has(artifact)) done.set(artifact, { sha256: await hashArtifact(artifact, createHasher), size: artifact.size });
+      return done.get(artifact);
+    };
+  }
+
+  // The program with every byte run replaced by its hash and size; the bytes
+  // of constant_buffer entries cut to what their tensors use (the rest is
+  // alignment padding: layout).
+  async function canonicalProgram(program, tensors, hash) {
+    const used = new Map();
+    for (const t of tensors) {
+      if (t.kind === 'constant' && t.nbytes !== null) used.set(t.bufferIndex, Math.max(used.get(t.bufferIndex) ?? 0, t.nbytes));
+    }
+    const walk = async (v, path) => {
+      if (v instanceof Artifact) {
+        const m = /^constant_buffer\[(\d+)\]\.storage$/.exec(path);
+        const size = m && used.has(Number(m[1])) ? Math.min(used.get(Number(m[1])), v.size) : v.size;
+        return { bytes: await hash(size === v.size ? v : sliceArtifact(v, size)) };
+      }
+      // Bytes inline in the flatbuffer (delegate blobs, compile specs) hash
+      // like the same bytes in a segment: where they sit is layout.
+      if (v instanceof Uint8Array) return { bytes: await hash(new Artifact([{ bytes: v }], v.byteLength)) };
+      if (Array.isArray(v)) {
+        const out = [];
+        for (let i = 0; i < v.length; ++i) out.push(await walk(v[i], `${path}[${i}]`));
+        return out;
+      }
+      if (v !== null && typeof v === 'object') {
+        const out = Object.create(null);
+        for (const k of Object.keys(v)) out[k] = await walk(v[k], path ? `${path}.${k}` : k);
+        return out;
+      }
+      return v;
+    };
+    return walk(program, '');
+  }
+
+  async function pteFacts(file, data, what) {
+    const source = open(file);
+    const summary = et.inspect(source);
+    if (summary.format !== 'pte') return { summary };
+    const { program, namedData } = et.deserializePteBinary(source);
+    const hash = hasher();
+    const files = dataList(data, what).map(([name, value]) => ({ name, data: new et.FlatTensorSerializer().deserialize(open(value)) }));
+    const external = namedDataOf(files).map;
+    const tensors = new Map();
+    const list = programTensors(program);
+    for (const t of list) {
+      const key = t.name ?? t.path;
+      if (tensors.has(key)) continue;
+      let bytes = t.data;
+      if (t.kind === 'external') bytes = external.get(t.name)?.data ?? null;
+      if (bytes && t.nbytes !== null && bytes.size > t.nbytes) bytes = sliceArtifact(bytes, t.nbytes);
+      const h = bytes ? await hash(bytes) : null;
+      tensors.set(key, {
+        kind: t.kind, dtype: dtypeName(t.scalarType), shape: t.sizes, size: t.nbytes, sha256: h?.sha256 ?? null,
+      });
+    }
+    const named = new Map();
+    for (const [key, e] of Object.entries(namedData?.pteData ?? {})) {
+      named.set(key, { ...(await hash(namedData.buffers[e.bufferIndex])), tensorLayout: e.tensorLayout ?? null });
+    }
+    const externalData = new Map();
+    for (const [key, e] of external) externalData.set(key, { ...(await hash(e.data)), tensorLayout: e.tensorLayout, file: e.file });
+    return {
+      summary, tensors, named, externalData, dataGiven: files.length > 0,
+      canonical: await canonicalProgram(program, list, hash),
+      entries: [entryOf(source, what), ...dataList(data, what).map(([name, v]) => entryOf(open(v), name))],
+    };
+  }
+
+  async function ptdFacts(file, what) {
+    const source = open(file);
+    const summary = et.inspect(source, { kind: 'ptd' });
+    const data = new et.FlatTensorSerializer().deserialize(source);
+    const hash = hasher();
+    const named = new Map();
+    for (const [key, e] of Object.entries(data.namedData)) {
+      const layout = e.tensorLayout ?? null;
+      const record = { ...(await hash(data.buffers[e.bufferIndex])), tensorLayout: layout };
+      named.set(key, record);
+    }
+    return { summary, named, entries: [entryOf(source, what)] };
+  }
+
+  // Changes between two Maps of records: added, removed, changed (with the
+  // fields that differ). `ignore`: fields not compared (unknown on a side).
+  function mapChanges(a, b, fields) {
+    const added = [...b.keys()].filter((k) => !a.has(k)).map((k) => ({ name: k, ...b.get(k) }));
+    const removed = [...a.keys()].filter((k) => !b.has(k)).map((k) => ({ name: k, ...a.get(k) }));
+    const changed = [];
+    for (const [k, ra] of a) {
+      const rb = b.get(k);
+      if (!rb) continue;
+      const differ = fields.filter((f) => {
+        if (f === 'sha256' && (ra.sha256 === null || rb.sha256 === null)) return false;
+        return text(ra[f]) !== text(rb[f]);
+      });
+      if (differ.length) changed.push({ name: k, fields: differ, a: ra, b: rb });
+    }
+    return { added, removed, changed };
+  }
+
+  function deepDiff(a, b, path, out) {
+    if (out.length >= MAX_FIELD_CHANGES) return;
+    if (text(a) === text(b)) return;
+    const bothArrays = Array.isArray(a) && Array.isArray(b);
+    const bothObjects = a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b);
+    if (bothArrays) {
+      if (a.length !== b.length) out.push({ path: `${path}.length`, a: a.length, b: b.length });
+      for (let i = 0; i < Math.min(a.length, b.length); ++i) deepDiff(a[i], b[i], `${path}[${i}]`, out);
+    } else if (bothObjects && !('bytes' in a)) {
+      for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) deepDiff(a[k], b[k], path ? `${path}.${k}` : k, out);
+    } else {
+      out.push({ path, a, b });
+    }
+  }
+
+  function methodChanges(fa, fb) {
+    const byName = (f) => new Map(f.summary.methods.map((m, i) => [m.name ?? `#${i}`, { m, plan: f.canonical.execution_plan[i] }]));
+    const ma = byName(fa);
+    const mb = byName(fb);
+    const io = (list) => list.map((v) => ({ type: v.type, dtype: v.dtype, shape: v.shape }));
+    const ops = (m) => Object.fromEntries(m.operators.map((o) => [o.overload ? `${o.name}.${o.overload}` : o.name, Number(o.count)]));
+    const delegates = (plan, canonical) => (plan.delegates ?? []).map((d) => ({
+      id: d.id,
+      compileSpecs: (d.compile_specs ?? []).map((s) => [s.key, s.value?.bytes?.sha256 ?? s.value]),
+      blob: Number(d.processed?.location) === 0 ? canonical.backend_delegate_data?.[Number(d.processed.index)]?.data ?? null : null,
+    }));
+    const changed = [];
+    for (const [name, { m: a, plan: pa }] of ma) {
+      const other = mb.get(name);
+      if (!other) continue;
+      const { m: b, plan: pb } = other;
+      const fields = [];
+      const cmp = (field, va, vb) => {
+        if (text(va) !== text(vb)) fields.push({ field, a: va, b: vb });
+      };
+      cmp('inputs', io(a.inputs), io(b.inputs));
+      cmp('outputs', io(a.outputs), io(b.outputs));
+      cmp('operators', ops(a), ops(b));
+      cmp('instructionCount', Number(a.instructionCount), Number(b.instructionCount));
+      cmp('valueCount', Number(a.valueCount), Number(b.valueCount));
+      cmp('delegates', delegates(pa, fa.canonical), delegates(pb, fb.canonical));
+      if (fields.length) changed.push({ name, changes: fields });
+    }
+    return {
+      added: [...mb.keys()].filter((k) => !ma.has(k)),
+      removed: [...ma.keys()].filter((k) => !mb.has(k)),
+      changed,
+    };
+  }
+
+  function layoutChanges(sa, sb) {
+    const out = [];
+    const cmp = (field, va, vb) => {
+      if (text(va) !== text(vb)) out.push({ field, a: va, b: vb });
+    };
+    cmp('fileSize', sa.fileSize, sb.fileSize);
+    cmp('segmentAlignment', sa.segmentAlignment, sb.segmentAlignment);
+    for (const k of new Set([...Object.keys(sa.header ?? {}), ...Object.keys(sb.header ?? {})])) cmp(`header.${k}`, sa.header?.[k], sb.header?.[k]);
+    cmp('segments.count', sa.segments?.length, sb.segments?.length);
+    const segs = (s) => (s.segments ?? []).map((g) => ({ offset: g.offset, size: g.size }));
+    cmp('segments', segs(sa), segs(sb));
+    if (sa.constants || sb.constants) cmp('constants.storage', sa.constants?.storage, sb.constants?.storage);
+    return out;
+  }
+
+  async function sameBytes(a, b) {
+    if (a.size !== b.size) return false;
+    const WINDOW = 8 << 20;
+    for (let at = 0; at < a.size; at += WINDOW) {
+      const n = Math.min(WINDOW, a.size - at);
+      const [x, y] = await Promise.all([a.read(at, n), b.read(at, n)]);
+      for (let i = 0; i < n; ++i) if (x[i] !== y[i]) return false;
+    }
+    return true;
+  }
+
+  async function identical(ea, eb) {
+    if (ea.length !== eb.length) return false;
+    for (let i = 0; i < ea.length; ++i) if (!(await sameBytes(ea[i], eb[i]))) return false;
+    return true;
+  }
+
+  const count = (c) => ({ added: c.added.length, removed: c.removed.length, changed: c.changed.length });
+  const bytesOf = (c) => [...c.added, ...c.changed.map((x) => x.b)].reduce((s, r) => s + (Number(r.size) || 0), 0);
+
+  async function diff(a, b, options = {}) {
+    const kindA = et.inspect(open(a)).format;
+    const kindB = et.inspect(open(b)).format;
+    if (kindA !== kindB) throw new EtpackError('DIFF_KIND_MISMATCH', `cannot compare a .${kindA} with a .${kindB}`);
+    if (kindA === 'ptd') {
+      const [fa, fb] = [await ptdFacts(a, 'a'), await ptdFacts(b, 'b')];
+      const namedData = mapChanges(fa.named, fb.named, ['sha256', 'size', 'tensorLayout']);
+      const layout = layoutChanges(fa.summary, fb.summary);
+      const equivalent = !namedData.added.length && !namedData.removed.length && !namedData.changed.length;
+      return {
+        kind: 'ptd', equivalent, identical: await identical(fa.entries, fb.entries),
+        summary: { namedData: count(namedData), bytesChanged: bytesOf(namedData), layoutChanges: layout.length },
+        namedData, layout,
+      };
+    }
+    const [fa, fb] = [await pteFacts(a, options?.dataA, 'dataA'), await pteFacts(b, options?.dataB, 'dataB')];
+    const methods = methodChanges(fa, fb);
+    const tensors = mapChanges(fa.tensors, fb.tensors, ['kind', 'dtype', 'shape', 'size', 'sha256']);
+    const namedData = mapChanges(fa.named, fb.named, ['sha256', 'size', 'tensorLayout']);
+    const externalData = mapChanges(fa.externalData, fb.externalData, ['sha256', 'size', 'tensorLayout']);
+    const programFields = [];
+    deepDiff(fa.canonical, fb.canonical, '', programFields);
+    const layout = layoutChanges(fa.summary, fb.summary);
+    const empty = (c) => !c.added.length && !c.removed.length && !c.changed.length;
+    // With data files on one side only, external bytes are compared as far as known.
+    const dataComparable = fa.dataGiven === fb.dataGiven;
+    const equivalent = empty(methods) && empty(tensors) && empty(namedData) && (!dataComparable || empty(externalData)) && programFields.length === 0;
+    return {
+      kind: 'pte',
+      equivalent,
+      identical: await identical(fa.entries, fb.entries),
+      summary: {
+        methods: count(methods), tensors: count(tensors), namedData: count(namedData), externalData: count(externalData),
+        programFields: programFields.length, bytesChanged: bytesOf(tensors) + bytesOf(namedData) + bytesOf(externalData),
+        externalDataCompared: fa.dataGiven && fb.dataGiven, layoutChanges: layout.length,
+      },
+      methods, tensors, namedData, externalData, programFields, layout,
+    };
+  }
+
+  return { diff };
+}
+
