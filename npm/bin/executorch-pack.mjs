@@ -11,6 +11,8 @@ import { openInputs, reportFetched } from '../src/cli/inputs.mjs';
 import { UsageError, closest, parseArgs } from '../src/cli/args.mjs';
 import { exitStatus, formatFinding, reportError } from '../src/cli/report.mjs';
 import { REPACK_HELP, cmdRepack } from '../src/cli/repack.mjs';
+import { cmdDiff, DIFF_HELP } from '../src/cli/diff.mjs';
+import { cmdExportWeights, cmdWeights, WEIGHTS_HELP } from '../src/cli/weights.mjs';
 
 const HELP = {
   main: `executorch-pack — inspect, validate and repack ExecuTorch .pte/.ptd files
@@ -34,6 +36,10 @@ Commands:
   repack     rewrite a model (.pte and its .ptd files) with a new layout; move
              constants out into a .ptd or merge .ptd files in; never replaces
              its inputs or (without --force) other existing files
+  diff       compare two .pte (with their .ptd files) or two .ptd by meaning;
+             exit 0 equivalent, 1 different
+  weights    write a program's .ptd from safetensors checkpoints
+  export-weights  write a program's named tensors to a .safetensors file
 
 Exit status: 0 success; 1 the files' contents are invalid (validate found
 errors, repack refused); 2 usage or I/O problems (a missing file, a folder
@@ -171,7 +177,8 @@ async function cmdValidate(argv) {
 }
 
 function help(command) {
-  process.stdout.write(Object.hasOwn(HELP, command ?? '') ? HELP[command] : HELP.main);
+  const more = { diff: DIFF_HELP, ...WEIGHTS_HELP };
+  process.stdout.write(Object.hasOwn(HELP, command ?? '') ? HELP[command] : Object.hasOwn(more, command ?? '') ? more[command] : HELP.main);
   return 0;
 }
 
@@ -187,7 +194,11 @@ async function main(argv) {
     process.stdout.write(`${pkg.version}\n`);
     return 0;
   }
-  const commands = { inspect: cmdInspect, validate: cmdValidate, repack: (argv) => cmdRepack(argv, { init, help }) };
+  const cli = { init, parseArgs, UsageError, help };
+  const commands = {
+    inspect: cmdInspect, validate: cmdValidate, repack: (argv) => cmdRepack(argv, { init, help }),
+    diff: (a) => cmdDiff(a, cli), weights: (a) => cmdWeights(a, cli), 'export-weights': (a) => cmdExportWeights(a, cli),
+  };
   if (!Object.hasOwn(commands, command)) {
     const guess = closest(command, Object.keys(commands));
     throw new UsageError(`unknown command '${command}'${guess ? ` (did you mean ${guess}?)` : ''}`);

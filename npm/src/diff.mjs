@@ -75,7 +75,7 @@ export function createDiffApi(et) {
     const source = open(file);
     const summary = et.inspect(source);
     if (summary.format !== 'pte') return { summary };
-    const { program, namedData } = et.deserializePteBinary(source);
+    const { program, namedData, mutableData } = et.deserializePteBinary(source);
     const hash = hasher();
     const files = dataList(data, what).map(([name, value]) => ({ name, data: new et.FlatTensorSerializer().deserialize(open(value)) }));
     const external = namedDataOf(files).map;
@@ -86,6 +86,7 @@ export function createDiffApi(et) {
       if (tensors.has(key)) continue;
       let bytes = t.data;
       if (t.kind === 'external') bytes = external.get(t.name)?.data ?? null;
+      if (t.kind === 'mutable') bytes = mutableData?.[t.bufferIndex] ?? null;
       if (bytes && t.nbytes !== null && bytes.size > t.nbytes) bytes = sliceArtifact(bytes, t.nbytes);
       const h = bytes ? await hash(bytes) : null;
       tensors.set(key, {

@@ -1,0 +1,87 @@
+// `executorch-pack diff A B`: two .pte (with their .ptd files) or two .ptd
+// compared by meaning (see npm/src/diff.mjs). Exit 0 equivalent, 1 not,
+// 2 usage or I/O problems.
+import { fmtBytes, printable, stringify } from './format.mjs';
+
+export const DIFF_HELP = `Usage: executorch-pack diff A B [--data-a PTD...] [--data-b PTD...] [--json]
+
+Compares two .pte files (with the .ptd files each uses) or two .ptd files by
+meaning: methods, inputs/outputs, operators, instruction counts, delegates
+(compile specs, blob SHA-256), every constant and external tensor (dtype,
+shape, size, SHA-256 of its bytes), named data by key. Layout differences
+(alignment, header fields, segments, file size) are listed separately and do
+not make files different. Tensor bytes are hashed by streaming.
+
+Exit status: 0 equivalent, 1 different, 2 usage or I/O problem.
+
+Options:
+  --data-a PTD   a .ptd file of A (repeatable)
+  --data-b PTD   a .ptd file of B (repeatable)
+  --json         print the whole comparison as JSON
+`;
+
+const short = (h) => (typeof h === 'string' ? h.slice(0, 12) : '?');
+const shapeText = (s) => (Array.isArray(s) ? `[${s.join(', ')}]` : '-');
+const value = (v) => (v !== null && typeof v === 'object' ? stringify(v).replace(/\s+/g, ' ') : String(v));
+
+function section(out, title, changes, describe) {
+  if (!changes.added.length && !changes.removed.length && !changes.changed.length) return;
+  out.push('', title);
+  for (const r of changes.added) out.push(`  + ${printable(r.name)}${describe ? ` ${describe(r)}` : ''}`);
+  for (const r of changes.removed) out.push(`  - ${printable(r.name)}${describe ? ` ${describe(r)}` : ''}`);
+  for (const c of changes.changed) {
+    out.push(`  ~ ${printable(c.name)}: ${c.fields.map((f) => printable(`${f} ${value(c.a[f] ?? null)} -> ${value(c.b[f] ?? null)}`)).join('; ')}`);
+  }
+}
+
+export function formatDiff(a, b, r) {
+  const s = r.summary;
+  const out = [];
+  const verdict = r.identical ? 'identical' : r.equivalent ? 'equivalent (layout differs)' : 'different';
+  out.push(`${printable(a)} vs ${printable(b)}: ${verdict}`);
+  const counts = (name, c) => (c ? `${name} +${c.added} -${c.removed} ~${c.changed}` : null);
+  out.push([counts('methods', s.methods), counts('tensors', s.tensors), counts('named data', s.namedData),
+    counts('external data', s.externalData), s.programFields !== undefined ? `program fields ${s.programFields}` : null,
+    `bytes changed ${fmtBytes(s.bytesChanged)}`, `layout changes ${s.layoutChanges}`].filter(Boolean).join(', '));
+  if (r.kind === 'pte' && !s.externalDataCompared) out.push('external tensor bytes not compared (give --data-a and --data-b)');
+  if (r.methods) {
+    const m = r.methods;
+    if (m.added.length || m.removed.length || m.changed.length) out.push('', 'Methods');
+    for (const n of m.added) out.push(`  + ${printable(n)}`);
+    for (const n of m.removed) out.push(`  - ${printable(n)}`);
+    for (const c of m.changed) {
+      out.push(`  ~ ${printable(c.name)}`);
+      for (const f of c.changes) out.push(printable(`      ${f.field}: ${value(f.a)} -> ${value(f.b)}`));
+    }
+  }
+  const tensor = (t) => `${t.kind ?? ''} ${t.dtype ?? ''}${shapeText(t.shape)} ${t.size ?? '?'} B sha256 ${short(t.sha256)}`.trim();
+  const blob = (t) => `${t.size} B sha256 ${short(t.sha256)}`;
+  if (r.tensors) section(out, 'Tensors', r.tensors, tensor);
+  section(out, r.kind === 'pte' ? 'Named data (.pte)' : 'Named data', r.namedData, blob);
+  if (r.externalData) section(out, 'Named data (.ptd files)', r.externalData, blob);
+  if (r.programFields?.length) {
+    out.push('', 'Program fields');
+    for (const f of r.programFields.slice(0, 50)) out.push(printable(`  ${f.path}: ${value(f.a)} -> ${value(f.b)}`));
+    if (r.programFields.length > 50) out.push(`  ... ${r.programFields.length - 50} more (--json lists them)`);
+  }
+  if (r.layout.length) {
+    out.push('', 'Layout');
+    for (const f of r.layout) out.push(printable(`  ${f.field}: ${value(f.a)} -> ${value(f.b)}`));
+  }
+  return out.join('\n');
+}
+
+export async function cmdDiff(argv, { init, parseArgs, UsageError, help }) {
+  const { options, positional } = parseArgs(argv, { json: 'flag', help: 'flag', 'data-a': 'list', 'data-b': 'list' }, 'diff');
+  if (options.help) return help('diff');
+  if (positional.length !== 2) throw new UsageError('diff takes exactly two files, A and B', 'diff');
+  const [a, b] = positional;
+  const et = await init();
+  const open = (p) => et.openFile(p);
+  const result = await et.diff(open(a), open(b), {
+    dataA: (options['data-a'] ?? []).map(open),
+    dataB: (options['data-b'] ?? []).map(open),
+  });
+  process.stdout.write(options.json ? `${stringify(result)}\n` : `${formatDiff(a, b, result)}\n`);
+  return result.equivalent ? 0 : 1;
+}

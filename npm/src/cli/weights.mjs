@@ -1,0 +1,144 @@
+// `executorch-pack weights` (a .ptd from safetensors) and `export-weights`
+// (a program's tensors out as safetensors); see npm/src/weights.mjs.
+import { closeSync, existsSync, linkSync, openSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fmtBytes, printable, stringify } from './format.mjs';
+
+export const WEIGHTS_HELP = {
+  weights: `Usage: executorch-pack weights PTE --from FILE.safetensors [--from ...] -o OUT.ptd [options]
+
+Writes the .ptd holding PTE's external tensors, each tensor's bytes taken
+from the safetensors files by fully-qualified name (after --rename), its
+layout from the program. dtype and shape must match exactly: every missing or
+mismatched tensor is listed and nothing is written (exit 1). Tensors of the
+files that the program does not use are reported. A sharded checkpoint is
+given by its index (--from model.safetensors.index.json).
+
+Options:
+  --from FILE             a .safetensors file or a sharded checkpoint's
+                          .safetensors.index.json (repeatable)
+  -o, --output OUT        the .ptd to write (required)
+  --tag TAG               the data tag the .ptd stands for (reported only:
+                          a .pte does not record tags)
+  --rename FROM=TO        checkpoint names starting with FROM start with TO
+                          instead (repeatable; the first match applies)
+  --segment-alignment N   segment alignment of the .ptd (default 128)
+  --force                 replace OUT if it exists
+  --json                  print a JSON summary
+`,
+  'export-weights': `Usage: executorch-pack export-weights PTE [PTD...] -o OUT.safetensors [options]
+
+Writes every named constant of PTE and every external tensor (bytes from the
+PTD files) into one safetensors file, streamed (no whole-model buffer). Its
+__metadata__ names the source files. Tensors whose dtype safetensors has no
+name for are skipped and listed.
+
+Options:
+  -o, --output OUT   the .safetensors to write (required)
+  --include GLOB     only tensors whose name matches ('*', '?'; repeatable)
+  --force            replace OUT if it exists
+  --json             print a JSON summary
+`,
+};
+
+const ioError = (message) => Object.assign(new Error(message), { code: 'IO_ERROR' });
+
+// Files are sacred: the output is streamed into an exclusive temporary file
+// in its own folder and moved into place at the end (no partial file on
+// failure), never onto one of the inputs, and onto an existing file only
+// with --force. Without --force the move is a hard link, which fails if the
+// name was taken meanwhile.
+async function writeNew(path, artifact, { force, inputs }) {
+  const target = resolve(path);
+  for (const input of inputs) {
+    let same = false;
+    try {
+      same = realpathSync(input) === (existsSync(target) ? realpathSync(target) : target);
+    } catch {
+      same = false;
+    }
+    if (same) throw Object.assign(new Error(`${path} is an input: refusing to replace it`), { code: 'INVALID_ARGUMENT' });
+  }
+  if (!force && existsSync(target)) throw ioError(`${path} exists (use --force to replace it)`);
+  let temp;
+  for (let n = 0; !temp; ++n) {
+    const candidate = join(dirname(target), `.${basename(target)}.${process.pid}.${n}.partial`);
+    try {
+      closeSync(openSync(candidate, 'wx'));
+      temp = candidate;
+    } catch (e) {
+      if (e.code !== 'EEXIST' || n > 100) throw ioError(`cannot write ${path}: ${e.message}`);
+    }
+  }
+  try {
+    await artifact.writeTo(temp);
+    if (force) renameSync(temp, target);
+    else {
+      linkSync(temp, target);
+      rmSync(temp, { force: true });
+    }
+  } catch (e) {
+    rmSync(temp, { force: true });
+    if (e.code === 'EEXIST') throw ioError(`${path} appeared while writing (use --force to replace it)`);
+    throw /^E[A-Z]+$/.test(e.code ?? '') ? ioError(`cannot write ${path}: ${e.message}`) : e;
+  }
+}
+
+function positive(value, name, UsageError, command) {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) === 0 || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`--${name} must be a positive integer, got '${value}'`, command);
+  }
+  return Number(value);
+}
+
+export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
+  const spec = {
+    from: 'list', output: 'value', tag: 'value', rename: 'list', 'segment-alignment': 'value', force: 'flag', json: 'flag', help: 'flag',
+  };
+  const { options, positional } = parseArgs(argv, spec, 'weights');
+  if (options.help) return help('weights');
+  if (positional.length !== 1) throw new UsageError('weights takes exactly one PTE', 'weights');
+  if (!options.from?.length) throw new UsageError('weights needs --from FILE.safetensors', 'weights');
+  if (!options.output) throw new UsageError('weights needs -o OUT.ptd', 'weights');
+  const rename = (options.rename ?? []).map((r) => {
+    const eq = r.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--rename takes FROM=TO, got '${r}'`, 'weights');
+    return [r.slice(0, eq), r.slice(eq + 1)];
+  });
+  const segmentAlignment = positive(options['segment-alignment'], 'segment-alignment', UsageError, 'weights');
+  const et = await init();
+  const result = await et.ptdFromWeights(et.openFile(positional[0]), options.from, {
+    tag: options.tag, rename, segmentAlignment, output: 'artifact',
+  });
+  await writeNew(options.output, result.ptd, { force: options.force, inputs: [positional[0], ...options.from] });
+  const summary = { file: options.output, bytes: result.ptd.size, tag: result.tag, written: result.written, unused: result.unused };
+  if (options.json) {
+    process.stdout.write(`${stringify(summary)}\n`);
+  } else {
+    process.stdout.write(`wrote ${printable(options.output)} (${fmtBytes(result.ptd.size)}): ${result.written.length} tensor(s)\n`);
+    if (result.unused.length) {
+      process.stdout.write(`${result.unused.length} tensor(s) of the checkpoint not used by the program: ${printable(result.unused.join(', '))}\n`);
+    }
+  }
+  return 0;
+}
+
+export async function cmdExportWeights(argv, { init, parseArgs, UsageError, help }) {
+  const spec = { output: 'value', include: 'list', force: 'flag', json: 'flag', help: 'flag' };
+  const { options, positional } = parseArgs(argv, spec, 'export-weights');
+  if (options.help) return help('export-weights');
+  if (positional.length < 1) throw new UsageError('export-weights needs a PTE', 'export-weights');
+  if (!options.output) throw new UsageError('export-weights needs -o OUT.safetensors', 'export-weights');
+  const [pte, ...ptds] = positional;
+  const et = await init();
+  const result = et.exportWeights(et.openFile(pte), ptds.map((p) => et.openFile(p)), { include: options.include, output: 'artifact' });
+  await writeNew(options.output, result.safetensors, { force: options.force, inputs: positional });
+  if (options.json) {
+    process.stdout.write(`${stringify({ file: options.output, bytes: result.safetensors.size, tensors: result.tensors, skipped: result.skipped })}\n`);
+  } else {
+    process.stdout.write(`wrote ${printable(options.output)} (${fmtBytes(result.safetensors.size)}): ${result.tensors.length} tensor(s)\n`);
+    for (const s of result.skipped) process.stdout.write(`skipped ${printable(s.name)}: ${printable(s.reason)}\n`);
+  }
+  return 0;
+}
