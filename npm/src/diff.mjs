@@ -8,7 +8,7 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
-import { hashArtifact, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
+import { asArtifact, hashArtifact, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
 
 const MAX_FIELD_CHANGES = 200;
 const DTYPES = ['Byte', 'Char', 'Short', 'Int', 'Long', 'Half', 'Float', 'Double', 'ComplexHalf', 'ComplexFloat',
@@ -47,15 +47,15 @@ export function createDiffApi(et) {
     for (const t of tensors) {
       if (t.kind === 'constant' && t.nbytes !== null) used.set(t.bufferIndex, Math.max(used.get(t.bufferIndex) ?? 0, t.nbytes));
     }
-    const walk = async (v, path) => {
+    const walk = async (value, path) => {
+      // Bytes inline in the flatbuffer (delegate blobs, compile specs) hash
+      // like the same bytes in a segment: where they sit is layout.
+      const v = value instanceof Uint8Array ? asArtifact(value) : value;
       if (v instanceof Artifact) {
         const m = /^constant_buffer\[(\d+)\]\.storage$/.exec(path);
         const size = m && used.has(Number(m[1])) ? Math.min(used.get(Number(m[1])), v.size) : v.size;
         return { bytes: await hash(size === v.size ? v : sliceArtifact(v, size)) };
       }
-      // Bytes inline in the flatbuffer (delegate blobs, compile specs) hash
-      // like the same bytes in a segment: where they sit is layout.
-      if (v instanceof Uint8Array) return { bytes: await hash(new Artifact([{ bytes: v }], v.byteLength)) };
       if (Array.isArray(v)) {
         const out = [];
         for (let i = 0; i < v.length; ++i) out.push(await walk(v[i], `${path}[${i}]`));
@@ -86,7 +86,7 @@ export function createDiffApi(et) {
       if (tensors.has(key)) continue;
       let bytes = t.data;
       if (t.kind === 'external') bytes = external.get(t.name)?.data ?? null;
-      if (t.kind === 'mutable') bytes = mutableData?.[t.bufferIndex] ?? null;
+      if (t.kind === 'mutable') bytes = asArtifact(mutableData?.[t.bufferIndex]);
       if (bytes && t.nbytes !== null && bytes.size > t.nbytes) bytes = sliceArtifact(bytes, t.nbytes);
       const h = bytes ? await hash(bytes) : null;
       tensors.set(key, {
@@ -95,7 +95,7 @@ export function createDiffApi(et) {
     }
     const named = new Map();
     for (const [key, e] of Object.entries(namedData?.pteData ?? {})) {
-      named.set(key, { ...(await hash(namedData.buffers[e.bufferIndex])), tensorLayout: e.tensorLayout ?? null });
+      named.set(key, { ...(await hash(asArtifact(namedData.buffers[e.bufferIndex]))), tensorLayout: e.tensorLayout ?? null });
     }
     const externalData = new Map();
     for (const [key, e] of external) externalData.set(key, { ...(await hash(e.data)), tensorLayout: e.tensorLayout, file: e.file });
@@ -114,7 +114,7 @@ export function createDiffApi(et) {
     const named = new Map();
     for (const [key, e] of Object.entries(data.namedData)) {
       const layout = e.tensorLayout ?? null;
-      const record = { ...(await hash(data.buffers[e.bufferIndex])), tensorLayout: layout };
+      const record = { ...(await hash(asArtifact(data.buffers[e.bufferIndex]))), tensorLayout: layout };
       named.set(key, record);
     }
     return { summary, named, entries: [entryOf(source, what)] };

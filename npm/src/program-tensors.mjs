@@ -39,6 +39,13 @@ export function sliceArtifact(artifact, size) {
   return new Artifact(pieces, size);
 }
 
+// Deserialized bytes are Artifacts (file inputs) or Uint8Array views (byte
+// inputs): both as Artifacts (a view is referenced, not copied).
+export function asArtifact(value) {
+  if (value instanceof Uint8Array) return new Artifact([{ bytes: value }], value.byteLength);
+  return value instanceof Artifact ? value : null;
+}
+
 const num = (v) => (typeof v === 'bigint' ? Number(v) : v);
 const ints = (list) => (Array.isArray(list) ? list.map(num) : list);
 
@@ -64,8 +71,8 @@ export function programTensors(program) {
       const sizes = ints(t.sizes ?? []);
       const nbytes = tensorBytes(t.scalar_type, sizes);
       let data = null;
-      if (kind === 'constant' && constants[index]?.storage instanceof Artifact) {
-        const storage = constants[index].storage;
+      const storage = kind === 'constant' ? asArtifact(constants[index]?.storage) : null;
+      if (storage) {
         data = nbytes !== null && nbytes <= storage.size ? sliceArtifact(storage, nbytes) : storage;
       }
       out.push({
@@ -104,7 +111,7 @@ export function namedDataOf(files) {
         duplicates.push(key);
         continue;
       }
-      map.set(key, { data: data.buffers[entry.bufferIndex], tensorLayout: entry.tensorLayout ?? null, file: name });
+      map.set(key, { data: asArtifact(data.buffers[entry.bufferIndex]), tensorLayout: entry.tensorLayout ?? null, file: name });
     }
   }
   return { map, duplicates };

@@ -57,7 +57,7 @@ async function writeNew(path, artifact, { force, inputs }) {
     } catch {
       same = false;
     }
-    if (same) throw Object.assign(new Error(`${path} is an input: refusing to replace it`), { code: 'INVALID_ARGUMENT' });
+    if (same) throw Object.assign(new Error(`${path} is an input: refusing to replace it`), { code: 'USAGE' });
   }
   if (!force && existsSync(target)) throw ioError(`${path} exists (use --force to replace it)`);
   let temp;
