@@ -223,6 +223,11 @@ export function createDiffApi(et) {
   const count = (c) => ({ added: c.added.length, removed: c.removed.length, changed: c.changed.length });
   const bytesOf = (c) => [...c.added, ...c.changed.map((x) => x.b)].reduce((s, r) => s + (Number(r.size) || 0), 0);
 
+  const unreferenced = (c, fa, fb) => {
+    const free = (r) => !fa.tensors.has(r.name) && !fb.tensors.has(r.name);
+    return { added: c.added.filter(free), changed: c.changed.filter(free), removed: [] };
+  };
+
   async function diff(a, b, options = {}) {
     const kindA = et.inspect(open(a)).format;
     const kindB = et.inspect(open(b)).format;
@@ -256,7 +261,9 @@ export function createDiffApi(et) {
       identical: await identical(fa.entries, fb.entries),
       summary: {
         methods: count(methods), tensors: count(tensors), namedData: count(namedData), externalData: count(externalData),
-        programFields: programFields.length, bytesChanged: bytesOf(tensors) + bytesOf(namedData) + bytesOf(externalData),
+        programFields: programFields.length,
+        // External tensors' bytes count once (as tensors), other .ptd entries as named data.
+        bytesChanged: bytesOf(tensors) + bytesOf(namedData) + bytesOf(unreferenced(externalData, fa, fb)),
         externalDataCompared: fa.dataGiven && fb.dataGiven, layoutChanges: layout.length,
       },
       methods, tensors, namedData, externalData, programFields, layout,
