@@ -322,6 +322,96 @@ export interface DeserializedPte {
   namedData: NamedDataStoreOutput | null;
 }
 
+// --- diff, weights ---------------------------------------------------------------
+
+/** A field that differs between A and B. */
+export interface FieldChange { field: string; a: unknown; b: unknown }
+
+/** Changes of a set of named records (tensors, named data). */
+export interface RecordChanges<R> {
+  added: Array<R & { name: string }>;
+  removed: Array<R & { name: string }>;
+  /** `fields` names what differs; `a` and `b` are the two records. */
+  changed: Array<{ name: string; fields: string[]; a: R; b: R }>;
+}
+
+/** A tensor of a program, by fully-qualified name or else by value path. */
+export interface DiffTensor {
+  kind: 'constant' | 'external' | 'mutable';
+  dtype: string;
+  shape: number[];
+  size: number | null;
+  /** SHA-256 of its bytes; null when unknown (external data not given). */
+  sha256: string | null;
+}
+
+export interface DiffBlob { sha256: string; size: number; tensorLayout: TensorLayout | null }
+
+export interface DiffOptions {
+  /** The .ptd files of A / B (paths in Node, or sources). */
+  dataA?: Array<Source | string> | Record<string, Source | string>;
+  dataB?: Array<Source | string> | Record<string, Source | string>;
+}
+
+export interface DiffResult {
+  kind: 'pte' | 'ptd';
+  /** Every program field and every byte of data match, whatever the layout. */
+  equivalent: boolean;
+  /** The files (and the data files, pairwise) are byte-equal. */
+  identical: boolean;
+  summary: {
+    methods?: { added: number; removed: number; changed: number };
+    tensors?: { added: number; removed: number; changed: number };
+    namedData: { added: number; removed: number; changed: number };
+    externalData?: { added: number; removed: number; changed: number };
+    programFields?: number;
+    bytesChanged: number;
+    externalDataCompared?: boolean;
+    layoutChanges: number;
+  };
+  methods?: { added: string[]; removed: string[]; changed: Array<{ name: string; changes: FieldChange[] }> };
+  tensors?: RecordChanges<DiffTensor>;
+  /** The .pte's named data (pte) or the .ptd's (ptd). */
+  namedData: RecordChanges<DiffBlob>;
+  /** Named data of the .ptd files given as dataA / dataB. */
+  externalData?: RecordChanges<DiffBlob & { file: string }>;
+  /** Other program fields that differ (path in the deserialized program; at most 200). */
+  programFields?: Array<{ path: string; a: unknown; b: unknown }>;
+  /** Layout differences: file size, alignment, header fields, segments. */
+  layout: FieldChange[];
+}
+
+export interface PtdFromWeightsOptions {
+  /** The data tag the .ptd stands for (returned; a .pte does not record tags). */
+  tag?: string;
+  /** Prefix rules applied to checkpoint names: {from: to} or [[from, to], ...]; the first match applies. */
+  rename?: Record<string, string> | Array<[string, string]>;
+  /** Segment alignment of the .ptd (default 128). */
+  segmentAlignment?: number;
+  output?: 'bytes' | 'blob' | 'artifact';
+}
+
+export interface PtdFromWeightsResult<T = Uint8Array> {
+  ptd: T;
+  tag: string | null;
+  /** Names written, in the program's order. */
+  written: string[];
+  /** Checkpoint tensors the program does not use (not written). */
+  unused: string[];
+}
+
+export interface ExportWeightsOptions {
+  /** Only tensors whose name matches one of these globs ('*', '?'). */
+  include?: string | string[];
+  output?: 'bytes' | 'blob' | 'artifact';
+}
+
+export interface ExportWeightsResult<T = Uint8Array> {
+  safetensors: T;
+  tensors: string[];
+  skipped: Array<{ name: string; reason: string }>;
+}
+
 // --- inspect -------------------------------------------------------------------
 // Sizes and offsets are Numbers; a value read from a file that exceeds 2^53
 // comes back as a BigInt instead of being rounded.
@@ -554,6 +644,38 @@ export interface ExecutorchPack {
   repack(pte: Source | string, options?: (RepackOptions & { output?: 'bytes' }) | null): RepackResult;
   repack(pte: Source | string, options: RepackOptions & { output: 'blob' }): RepackResult<Blob>;
   repack(pte: Source | string, options: RepackOptions & { output: 'artifact' }): RepackResult<Artifact>;
+
+  /**
+   * Compares two .pte files (with their .ptd files) or two .ptd files by
+   * meaning; tensor bytes are hashed by streaming. Layout is reported apart.
+   */
+  diff(a: Source | string, b: Source | string, options?: DiffOptions): Promise<DiffResult>;
+
+  /**
+   * The .ptd holding a program's external tensors, bytes from safetensors
+   * checkpoints (sources, paths, or a sharded checkpoint's
+   * `.safetensors.index.json` path in Node) by fully-qualified name. dtype and
+   * shape must match: otherwise WEIGHTS_MISMATCH, with `problems` listing every
+   * missing or mismatched tensor.
+   */
+  ptdFromWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+    options?: PtdFromWeightsOptions & { output?: 'bytes' }): Promise<PtdFromWeightsResult>;
+  ptdFromWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+    options: PtdFromWeightsOptions & { output: 'blob' }): Promise<PtdFromWeightsResult<Blob>>;
+  ptdFromWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+    options: PtdFromWeightsOptions & { output: 'artifact' }): Promise<PtdFromWeightsResult<Artifact>>;
+
+  /**
+   * Every named constant and external tensor (bytes from `data`, the
+   * program's .ptd files) as one safetensors file, bytes referenced until
+   * written. Tensors without a safetensors dtype are listed in `skipped`.
+   */
+  exportWeights(pte: Source | string, data?: Array<Source | string> | Record<string, Source | string>,
+    options?: ExportWeightsOptions & { output?: 'bytes' }): ExportWeightsResult;
+  exportWeights(pte: Source | string, data: Array<Source | string> | Record<string, Source | string> | undefined,
+    options: ExportWeightsOptions & { output: 'blob' }): ExportWeightsResult<Blob>;
+  exportWeights(pte: Source | string, data: Array<Source | string> | Record<string, Source | string> | undefined,
+    options: ExportWeightsOptions & { output: 'artifact' }): ExportWeightsResult<Artifact>;
 
   /** Node: a file on disk as an input (read in ranges, never whole). */
   openFile(path: string): FileSource;

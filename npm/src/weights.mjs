@@ -167,6 +167,74 @@ export function createWeightsApi(et) {
     return { ptd, tag, written: needed.map((t) => t.name), unused: [...tensors.keys()].filter((n) => !used.has(n)) };
   }
 
+  // The .pte with its named constants' bytes taken from the checkpoints (by
+  // fully-qualified name, after `rename`), for programs exported without a
+  // .ptd. dtype and shape must match; a constant buffer shared by tensors
+  // must get one value for all of them. Constants the checkpoints do not
+  // name keep their bytes (listed in `kept`). The layout is the input's
+  // unless options say otherwise (segmentAlignment, constantTensorAlignment,
+  // delegateAlignment, extractDelegateSegments as for serializePteBinary).
+  async function pteWithWeights(pte, checkpoints, options = {}) {
+    const list = Array.isArray(checkpoints) ? checkpoints : [checkpoints];
+    if (list.length === 0) throw invalidArgument('pteWithWeights needs at least one safetensors source');
+    const output = outputForm(options, 'options');
+    const source = open(pte);
+    const summary = et.inspect(source, { kind: 'pte' });
+    const deserialized = et.deserializePteBinary(source);
+    const { program } = deserialized;
+    const { tensors } = await readCheckpoints(list, renameRules(options?.rename));
+    const problems = [];
+    const replaced = [];
+    const kept = [];
+    const byBuffer = new Map();  // buffer index -> [{tensor, checkpoint entry or null}]
+    const seen = new Set();
+    for (const t of programTensors(program)) {
+      if (t.kind !== 'constant') continue;
+      if (!byBuffer.has(t.bufferIndex)) byBuffer.set(t.bufferIndex, []);
+      const c = t.name !== null ? tensors.get(t.name) ?? null : null;
+      byBuffer.get(t.bufferIndex).push({ t, c });
+      if (t.name === null || seen.has(t.name)) continue;
+      seen.add(t.name);
+      if (!c) kept.push(t.name);
+      else if (c.scalarType !== t.scalarType) {
+        problems.push({ name: t.name, problem: 'dtype', message: `'${t.name}' is ${c.dtype} in ${c.file}, the program wants ${typeText(t.scalarType, t.sizes)}` });
+      } else if (!sameShape(c.shape, t.sizes)) {
+        problems.push({ name: t.name, problem: 'shape', message: `'${t.name}' has shape [${c.shape.join(', ')}] in ${c.file}, the program wants ${typeText(t.scalarType, t.sizes)}` });
+      } else replaced.push(t.name);
+    }
+    const storage = new Map();
+    for (const [index, users] of byBuffer) {
+      const given = users.filter((u) => u.c);
+      if (given.length === 0) continue;
+      const first = given[0].c;
+      const differs = given.some((u) => u.c.entry !== first.entry || u.c.offset !== first.offset);
+      if (given.length !== users.length || differs) {
+        const names = users.map((u) => u.t.name ?? u.t.path).join(', ');
+        problems.push({ name: given[0].t.name, problem: 'shared', message: `constant buffer ${index} is shared by ${names}: give one value for all of them` });
+        continue;
+      }
+      storage.set(index, new Artifact([{ entry: first.entry, offset: first.offset, length: first.size }], first.size));
+    }
+    if (problems.length) {
+      const e = new EtpackError('WEIGHTS_MISMATCH', `${problems.length} tensor(s) do not fit the program:\n${problems.map((p) => `  ${p.message}`).join('\n')}`);
+      e.problems = problems;
+      throw e;
+    }
+    if (replaced.length === 0) throw new EtpackError('NO_MATCHING_TENSORS', 'no constant of the program is named in the checkpoints');
+    // A shallow copy: only constant_buffer entries are replaced.
+    const constants = program.constant_buffer.map((b, i) => (storage.has(i) ? { ...b, storage: storage.get(i) } : b));
+    const delegatesInSegments = summary.methods.some((m) => m.delegates.some((d) => d.location === 'segment'));
+    const config = {
+      segmentAlignment: options?.segmentAlignment ?? Number(summary.segmentAlignment ?? 128),
+      constantTensorAlignment: options?.constantTensorAlignment,
+      delegateAlignment: options?.delegateAlignment,
+      extractDelegateSegments: options?.extractDelegateSegments ?? delegatesInSegments,
+    };
+    const pteOut = et.serializePteBinary({ ...deserialized, program: { ...program, constant_buffer: constants } }, config, { output });
+    const used = new Set(replaced);
+    return { pte: pteOut, replaced, kept, unused: [...tensors.keys()].filter((n) => !used.has(n)) };
+  }
+
   // Every named constant of the program and every external tensor (bytes
   // from `data`, the program's .ptd files) as one safetensors file. Tensors
   // whose dtype safetensors cannot express are skipped and listed.
@@ -214,5 +282,5 @@ export function createWeightsApi(et) {
     return { safetensors: deliver(artifact, output), tensors: chosen.map((t) => t.name), skipped };
   }
 
-  return { ptdFromWeights, exportWeights };
+  return { ptdFromWeights, pteWithWeights, exportWeights };
 }

@@ -43,6 +43,9 @@ Options:
   --merge-tag TAG                tag of merged named data (default: model)
   --data-segment-alignment N     segment alignment of written .ptd files
                                  (default 128; 1 to 2^30)
+  --weights FILE.safetensors     replace the constants stored in the .pte that
+                                 the file names (by fully-qualified name; dtype
+                                 and shape must match; repeatable)
   --json                         print a JSON summary of what was written
                                  (or of the refusal)
   --header 'Name: value'         HTTP header for URL inputs (repeatable); the
@@ -62,7 +65,7 @@ const SPEC = {
   'extract-delegate-segments': 'flag', 'segment-alignment': 'value', 'constant-tensor-alignment': 'value',
   'delegate-alignment': 'value', externalize: 'optional', 'externalize-pattern': 'list',
   'externalize-min-bytes': 'value', merge: 'list', 'merge-tag': 'value', 'data-segment-alignment': 'value',
-  header: 'list',
+  header: 'list', weights: 'list',
 };
 
 // The library's repack options from the command line.
@@ -165,7 +168,10 @@ export async function cmdRepack(argv, { init, help }) {
     // Refusals (invalid input, missing data, invalid output) come from here,
     // before any file is touched. Inputs stay on disk: only their heads are
     // read; segment bytes are streamed from them into the outputs.
-    const result = et.repack(pte, { ...config, merge, output: 'artifact' });
+    // --weights: constants replaced by name first (npm/src/weights.mjs), then repacked.
+    const weights = (options.weights ?? []).map((path) => ({ path, id: identity(path) }));  // never replaced either
+    const source = options.weights ? (await et.pteWithWeights(pte, options.weights, { output: 'artifact' })).pte : pte;
+    const result = et.repack(source, { ...config, merge, output: 'artifact' });
 
     const { pte: outPte, dir } = outputPaths(options.output, inputName(ptePath));
     // The .ptd files are staged and renamed first: a .pte never appears
@@ -174,7 +180,7 @@ export async function cmdRepack(argv, { init, help }) {
     files.push({ path: outPte, artifact: result.pte });
     const outId = identity(outPte);
     const inPlace = outId !== null && outId === inputs[0].id;
-    checkTargets(files.map((f) => f.path), inputs, { force: Boolean(options.force), inPlace });
+    checkTargets(files.map((f) => f.path), [...inputs, ...weights], { force: Boolean(options.force), inPlace });
 
     transaction.makeFolder(dir);
     const total = files.reduce((sum, f) => sum + f.artifact.size, 0);
