@@ -112,6 +112,23 @@ export function createWeightsApi(et) {
   const sameShape = (a, b) => a.length === b.length && a.every((d, i) => Number(d) === Number(b[i]));
   const typeText = (scalarType, sizes) => `${SCALAR_TO_DTYPE.get(scalarType) ?? `ScalarType ${scalarType}`}[${sizes.join(', ')}]`;
 
+  // What keeps checkpoint tensor `c` from standing in for program tensor `t`
+  // (null: nothing).
+  function misfit(t, c) {
+    const wants = `the program wants ${typeText(t.scalarType, t.sizes)}`;
+    if (c.scalarType !== t.scalarType) return { name: t.name, problem: 'dtype', message: `'${t.name}' is ${c.dtype} in ${c.file}, ${wants}` };
+    if (!sameShape(c.shape, t.sizes)) {
+      return { name: t.name, problem: 'shape', message: `'${t.name}' has shape [${c.shape.join(', ')}] in ${c.file}, ${wants}` };
+    }
+    return null;
+  }
+
+  function mismatch(problems) {
+    const e = new EtpackError('WEIGHTS_MISMATCH', `${problems.length} tensor(s) do not fit the program:\n${problems.map((p) => `  ${p.message}`).join('\n')}`);
+    e.problems = problems;
+    return e;
+  }
+
   // The .ptd holding the program's external tensors, bytes from the
   // checkpoints. Every missing tensor or dtype/shape mismatch is collected
   // into one WEIGHTS_MISMATCH error (its `problems` list each); nothing is
@@ -130,18 +147,10 @@ export function createWeightsApi(et) {
     const problems = [];
     for (const t of needed) {
       const c = tensors.get(t.name);
-      if (!c) problems.push({ name: t.name, problem: 'missing', message: `'${t.name}' (${typeText(t.scalarType, t.sizes)}) is not in the checkpoints` });
-      else if (c.scalarType !== t.scalarType) {
-        problems.push({ name: t.name, problem: 'dtype', message: `'${t.name}' is ${c.dtype} in ${c.file}, the program wants ${typeText(t.scalarType, t.sizes)}` });
-      } else if (!sameShape(c.shape, t.sizes)) {
-        problems.push({ name: t.name, problem: 'shape', message: `'${t.name}' has shape [${c.shape.join(', ')}] in ${c.file}, the program wants ${typeText(t.scalarType, t.sizes)}` });
-      }
+      const problem = c ? misfit(t, c) : { name: t.name, problem: 'missing', message: `'${t.name}' (${typeText(t.scalarType, t.sizes)}) is not in the checkpoints` };
+      if (problem) problems.push(problem);
     }
-    if (problems.length) {
-      const e = new EtpackError('WEIGHTS_MISMATCH', `${problems.length} tensor(s) do not fit the program:\n${problems.map((p) => `  ${p.message}`).join('\n')}`);
-      e.problems = problems;
-      throw e;
-    }
+    if (problems.length) throw mismatch(problems);
     // Equal bytes share one segment (as the serializer's own dedup would
     // when the program was exported): tensors are hashed only when another
     // has the same size.
@@ -195,12 +204,10 @@ export function createWeightsApi(et) {
       byBuffer.get(t.bufferIndex).push({ t, c });
       if (t.name === null || seen.has(t.name)) continue;
       seen.add(t.name);
+      const problem = c ? misfit(t, c) : null;
       if (!c) kept.push(t.name);
-      else if (c.scalarType !== t.scalarType) {
-        problems.push({ name: t.name, problem: 'dtype', message: `'${t.name}' is ${c.dtype} in ${c.file}, the program wants ${typeText(t.scalarType, t.sizes)}` });
-      } else if (!sameShape(c.shape, t.sizes)) {
-        problems.push({ name: t.name, problem: 'shape', message: `'${t.name}' has shape [${c.shape.join(', ')}] in ${c.file}, the program wants ${typeText(t.scalarType, t.sizes)}` });
-      } else replaced.push(t.name);
+      else if (problem) problems.push(problem);
+      else replaced.push(t.name);
     }
     const storage = new Map();
     for (const [index, users] of byBuffer) {
@@ -215,11 +222,7 @@ export function createWeightsApi(et) {
       }
       storage.set(index, new Artifact([{ entry: first.entry, offset: first.offset, length: first.size }], first.size));
     }
-    if (problems.length) {
-      const e = new EtpackError('WEIGHTS_MISMATCH', `${problems.length} tensor(s) do not fit the program:\n${problems.map((p) => `  ${p.message}`).join('\n')}`);
-      e.problems = problems;
-      throw e;
-    }
+    if (problems.length) throw mismatch(problems);
     if (replaced.length === 0) throw new EtpackError('NO_MATCHING_TENSORS', 'no constant of the program is named in the checkpoints');
     // A shallow copy: only constant_buffer entries are replaced.
     const constants = program.constant_buffer.map((b, i) => (storage.has(i) ? { ...b, storage: storage.get(i) } : b));

@@ -2,28 +2,17 @@
 // meaning; layout reported apart; CLI exit codes 0 / 1 / 2.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
-import { CLI, CONFORMANCE, loadApi } from './helpers/common.mjs';
+import { CONFORMANCE, loadApi } from './helpers/common.mjs';
+import { runCli, scratch } from './helpers/scratch.mjs';
 import { float32, safetensorsBytes } from './helpers/safetensors.mjs';
 
 const et = await loadApi();
 const EVERYTHING = join(CONFORMANCE, '13_everything');
 const DATA = [join(EVERYTHING, 'model.ptd'), join(EVERYTHING, 'shard_b.ptd')];
-const tmp = mkdtempSync(join(tmpdir(), 'etpack-diff-'));
-process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
-const file = (name, bytes) => {
-  const path = join(tmp, name);
-  writeFileSync(path, bytes);
-  return path;
-};
-function run(args) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { maxBuffer: 16 << 20 }, (error, stdout, stderr) => resolve({ status: error ? error.code : 0, stdout, stderr }));
-  });
-}
+const { dir: tmp, file } = scratch('etpack-diff-');
+const run = runCli;
 
 // 13_everything repacked with 4096-byte segments and its delegates inline.
 const repacked = file('repacked.pte', et.repack(join(EVERYTHING, 'out.pte'), { segmentAlignment: 4096 }).pte);

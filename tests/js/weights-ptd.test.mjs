@@ -3,29 +3,18 @@
 // write, including hostile headers and a sharded checkpoint.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
-import { CLI, CONFORMANCE, loadApi } from './helpers/common.mjs';
+import { CONFORMANCE, loadApi } from './helpers/common.mjs';
+import { runCli, scratch } from './helpers/scratch.mjs';
 import { float32, safetensorsBytes } from './helpers/safetensors.mjs';
 
 const et = await loadApi();
 const EVERYTHING = join(CONFORMANCE, '13_everything');
 const EXTCONST = join(CONFORMANCE, '11_external_constants_only');
-const tmp = mkdtempSync(join(tmpdir(), 'etpack-weights-'));
-process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+const { dir: tmp, file } = scratch('etpack-weights-');
 const bytesOf = (b) => (b instanceof Uint8Array ? b : b.toBytes());
-const file = (name, bytes) => {
-  const path = join(tmp, name);
-  writeFileSync(path, bytes);
-  return path;
-};
-function run(args) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], (error, stdout, stderr) => resolve({ status: error ? error.code : 0, stdout, stderr }));
-  });
-}
+const run = runCli;
 async function rejectsWith(promise, code, pattern) {
   await assert.rejects(promise, (e) => {
     assert.equal(e.code, code, e.message);

@@ -2,27 +2,16 @@
 // .ptd): pteWithWeights and `repack --weights`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
-import { CLI, CONFORMANCE, loadApi } from './helpers/common.mjs';
+import { CONFORMANCE, loadApi } from './helpers/common.mjs';
+import { runCli, scratch } from './helpers/scratch.mjs';
 import { float32, safetensorsBytes } from './helpers/safetensors.mjs';
 
 const et = await loadApi();
 const EVERYTHING = join(CONFORMANCE, '13_everything');
-const tmp = mkdtempSync(join(tmpdir(), 'etpack-weights-pte-'));
-process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
-const file = (name, bytes) => {
-  const path = join(tmp, name);
-  writeFileSync(path, bytes);
-  return path;
-};
-function run(args) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], (error, stdout, stderr) => resolve({ status: error ? error.code : 0, stdout, stderr }));
-  });
-}
+const { dir: tmp, file } = scratch('etpack-weights-pte-');
+const run = runCli;
 
 // 13_everything with names on two of its constants (values[19]: Float[3],
 // values[23]: Int[5, 5]), as an exporter that keeps fqns writes them.
