@@ -71,13 +71,11 @@ export function createDiffApi(et) {
     return walk(program, '');
   }
 
-  async function pteFacts(file, data, what) {
-    const source = open(file);
-    const summary = et.inspect(source);
-    if (summary.format !== 'pte') return { summary };
+  async function pteFacts(source, summary, data, what) {
     const { program, namedData, mutableData } = et.deserializePteBinary(source);
     const hash = hasher();
-    const files = dataList(data, what).map(([name, value]) => ({ name, data: new et.FlatTensorSerializer().deserialize(open(value)) }));
+    const opened = dataList(data, what).map(([name, value]) => [name, open(value)]);
+    const files = opened.map(([name, value]) => ({ name, data: new et.FlatTensorSerializer().deserialize(value) }));
     const external = namedDataOf(files).map;
     const tensors = new Map();
     const list = programTensors(program);
@@ -102,13 +100,11 @@ export function createDiffApi(et) {
     return {
       summary, tensors, named, externalData, dataGiven: files.length > 0,
       canonical: await canonicalProgram(program, list, hash),
-      entries: [entryOf(source, what), ...dataList(data, what).map(([name, v]) => entryOf(open(v), name))],
+      entries: [entryOf(source, what), ...opened.map(([name, v]) => entryOf(v, name))],
     };
   }
 
-  async function ptdFacts(file, what) {
-    const source = open(file);
-    const summary = et.inspect(source, { kind: 'ptd' });
+  async function ptdFacts(source, summary, what) {
     const data = new et.FlatTensorSerializer().deserialize(source);
     const hash = hasher();
     const named = new Map();
@@ -229,11 +225,12 @@ export function createDiffApi(et) {
   };
 
   async function diff(a, b, options = {}) {
-    const kindA = et.inspect(open(a)).format;
-    const kindB = et.inspect(open(b)).format;
-    if (kindA !== kindB) throw new EtpackError('DIFF_KIND_MISMATCH', `cannot compare a .${kindA} with a .${kindB}`);
-    if (kindA === 'ptd') {
-      const [fa, fb] = [await ptdFacts(a, 'a'), await ptdFacts(b, 'b')];
+    // Each input opened once (paths in Node); inspect says what it is.
+    const [sa, sb] = [open(a), open(b)];
+    const [ia, ib] = [et.inspect(sa), et.inspect(sb)];
+    if (ia.format !== ib.format) throw new EtpackError('DIFF_KIND_MISMATCH', `cannot compare a .${ia.format} with a .${ib.format}`);
+    if (ia.format === 'ptd') {
+      const [fa, fb] = [await ptdFacts(sa, ia, 'a'), await ptdFacts(sb, ib, 'b')];
       const namedData = mapChanges(fa.named, fb.named, ['sha256', 'size', 'tensorLayout']);
       const layout = layoutChanges(fa.summary, fb.summary);
       const equivalent = !namedData.added.length && !namedData.removed.length && !namedData.changed.length;
@@ -243,7 +240,7 @@ export function createDiffApi(et) {
         namedData, layout,
       };
     }
-    const [fa, fb] = [await pteFacts(a, options?.dataA, 'dataA'), await pteFacts(b, options?.dataB, 'dataB')];
+    const [fa, fb] = [await pteFacts(sa, ia, options?.dataA, 'dataA'), await pteFacts(sb, ib, options?.dataB, 'dataB')];
     const methods = methodChanges(fa, fb);
     const tensors = mapChanges(fa.tensors, fb.tensors, ['kind', 'dtype', 'shape', 'size', 'sha256']);
     const namedData = mapChanges(fa.named, fb.named, ['sha256', 'size', 'tensorLayout']);

@@ -24,6 +24,7 @@ function deliver(artifact, output) {
 }
 
 const nameOf = (value, fallback) => (typeof value === 'string' ? value : value?.path ?? value?.name ?? fallback);
+const baseName = (path) => path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
 const dirOf = (path) => path.slice(0, Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
 
 // Glob with '*' and '?' (as repack's --externalize-pattern).
@@ -278,8 +279,9 @@ export function createWeightsApi(et) {
     if (missing.length) {
       throw new EtpackError('EXTERNAL_DATA_MISSING', `no data for ${missing.length} tensor(s) (pass the .ptd files that hold them): ${missing.join(', ')}`);
     }
-    const metadata = { format: 'pt', 'executorch-pack.program': nameOf(pte, 'program') };
-    if (dataList.length) metadata['executorch-pack.data'] = dataList.map(([name]) => name).join(',');
+    // File names only: folders of the machine that wrote it stay out of the file.
+    const metadata = { format: 'pt', 'executorch-pack.program': baseName(nameOf(pte, 'program')) };
+    if (dataList.length) metadata['executorch-pack.data'] = dataList.map(([name]) => baseName(name)).join(',');
     const { pieces, size } = safetensorsPieces(chosen, metadata);
     const artifact = new Artifact(pieces, size);
     return { safetensors: deliver(artifact, output), tensors: chosen.map((t) => t.name), skipped };

@@ -61,7 +61,8 @@ test('export-weights then weights gives a byte-identical .ptd (shared buffers in
   const n = Number(Buffer.from(out.safetensors).readBigUInt64LE(0));
   assert.equal(n % 8, 0);
   const header = JSON.parse(Buffer.from(out.safetensors.subarray(8, 8 + n)).toString());
-  assert.match(header.__metadata__['executorch-pack.data'], /model\.ptd$/);
+  assert.equal(header.__metadata__['executorch-pack.data'], 'model.ptd');
+  assert.equal(header.__metadata__['executorch-pack.program'], 'out.pte');
   assert.deepEqual(header['emb.weight'], { dtype: 'F16', shape: [3, 5], data_offsets: [64, 94] });
 });
 
