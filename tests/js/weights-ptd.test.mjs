@@ -199,3 +199,20 @@ test('CLI export-weights round trip through weights is byte-identical', async ()
   assert.match(r.stderr, /EXTERNAL_DATA_MISSING/);
   assert.equal(existsSync(join(tmp, 'nodata.safetensors')), false);
 });
+
+test('a Blob checkpoint (browsers): read asynchronously; equal-sized tensors told apart, equal ones share a segment', async () => {
+  const tensors = (w2) => [
+    { name: 'linear.weight', dtype: 'F32', shape: [4, 3], bytes: float32([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]) },
+    { name: 'linear.bias', dtype: 'F32', shape: [4], bytes: float32([1, 2, 3, 4]) },
+    { name: 'emb.weight', dtype: 'F16', shape: [3, 5], bytes: new Uint8Array(30).fill(3) },
+    { name: 'linear2.weight', dtype: 'F32', shape: [4, 3], bytes: w2 },
+  ];
+  const pte = join(EXTCONST, 'out.pte');
+  const distinct = await et.ptdFromWeights(pte, [new Blob([safetensorsBytes(tensors(float32([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1])))])], { output: 'artifact' });
+  const a = new et.FlatTensorSerializer().deserialize(await distinct.ptd.bytes());
+  assert.equal(a.buffers.length, 4);
+  const shared = await et.ptdFromWeights(pte, [new Blob([safetensorsBytes(tensors(float32([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])))])], { output: 'artifact' });
+  const b = new et.FlatTensorSerializer().deserialize(await shared.ptd.bytes());
+  assert.equal(b.buffers.length, 3);
+  assert.equal(b.namedData['linear2.weight'].bufferIndex, b.namedData['linear.weight'].bufferIndex);
+});
