@@ -1,4 +1,5 @@
 import { etReady, readFile, fmt, el, renderFileMap, download, errorText, buildDemo } from './common.mjs';
+import { wireWeights } from './weights-tools.mjs';
 
 const $ = (id) => document.getElementById(id);
 const status = (text, isError = false) => { $('status').textContent = text; $('status').className = `status${isError ? ' error' : ''}`; };
@@ -159,3 +160,4 @@ $('demo').addEventListener('click', async () => {
 const syncExt = () => { for (const i of $('extFields').querySelectorAll('input')) i.disabled = !$('externalize').checked; };
 $('externalize').addEventListener('change', syncExt); syncExt();
 etReady.then((et) => status(`Core ${et.version} ready. Load a .pte or try the demo.`), (e) => status(`The core failed to load: ${errorText(e)}`, true));
+wireWeights({ input: $('weights'), exportButton: $('exportWeights'), out: $('weightsResult'), links: $('weightsDownloads'), getSource: () => source, status });

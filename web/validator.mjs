@@ -1,9 +1,11 @@
 import { etReady, readFile, fmt, el, jsonText, renderFileMap, renderSizeChart, download, errorText, buildDemo } from './common.mjs';
 import { fetchedNote, wireUrlForm } from './url-open.mjs';
+import { wireCompare } from './weights-tools.mjs';
 
 const $ = (id) => document.getElementById(id);
 const status = (text, isError = false) => { $('status').textContent = text; $('status').className = `status${isError ? ' error' : ''}`; };
 let lastReport = null;
+let checked = null;
 
 // Plain explanations by code prefix/keyword; the core's message says the specifics.
 const EXPLAIN = [
@@ -81,6 +83,7 @@ async function run(files) {
       else { bytes.set(f.name, await et.openBlob(f, { digest: false })); partial.push(f.name); }
     }
     const ptds = Object.fromEntries(ptdFiles.map((f) => [f.name, bytes.get(f.name)]));
+    checked = files.map((f) => ({ name: f.name, source: bytes.get(f.name) }));  // for Compare with…
     const report = pteFile ? et.validate(bytes.get(pteFile.name), ptds) : et.validate(Object.values(ptds)[0]);
     const summaries = {};
     const maps = $('maps'), sizes = $('sizes'), summary = $('summary');
@@ -149,3 +152,4 @@ $('demo').addEventListener('click', async () => {
 etReady.then((et) => status(`Core ${et.version} ready. Choose files to check.`), (e) => status(`The core failed to load: ${errorText(e)}`, true));
 // After the ready message, so a ?url= check's own status lines follow it.
 wireUrlForm({ form: $('url-form'), input: $('url'), et: etReady, run, status: urlStatus });
+wireCompare({ input: $('compare'), out: $('diff'), getCurrent: () => checked, status });

@@ -23,7 +23,7 @@ function deliver(artifact, output) {
   return artifact.toBytes();
 }
 
-const nameOf = (value, fallback) => (typeof value === 'string' ? value : value?.path ?? value?.name ?? fallback);
+const nameOf = (value, fallback) => (typeof value === 'string' ? value : value?.path ?? value?.name ?? value?.blob?.name ?? fallback);
 const baseName = (path) => path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
 const dirOf = (path) => path.slice(0, Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
 
