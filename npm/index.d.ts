@@ -400,6 +400,24 @@ export interface PtdFromWeightsResult<T = Uint8Array> {
   unused: string[];
 }
 
+export interface PteWithWeightsOptions {
+  rename?: Record<string, string> | Array<[string, string]>;
+  segmentAlignment?: number;
+  constantTensorAlignment?: number;
+  delegateAlignment?: number;
+  extractDelegateSegments?: boolean;
+  output?: 'bytes' | 'blob' | 'artifact';
+}
+
+export interface PteWithWeightsResult<T = Uint8Array> {
+  pte: T;
+  /** Constants whose bytes now come from the checkpoints. */
+  replaced: string[];
+  /** Named constants the checkpoints do not name (bytes unchanged). */
+  kept: string[];
+  unused: string[];
+}
+
 export interface ExportWeightsOptions {
   /** Only tensors whose name matches one of these globs ('*', '?'). */
   include?: string | string[];
@@ -664,6 +682,18 @@ export interface ExecutorchPack {
     options: PtdFromWeightsOptions & { output: 'blob' }): Promise<PtdFromWeightsResult<Blob>>;
   ptdFromWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
     options: PtdFromWeightsOptions & { output: 'artifact' }): Promise<PtdFromWeightsResult<Artifact>>;
+
+  /**
+   * The .pte with the constants stored in it replaced by name from
+   * safetensors checkpoints (programs exported without a .ptd); same checks
+   * as ptdFromWeights, the input's layout unless options say otherwise.
+   */
+  pteWithWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+    options?: PteWithWeightsOptions & { output?: 'bytes' }): Promise<PteWithWeightsResult>;
+  pteWithWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+    options: PteWithWeightsOptions & { output: 'blob' }): Promise<PteWithWeightsResult<Blob>>;
+  pteWithWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+    options: PteWithWeightsOptions & { output: 'artifact' }): Promise<PteWithWeightsResult<Artifact>>;
 
   /**
    * Every named constant and external tensor (bytes from `data`, the

@@ -23,7 +23,7 @@ const ELEMENT_SIZE = new Map([
 export const MAX_HEADER_BYTES = 100_000_000;
 const MAX_RANK = 64;
 
-const fail = (code, file, message) => new EtpackError(code, `${file}: ${message}`);
+const at = (file, message) => `${file}: ${message}`;
 
 function leU64(bytes) {
   let v = 0n;
@@ -36,12 +36,12 @@ function leU64(bytes) {
 // scalarType (null when ExecuTorch has none), shape, offset, size})} with
 // absolute file offsets. `file` names the file in errors.
 export async function readSafetensorsHeader(entry, file) {
-  if (entry.size < 8) throw fail('SAFETENSORS_TRUNCATED', file, `${entry.size} bytes: too short for the 8-byte header length`);
+  if (entry.size < 8) throw new EtpackError('SAFETENSORS_TRUNCATED', at(file, `${entry.size} bytes: too short for the 8-byte header length`));
   const n = leU64(await entry.read(0, 8));
   if (n > BigInt(entry.size - 8)) {
-    throw fail('SAFETENSORS_HEADER_SIZE', file, `header length ${n} at offset 0 runs past the end of the file (${entry.size} bytes)`);
+    throw new EtpackError('SAFETENSORS_HEADER_SIZE', at(file, `header length ${n} at offset 0 runs past the end of the file (${entry.size} bytes)`));
   }
-  if (n > BigInt(MAX_HEADER_BYTES)) throw fail('SAFETENSORS_HEADER_SIZE', file, `header length ${n} exceeds ${MAX_HEADER_BYTES} bytes`);
+  if (n > BigInt(MAX_HEADER_BYTES)) throw new EtpackError('SAFETENSORS_HEADER_SIZE', at(file, `header length ${n} exceeds ${MAX_HEADER_BYTES} bytes`));
   const headerSize = Number(n);
   let header;
   try {
@@ -49,10 +49,10 @@ export async function readSafetensorsHeader(entry, file) {
     const text = new TextDecoder('utf-8', { fatal: true }).decode(await entry.read(8, headerSize));
     header = JSON.parse(text);  // JSON.parse keeps '__proto__' as an own key
   } catch (e) {
-    throw fail('SAFETENSORS_HEADER', file, `header at offset 8 is not UTF-8 JSON (${e.message})`);
+    throw new EtpackError('SAFETENSORS_HEADER', at(file, `header at offset 8 is not UTF-8 JSON (${e.message})`));
   }
   if (header === null || typeof header !== 'object' || Array.isArray(header)) {
-    throw fail('SAFETENSORS_HEADER', file, 'header at offset 8 is not a JSON object');
+    throw new EtpackError('SAFETENSORS_HEADER', at(file, 'header at offset 8 is not a JSON object'));
   }
   const dataStart = 8 + headerSize;
   const dataSize = entry.size - dataStart;
@@ -71,11 +71,11 @@ export async function readSafetensorsHeader(entry, file) {
 
 function checkMetadata(info, file) {
   if (info === null || typeof info !== 'object' || Array.isArray(info)) {
-    throw fail('SAFETENSORS_HEADER', file, '__metadata__ is not an object');
+    throw new EtpackError('SAFETENSORS_HEADER', at(file, '__metadata__ is not an object'));
   }
   const out = new Map();
   for (const [k, v] of Object.entries(info)) {
-    if (typeof v !== 'string') throw fail('SAFETENSORS_HEADER', file, `__metadata__['${k}'] is not a string`);
+    if (typeof v !== 'string') throw new EtpackError('SAFETENSORS_HEADER', at(file, `__metadata__['${k}'] is not a string`));
     out.set(k, v);
   }
   return out;
@@ -83,26 +83,26 @@ function checkMetadata(info, file) {
 
 function checkTensor(name, info, dataStart, dataSize, file) {
   const where = `tensor '${name}'`;
-  if (info === null || typeof info !== 'object' || Array.isArray(info)) throw fail('SAFETENSORS_HEADER', file, `${where} is not an object`);
+  if (info === null || typeof info !== 'object' || Array.isArray(info)) throw new EtpackError('SAFETENSORS_HEADER', at(file, `${where} is not an object`));
   const { dtype, shape, data_offsets: offsets } = info;
-  if (typeof dtype !== 'string') throw fail('SAFETENSORS_HEADER', file, `${where} has no dtype`);
+  if (typeof dtype !== 'string') throw new EtpackError('SAFETENSORS_HEADER', at(file, `${where} has no dtype`));
   if (!Array.isArray(shape) || shape.length > MAX_RANK || !shape.every((d) => Number.isSafeInteger(d) && d >= 0)) {
-    throw fail('SAFETENSORS_SHAPE', file, `${where} has an invalid shape (an array of at most ${MAX_RANK} non-negative integers)`);
+    throw new EtpackError('SAFETENSORS_SHAPE', at(file, `${where} has an invalid shape (an array of at most ${MAX_RANK} non-negative integers)`));
   }
   if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0) || offsets[0] > offsets[1]) {
-    throw fail('SAFETENSORS_OFFSETS', file, `${where} has invalid data_offsets (two integers, begin <= end)`);
+    throw new EtpackError('SAFETENSORS_OFFSETS', at(file, `${where} has invalid data_offsets (two integers, begin <= end)`));
   }
   const [begin, end] = offsets;
   if (end > dataSize) {
-    throw fail('SAFETENSORS_OFFSETS', file,
-      `${where} data_offsets [${begin}, ${end}] run past the end of the data (${dataSize} bytes from offset ${dataStart})`);
+    throw new EtpackError('SAFETENSORS_OFFSETS',
+      at(file, `${where} data_offsets [${begin}, ${end}] run past the end of the data (${dataSize} bytes from offset ${dataStart})`));
   }
   const element = ELEMENT_SIZE.get(dtype);
   if (element !== undefined) {
     // BigInt: a hostile shape's product may exceed 2^53.
     const expected = shape.reduce((p, d) => p * BigInt(d), element);
     if (expected !== BigInt(end - begin)) {
-      throw fail('SAFETENSORS_SHAPE', file, `${where} is ${dtype}[${shape.join(', ')}] = ${expected} bytes but its data_offsets hold ${end - begin}`);
+      throw new EtpackError('SAFETENSORS_SHAPE', at(file, `${where} is ${dtype}[${shape.join(', ')}] = ${expected} bytes but its data_offsets hold ${end - begin}`));
     }
   }
   return { dtype, scalarType: DTYPE_TO_SCALAR.get(dtype) ?? null, shape, offset: dataStart + begin, size: end - begin };
@@ -115,7 +115,7 @@ function checkOverlaps(tensors, file) {
     const [prevName, prev] = list[i - 1];
     const [name, t] = list[i];
     if (t.offset < prev.offset + prev.size) {
-      throw fail('SAFETENSORS_OVERLAP', file, `tensors '${prevName}' and '${name}' overlap at offset ${t.offset}`);
+      throw new EtpackError('SAFETENSORS_OVERLAP', at(file, `tensors '${prevName}' and '${name}' overlap at offset ${t.offset}`));
     }
   }
 }
