@@ -7,7 +7,7 @@ import { EtpackError, invalidArgument } from './errors.mjs';
 import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
 import { externalTensors, hashArtifact, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
-import { readSafetensorsHeader, safetensorsPieces, SCALAR_TO_DTYPE } from './safetensors.mjs';
+import { MAX_HEADER_BYTES, readSafetensorsHeader, safetensorsPieces, SCALAR_TO_DTYPE } from './safetensors.mjs';
 
 const OUTPUTS = ['bytes', 'blob', 'artifact'];
 
@@ -45,6 +45,10 @@ export function createWeightsApi(et) {
   async function checkpointFiles(value, i) {
     if (typeof value === 'string' && value.endsWith('.json')) {
       const index = et.openFile(value);
+      if (index.size > MAX_HEADER_BYTES) {
+        index.close?.();
+        throw new EtpackError('SAFETENSORS_INDEX', `${value}: ${index.size} bytes is too large for an index (at most ${MAX_HEADER_BYTES})`);
+      }
       let map;
       try {
         const text = new TextDecoder('utf-8', { fatal: true }).decode(await entryOf(index, value).read(0, index.size));
