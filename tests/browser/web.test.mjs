@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../web/serve.mjs';
 import init from '../../npm/index.node.mjs';
+import { float32, safetensorsBytes } from '../js/helpers/safetensors.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const artifact = join(root, '..', 'shared', 'artifacts', 'arduino_add.pte');
@@ -174,4 +175,57 @@ test('validator: a 512 MiB .ptd is opened by slices and checked in seconds', asy
   await page.close();
   rmSync(big);
   rmSync(sparse);
+});
+
+// The diff and weights tools (web/weights-tools.mjs) on 13_everything.
+const everything = join(root, '..', 'shared', 'conformance', '13_everything');
+const weightFiles = ['out.pte', 'model.ptd', 'shard_b.ptd'].map((f) => join(everything, f));
+
+test('validator: Compare with… a repack says equivalent, another model different', async () => {
+  const et = await init();
+  const repacked = join(tmp, 'repacked.pte');
+  writeFileSync(repacked, et.repack(weightFiles[0], { segmentAlignment: 4096 }).pte);
+  const { page, problems } = await openPage('validator.html');
+  await page.setInputFiles('#files', weightFiles);
+  await page.waitForFunction(() => /^Valid/.test(document.getElementById('verdict').textContent));
+  await page.setInputFiles('#compare', [repacked, weightFiles[1], weightFiles[2]]);
+  await page.waitForFunction(() => document.querySelector('#diff .verdict-line'));
+  assert.match(await page.textContent('#diff'), /Equivalent — only the layout differs/);
+  assert.match(await page.textContent('#diff'), /segmentAlignment: 128 → 4096/);
+  await page.setInputFiles('#compare', join(root, '..', 'shared', 'conformance', '11_external_constants_only', 'out.pte'));
+  await page.waitForFunction(() => /Different/.test(document.getElementById('diff').textContent));
+  assert.match(await page.textContent('#diff'), /\+ emb\.weight external Half\[3, 5\]/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('packager: new weights from safetensors give a .ptd with the new bytes; Export weights gives safetensors', async () => {
+  const et = await init();
+  const weight = float32([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  const bias = float32([3, 2, 1]);
+  const checkpoint = join(tmp, 'new.safetensors');
+  writeFileSync(checkpoint, safetensorsBytes([
+    { name: 'lin.weight', dtype: 'F32', shape: [3, 3], bytes: weight },
+    { name: 'lin.bias', dtype: 'F32', shape: [3], bytes: bias },
+  ]));
+  const { page, problems } = await openPage('packager.html');
+  await page.setInputFiles('#pte', weightFiles[0]);
+  await page.waitForFunction(() => /Loaded/.test(document.getElementById('status').textContent));
+  const [ptdDownload] = await Promise.all([page.waitForEvent('download'), page.setInputFiles('#weights', checkpoint)]);
+  assert.equal(ptdDownload.suggestedFilename(), 'out-weights.ptd');
+  const ptd = readFileSync(await ptdDownload.path());
+  const expected = await et.ptdFromWeights(weightFiles[0], [checkpoint]);
+  assert.ok(Buffer.from(expected.ptd).equals(ptd), 'the page wrote other bytes than ptdFromWeights in Node');
+  assert.match(await page.textContent('#weightsResult'), /2 tensor\(s\)/);
+
+  await page.setInputFiles('#merge', [weightFiles[1]]);
+  const [stDownload] = await Promise.all([page.waitForEvent('download'), page.click('#exportWeights')]);
+  assert.equal(stDownload.suggestedFilename(), 'out.safetensors');
+  const st = readFileSync(await stDownload.path());
+  const n = Number(st.readBigUInt64LE(0));
+  const header = JSON.parse(st.subarray(8, 8 + n).toString());
+  assert.deepEqual(Object.keys(header).filter((k) => k !== '__metadata__'), ['lin.weight', 'lin.bias']);
+  assert.equal(header.__metadata__['executorch-pack.data'], 'model.ptd');
+  assert.deepEqual(problems, []);
+  await page.close();
 });
