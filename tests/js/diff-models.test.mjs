@@ -96,4 +96,9 @@ test('CLI diff: exit 0 equivalent, 1 different with changes listed, 2 usage or I
   r = await run(['diff', join(EVERYTHING, 'out.pte'), join(tmp, 'missing.pte')]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /IO_ERROR/);
+  // A truncated input is not "different": it cannot be compared (exit 2, coded).
+  const cut = file('cut.pte', readFileSync(join(EVERYTHING, 'out.pte')).subarray(0, 300));
+  r = await run(['diff', join(EVERYTHING, 'out.pte'), cut]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /error \[[A-Z_]+\]/);
 });

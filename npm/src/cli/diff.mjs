@@ -1,6 +1,6 @@
 // `executorch-pack diff A B`: two .pte (with their .ptd files) or two .ptd
 // compared by meaning (see npm/src/diff.mjs). Exit 0 equivalent, 1 not,
-// 2 usage or I/O problems.
+// 2 usage, I/O or unreadable inputs.
 import { fmtBytes, printable, stringify } from './format.mjs';
 
 export const DIFF_HELP = `Usage: executorch-pack diff A B [--data-a PTD...] [--data-b PTD...] [--json]
@@ -12,7 +12,8 @@ shape, size, SHA-256 of its bytes), named data by key. Layout differences
 (alignment, header fields, segments, file size) are listed separately and do
 not make files different. Tensor bytes are hashed by streaming.
 
-Exit status: 0 equivalent, 1 different, 2 usage or I/O problem.
+Exit status: 0 equivalent, 1 different, 2 usage problem or an input that
+cannot be read or parsed.
 
 Options:
   --data-a PTD   a .ptd file of A (repeatable)
@@ -78,10 +79,18 @@ export async function cmdDiff(argv, { init, parseArgs, UsageError, help }) {
   const [a, b] = positional;
   const et = await init();
   const open = (p) => et.openFile(p);
-  const result = await et.diff(open(a), open(b), {
-    dataA: (options['data-a'] ?? []).map(open),
-    dataB: (options['data-b'] ?? []).map(open),
-  });
+  let result;
+  try {
+    result = await et.diff(open(a), open(b), {
+      dataA: (options['data-a'] ?? []).map(open),
+      dataB: (options['data-b'] ?? []).map(open),
+    });
+  } catch (e) {
+    if (!e?.code) throw e;
+    // Exit 1 means "different": an input that cannot be read or parsed is 2.
+    process.stderr.write(`executorch-pack: error [${printable(e.code)}]: ${String(e.message).split('\n').map(printable).join('\n')}\n`);
+    return 2;
+  }
   process.stdout.write(options.json ? `${stringify(result)}\n` : `${formatDiff(a, b, result)}\n`);
   return result.equivalent ? 0 : 1;
 }
