@@ -216,3 +216,32 @@ test('a Blob checkpoint (browsers): read asynchronously; equal-sized tensors tol
   assert.equal(b.buffers.length, 3);
   assert.equal(b.namedData['linear2.weight'].bufferIndex, b.namedData['linear.weight'].bufferIndex);
 });
+
+test('mutated safetensors headers: every failure is a coded EtpackError, never a bare exception', async () => {
+  const { readSafetensorsHeader } = await import('../../npm/src/safetensors.mjs');
+  const { bytesEntry } = await import('../../npm/src/sources.mjs');
+  const good = newWeights([{ name: '__proto__', dtype: 'I64', shape: [1], bytes: new Uint8Array(8) }]);
+  const headerEnd = 8 + Number(Buffer.from(good).readBigUInt64LE(0));
+  let seed = 12345;
+  const random = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const codes = new Set();
+  for (let i = 0; i < 1500; ++i) {
+    const bytes = good.slice(0, i % 7 === 0 ? random(good.byteLength) : good.byteLength);
+    for (let k = 0; k < 1 + random(3); ++k) {
+      const at = random(Math.min(headerEnd, bytes.byteLength) || 1);
+      if (at < bytes.byteLength) bytes[at] = i % 2 ? random(256) : '0123456789[]{}",:-.e'.charCodeAt(random(20));
+    }
+    try {
+      const h = await readSafetensorsHeader(bytesEntry(bytes), 'mutated');
+      for (const t of h.tensors.values()) assert.ok(t.offset + t.size <= bytes.byteLength);
+    } catch (e) {
+      assert.equal(e?.name, 'EtpackError', String(e?.stack ?? e));
+      assert.match(e.code, /^SAFETENSORS_/);
+      codes.add(e.code);
+    }
+  }
+  assert.ok(codes.size >= 4, [...codes].join(', '));
+});
