@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFORMANCE, loadApi } from './helpers/common.mjs';
 import { runCli, scratch } from './helpers/scratch.mjs';
+import { startRangeServer } from './helpers/range-server.mjs';
 import { float32, safetensorsBytes } from './helpers/safetensors.mjs';
 
 const et = await loadApi();
@@ -101,4 +102,19 @@ test('CLI diff: exit 0 equivalent, 1 different with changes listed, 2 usage or I
   r = await run(['diff', join(EVERYTHING, 'out.pte'), cut]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /error \[[A-Z_]+\]/);
+});
+
+test('CLI diff of URLs (range requests) gives what the same local files give', async (t) => {
+  const server = await startRangeServer({ 'out.pte': join(EVERYTHING, 'out.pte'), 'repacked.pte': repacked, 'model.ptd': DATA[0], 'shard_b.ptd': DATA[1] });
+  t.after(() => server.close());
+  const local = await run(['diff', join(EVERYTHING, 'out.pte'), repacked, '--data-a', DATA[0], '--data-a', DATA[1], '--data-b', DATA[0], '--data-b', DATA[1], '--json']);
+  const remote = await run(['diff', server.url('f', 'out.pte'), server.url('redirect', 'repacked.pte'), '--data-a', server.url('f', 'model.ptd'),
+    '--data-a', server.url('norange', 'shard_b.ptd'), '--data-b', DATA[0], '--data-b', DATA[1], '--json']);
+  assert.equal(remote.status, 0, remote.stderr);
+  assert.equal(local.status, 0, local.stderr);
+  const [l, r] = [JSON.parse(local.stdout), JSON.parse(remote.stdout)];
+  assert.deepEqual(r.summary, l.summary);
+  assert.deepEqual(r.layout, l.layout);
+  assert.equal(r.equivalent, true);
+  assert.match(remote.stderr, /fetched .* of http:\/\/127\.0\.0\.1/);
 });

@@ -2,6 +2,7 @@
 // compared by meaning (see npm/src/diff.mjs). Exit 0 equivalent, 1 not,
 // 2 usage, I/O or unreadable inputs.
 import { fmtBytes, printable, stringify } from './format.mjs';
+import { openInputs, reportFetched } from './inputs.mjs';
 
 export const DIFF_HELP = `Usage: executorch-pack diff A B [--data-a PTD...] [--data-b PTD...] [--json]
 
@@ -10,7 +11,8 @@ meaning: methods, inputs/outputs, operators, instruction counts, delegates
 (compile specs, blob SHA-256), every constant and external tensor (dtype,
 shape, size, SHA-256 of its bytes), named data by key. Layout differences
 (alignment, header fields, segments, file size) are listed separately and do
-not make files different. Tensor bytes are hashed by streaming.
+not make files different. Tensor bytes are hashed by streaming. Every file
+may be an http(s):// URL (read by range requests).
 
 Exit status: 0 equivalent, 1 different, 2 usage problem or an input that
 cannot be read or parsed.
@@ -18,6 +20,7 @@ cannot be read or parsed.
 Options:
   --data-a PTD   a .ptd file of A (repeatable)
   --data-b PTD   a .ptd file of B (repeatable)
+  --header 'Name: value'  HTTP header for URL inputs (repeatable)
   --json         print the whole comparison as JSON
 `;
 
@@ -73,18 +76,22 @@ export function formatDiff(a, b, r) {
 }
 
 export async function cmdDiff(argv, { init, parseArgs, UsageError, help }) {
-  const { options, positional } = parseArgs(argv, { json: 'flag', help: 'flag', 'data-a': 'list', 'data-b': 'list' }, 'diff');
+  const spec = { json: 'flag', help: 'flag', 'data-a': 'list', 'data-b': 'list', header: 'list' };
+  const { options, positional } = parseArgs(argv, spec, 'diff');
   if (options.help) return help('diff');
   if (positional.length !== 2) throw new UsageError('diff takes exactly two files, A and B', 'diff');
   const [a, b] = positional;
   const et = await init();
-  const open = (p) => et.openFile(p);
+  const dataA = options['data-a'] ?? [];
+  const dataB = options['data-b'] ?? [];
+  // Files are opened, URLs read by range requests: heads now, tensor bytes
+  // while they are hashed.
+  const inputs = await openInputs(et, [a, b, ...dataA, ...dataB], { headers: options.header, env: process.env });
+  const named = (list, from) => Object.fromEntries(list.map((p, i) => [p, inputs[from + i]]));
   let result;
   try {
-    result = await et.diff(open(a), open(b), {
-      dataA: (options['data-a'] ?? []).map(open),
-      dataB: (options['data-b'] ?? []).map(open),
-    });
+    result = await et.diff(inputs[0], inputs[1], { dataA: named(dataA, 2), dataB: named(dataB, 2 + dataA.length) });
+    reportFetched(inputs);
   } catch (e) {
     if (!e?.code) throw e;
     // Exit 1 means "different": an input that cannot be read or parsed is 2.
