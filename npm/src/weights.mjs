@@ -23,8 +23,11 @@ function deliver(artifact, output) {
   return artifact.toBytes();
 }
 
-const nameOf = (value, fallback) => (typeof value === 'string' ? value : value?.path ?? value?.name ?? value?.blob?.name ?? fallback);
-const baseName = (path) => path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+const nameOf = (value, fallback) => (typeof value === 'string' ? value : value?.path ?? value?.url ?? value?.name ?? value?.blob?.name ?? fallback);
+const baseName = (path) => {
+  const bare = String(path).replace(/[?#].*$/, '');
+  return bare.slice(Math.max(bare.lastIndexOf('/'), bare.lastIndexOf('\\')) + 1);
+};
 const dirOf = (path) => path.slice(0, Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
 
 // Glob with '*' and '?' (as repack's --externalize-pattern).

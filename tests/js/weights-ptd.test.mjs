@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { CONFORMANCE, loadApi } from './helpers/common.mjs';
 import { runCli, scratch } from './helpers/scratch.mjs';
 import { float32, safetensorsBytes } from './helpers/safetensors.mjs';
+import { startRangeServer } from './helpers/range-server.mjs';
 
 const et = await loadApi();
 const EVERYTHING = join(CONFORMANCE, '13_everything');
@@ -244,4 +245,20 @@ test('mutated safetensors headers: every failure is a coded EtpackError, never a
     }
   }
   assert.ok(codes.size >= 4, [...codes].join(', '));
+});
+
+test('CLI weights and export-weights read a URL program and data by range requests', async (t) => {
+  const server = await startRangeServer({ 'out.pte': join(EXTCONST, 'out.pte'), 'model.ptd': join(EXTCONST, 'model.ptd') });
+  t.after(() => server.close());
+  const st = join(tmp, 'url-export.safetensors');
+  let r = await run(['export-weights', server.url('f', 'out.pte'), server.url('norange', 'model.ptd'), '-o', st]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /fetched .* of http:\/\/127\.0\.0\.1/);
+  const n = Number(readFileSync(st).readBigUInt64LE(0));
+  const header = JSON.parse(readFileSync(st).subarray(8, 8 + n).toString());
+  assert.deepEqual(header.__metadata__, { format: 'pt', 'executorch-pack.program': 'out.pte', 'executorch-pack.data': 'model.ptd' });
+  const ptd = join(tmp, 'url-roundtrip.ptd');
+  r = await run(['weights', server.url('redirect', 'out.pte'), '--from', st, '-o', ptd]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(Buffer.compare(readFileSync(ptd), readFileSync(join(EXTCONST, 'model.ptd'))), 0);
 });

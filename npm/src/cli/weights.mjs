@@ -3,6 +3,7 @@
 import { closeSync, existsSync, linkSync, openSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fmtBytes, printable, stringify } from './format.mjs';
+import { isUrl, openInputs, reportFetched } from './inputs.mjs';
 
 export const WEIGHTS_HELP = {
   weights: `Usage: executorch-pack weights PTE --from FILE.safetensors [--from ...] -o OUT.ptd [options]
@@ -25,6 +26,7 @@ Options:
   --segment-alignment N   segment alignment of the .ptd (default 128)
   --force                 replace OUT if it exists
   --json                  print a JSON summary
+  --header 'Name: value'  HTTP header for a URL PTE (repeatable)
 `,
   'export-weights': `Usage: executorch-pack export-weights PTE [PTD...] -o OUT.safetensors [options]
 
@@ -38,6 +40,7 @@ Options:
   --include GLOB     only tensors whose name matches ('*', '?'; repeatable)
   --force            replace OUT if it exists
   --json             print a JSON summary
+  --header 'Name: value'  HTTP header for URL inputs (repeatable)
 `,
 };
 
@@ -94,7 +97,7 @@ function positive(value, name, UsageError, command) {
 
 export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
   const spec = {
-    from: 'list', output: 'value', tag: 'value', rename: 'list', 'segment-alignment': 'value', force: 'flag', json: 'flag', help: 'flag',
+    from: 'list', output: 'value', tag: 'value', rename: 'list', 'segment-alignment': 'value', force: 'flag', json: 'flag', help: 'flag', header: 'list',
   };
   const { options, positional } = parseArgs(argv, spec, 'weights');
   if (options.help) return help('weights');
@@ -108,10 +111,12 @@ export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
   });
   const segmentAlignment = positive(options['segment-alignment'], 'segment-alignment', UsageError, 'weights');
   const et = await init();
-  const result = await et.ptdFromWeights(et.openFile(positional[0]), options.from, {
+  const [pte] = await openInputs(et, [positional[0]], { headers: options.header, env: process.env });
+  const result = await et.ptdFromWeights(pte, options.from, {
     tag: options.tag, rename, segmentAlignment, output: 'artifact',
   });
-  await writeNew(options.output, result.ptd, { force: options.force, inputs: [positional[0], ...options.from] });
+  await writeNew(options.output, result.ptd, { force: options.force, inputs: [positional[0], ...options.from].filter((p) => !isUrl(p)) });
+  reportFetched([pte]);
   const summary = { file: options.output, bytes: result.ptd.size, tag: result.tag, written: result.written, unused: result.unused };
   if (options.json) {
     process.stdout.write(`${stringify(summary)}\n`);
@@ -125,15 +130,17 @@ export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
 }
 
 export async function cmdExportWeights(argv, { init, parseArgs, UsageError, help }) {
-  const spec = { output: 'value', include: 'list', force: 'flag', json: 'flag', help: 'flag' };
+  const spec = { output: 'value', include: 'list', force: 'flag', json: 'flag', help: 'flag', header: 'list' };
   const { options, positional } = parseArgs(argv, spec, 'export-weights');
   if (options.help) return help('export-weights');
   if (positional.length < 1) throw new UsageError('export-weights needs a PTE', 'export-weights');
   if (!options.output) throw new UsageError('export-weights needs -o OUT.safetensors', 'export-weights');
-  const [pte, ...ptds] = positional;
   const et = await init();
-  const result = et.exportWeights(et.openFile(pte), ptds.map((p) => et.openFile(p)), { include: options.include, output: 'artifact' });
-  await writeNew(options.output, result.safetensors, { force: options.force, inputs: positional });
+  const [pte, ...ptds] = await openInputs(et, positional, { headers: options.header, env: process.env });
+  const data = Object.fromEntries(positional.slice(1).map((p, i) => [p, ptds[i]]));
+  const result = et.exportWeights(pte, data, { include: options.include, output: 'artifact' });
+  await writeNew(options.output, result.safetensors, { force: options.force, inputs: positional.filter((p) => !isUrl(p)) });
+  reportFetched([pte, ...ptds]);
   if (options.json) {
     process.stdout.write(`${stringify({ file: options.output, bytes: result.safetensors.size, tensors: result.tensors, skipped: result.skipped })}\n`);
   } else {
