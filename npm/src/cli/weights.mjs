@@ -1,7 +1,7 @@
 // `executorch-pack weights` (a .ptd from safetensors) and `export-weights`
 // (a program's tensors out as safetensors); see npm/src/weights.mjs.
-import { closeSync, existsSync, linkSync, openSync, realpathSync, renameSync, rmSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { OutputTransaction, checkTargets, identity } from './files.mjs';
 import { fmtBytes, printable, stringify } from './format.mjs';
 import { isUrl, openInputs, reportFetched } from './inputs.mjs';
 
@@ -44,46 +44,20 @@ Options:
 `,
 };
 
-const ioError = (message) => Object.assign(new Error(message), { code: 'IO_ERROR' });
-
-// Files are sacred: the output is streamed into an exclusive temporary file
-// in its own folder and moved into place at the end (no partial file on
-// failure), never onto one of the inputs, and onto an existing file only
-// with --force. Without --force the move is a hard link, which fails if the
-// name was taken meanwhile.
+// Files are sacred (files.mjs): the output is streamed into an exclusive
+// temporary in its folder and renamed into place at the end (nothing left
+// on failure); it never replaces an input, and replaces an existing file
+// only with --force.
 async function writeNew(path, artifact, { force, inputs }) {
-  const target = resolve(path);
-  for (const input of inputs) {
-    let same = false;
-    try {
-      same = realpathSync(input) === (existsSync(target) ? realpathSync(target) : target);
-    } catch {
-      same = false;
-    }
-    if (same) throw Object.assign(new Error(`${path} is an input: refusing to replace it`), { code: 'USAGE' });
-  }
-  if (!force && existsSync(target)) throw ioError(`${path} exists (use --force to replace it)`);
-  let temp;
-  for (let n = 0; !temp; ++n) {
-    const candidate = join(dirname(target), `.${basename(target)}.${process.pid}.${n}.partial`);
-    try {
-      closeSync(openSync(candidate, 'wx'));
-      temp = candidate;
-    } catch (e) {
-      if (e.code !== 'EEXIST' || n > 100) throw ioError(`cannot write ${path}: ${e.message}`);
-    }
-  }
+  checkTargets([path], inputs.map((p) => ({ path: p, id: identity(p) })), { force, inPlace: false });
+  const transaction = new OutputTransaction();
   try {
-    await artifact.writeTo(temp);
-    if (force) renameSync(temp, target);
-    else {
-      linkSync(temp, target);
-      rmSync(temp, { force: true });
-    }
+    transaction.makeFolder(dirname(resolve(path)));
+    await transaction.stage(path, artifact);
+    transaction.commit();
   } catch (e) {
-    rmSync(temp, { force: true });
-    if (e.code === 'EEXIST') throw ioError(`${path} appeared while writing (use --force to replace it)`);
-    throw /^E[A-Z]+$/.test(e.code ?? '') ? ioError(`cannot write ${path}: ${e.message}`) : e;
+    transaction.discard();
+    throw e;
   }
 }
 
