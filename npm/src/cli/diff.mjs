@@ -98,6 +98,6 @@ export async function cmdDiff(argv, { init, parseArgs, UsageError, help }) {
     process.stderr.write(`executorch-pack: error [${printable(e.code)}]: ${String(e.message).split('\n').map(printable).join('\n')}\n`);
     return 2;
   }
-  process.stdout.write(options.json ? `${stringify(result)}\n` : `${formatDiff(a, b, result)}\n`);
+  process.stdout.write(options.json ? `${stringify({ schema: 1, command: 'diff', ...result })}\n` : `${formatDiff(a, b, result)}\n`);
   return result.equivalent ? 0 : 1;
 }
