@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "read/requirements.h"
 #include "read/validate_internal.h"
 
 namespace etpack {
@@ -79,17 +80,37 @@ Status check_head(const FileSource& f, const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// .ptd features against the target release: a .ptd at all, and several.
+void check_ptd_target(FindingSink& sink, size_t ptd_count, const ValidateOptions& options) {
+  if (!options.runtime || ptd_count == 0) return;
+  const Release target{options.runtime->first, options.runtime->second};
+  for (Feature f : {Feature::kPtdFile, Feature::kSeveralPtdFiles}) {
+    if (f == Feature::kSeveralPtdFiles && ptd_count < 2) continue;
+    if (!(target < feature_since(f))) continue;
+    sink.error(finding::kFeatureTooNew,
+               std::string("the program's data comes in ") + std::to_string(ptd_count) + " .ptd file(s): " +
+                   feature_name(f) + " (first loaded by ExecuTorch " + feature_since(f).text() + "); ExecuTorch " +
+                   target.text() + " cannot load it");
+  }
+}
+
+}  // namespace
+
 Result<ValidationReport> validate_artifacts(const FileSource& pte,
-                                            const std::vector<std::pair<std::string, FileSource>>& ptds) {
+                                            const std::vector<std::pair<std::string, FileSource>>& ptds,
+                                            const ValidateOptions& options) {
   ETP_TRY(check_head(pte, "pte"));
   for (const auto& [name, file] : ptds) ETP_TRY(check_head(file, name));
   ValidationReport report;
-  std::optional<PteFile> program = validate_pte_into(report, pte);
+  std::optional<PteFile> program = validate_pte_into(report, pte, options);
   PtdIndex index;
   for (const auto& [name, file] : ptds) validate_ptd_into(report, name, file, &index);
   if (program) {
     FindingSink sink(report, "pte");
     check_external_tensors(sink, pte.head, *program, index, !ptds.empty());
+    check_ptd_target(sink, ptds.size(), options);
   }
   return report;
 }
@@ -101,10 +122,11 @@ Result<ValidationReport> validate_ptd(const std::string& name, const FileSource&
   return report;
 }
 
-ValidationReport validate_artifacts(const Blob& pte, const std::vector<std::pair<std::string, Blob>>& ptds) {
+ValidationReport validate_artifacts(const Blob& pte, const std::vector<std::pair<std::string, Blob>>& ptds,
+                                    const ValidateOptions& options) {
   std::vector<std::pair<std::string, FileSource>> files;
   for (const auto& [name, bytes] : ptds) files.emplace_back(name, FileSource::in_memory(bytes));
-  return std::move(validate_artifacts(FileSource::in_memory(pte), files).value());  // in memory: heads are whole
+  return std::move(validate_artifacts(FileSource::in_memory(pte), files, options).value());  // in memory: heads are whole
 }
 
 ValidationReport validate_ptd(const std::string& name, const Blob& ptd) {

@@ -81,7 +81,7 @@ constexpr const char* kLayoutInvalid = "LAYOUT_INVALID";                // E .pt
 constexpr const char* kLayoutLargerThanData = "LAYOUT_LARGER_THAN_DATA";    // E the layout needs more bytes than its segment has
 constexpr const char* kLayoutSmallerThanData = "LAYOUT_SMALLER_THAN_DATA";  // W the segment holds more bytes than the layout needs
 // External tensors (.pte against its .ptd files)
-constexpr const char* kExternalTensorUnresolved = "EXTERNAL_TENSOR_UNRESOLVED";  // W no .ptd given to resolve it
+constexpr const char* kExternalTensorUnresolved = "EXTERNAL_TENSOR_UNRESOLVED";  // E no .ptd given to resolve it (load_method: InvalidState)
 constexpr const char* kExternalTensorNotFound = "EXTERNAL_TENSOR_NOT_FOUND";    // E in none of the given .ptd files
 constexpr const char* kExternalTensorAmbiguous = "EXTERNAL_TENSOR_AMBIGUOUS";    // W in more than one .ptd file
 constexpr const char* kExternalTensorNoName = "EXTERNAL_TENSOR_NO_NAME";        // E EXTERNAL without fully_qualified_name
@@ -89,7 +89,31 @@ constexpr const char* kExternalTensorNoLayout = "EXTERNAL_TENSOR_NO_LAYOUT";    
 constexpr const char* kExternalTensorTypeMismatch = "EXTERNAL_TENSOR_TYPE_MISMATCH";    // E scalar types differ
 constexpr const char* kExternalTensorShapeMismatch = "EXTERNAL_TENSOR_SHAPE_MISMATCH";  // E sizes or dim order differ
 constexpr const char* kExternalTensorSizeMismatch = "EXTERNAL_TENSOR_SIZE_MISMATCH";    // E segment bytes != tensor bytes
+// What the runtime refuses or misloads (../shared/RUNTIME.md, upstream runtime/executor/program.cpp, method.cpp)
+constexpr const char* kConstantSegmentNoPlaceholder = "CONSTANT_SEGMENT_NO_PLACEHOLDER";  // E (W with deprecated_constant_buffer) constant_segment.offsets empty or absent
+constexpr const char* kPaddingAfterSegmentNotZero = "PADDING_AFTER_SEGMENT_NOT_ZERO";  // E non-zero bytes right after a segment: its size was cut
+constexpr const char* kSlicePaddingNotZero = "SLICE_PADDING_NOT_ZERO";  // E non-zero bytes between a tensor's data and the next slice: an offset moved
+constexpr const char* kSegmentBaseMoved = "SEGMENT_BASE_MOVED";  // E segment base is not the program end rounded up to any alignment
+constexpr const char* kTensorListItemInvalid = "TENSOR_LIST_ITEM_INVALID";  // E a TensorList item that is no Tensor value
+constexpr const char* kPtdOldLayout = "PTD_OLD_LAYOUT";  // E a .ptd in the FlatTensor layout of ExecuTorch 0.6
+// Against a target runtime (ValidateOptions)
+constexpr const char* kFeatureTooNew = "FEATURE_TOO_NEW";  // E a feature newer than the target release
+constexpr const char* kBackendNotListed = "BACKEND_NOT_LISTED";  // E a delegate backend not in the target's list
 }  // namespace finding
+
+// What validate judges the files against. By default: the runtime's default
+// CMake build of the newest release, with any kernels and backends.
+struct ValidateOptions {
+  // Target builds that keep the deprecated constant_buffer path (Buck's
+  // default; CMake builds before 1.3): a missing constant segment
+  // placeholder is then a warning.
+  bool deprecated_constant_buffer = false;
+  // Target release "major.minor": every feature newer than it is an error
+  // (and a release before 1.3 implies deprecated_constant_buffer).
+  std::optional<std::pair<int, int>> runtime;
+  // The delegate backends the target links: every other one is an error.
+  std::optional<std::vector<std::string>> backends;
+};
 
 struct Finding {
   std::string code;                // stable, e.g. "SEGMENT_OUT_OF_BOUNDS"
@@ -108,7 +132,8 @@ struct ValidationReport {
 };
 
 // `ptds` are (name, bytes) pairs; external tensors are resolved against them.
-ValidationReport validate_artifacts(const Blob& pte, const std::vector<std::pair<std::string, Blob>>& ptds);
+ValidationReport validate_artifacts(const Blob& pte, const std::vector<std::pair<std::string, Blob>>& ptds,
+                                    const ValidateOptions& options = {});
 
 // Validates one .ptd on its own.
 ValidationReport validate_ptd(const std::string& name, const Blob& ptd);
@@ -118,7 +143,8 @@ ValidationReport validate_ptd(const std::string& name, const Blob& ptd);
 // heads are parsed; padding past them is checked where the host's peeker
 // can read it. kInvalidArgument for a head not in memory or too short.
 Result<ValidationReport> validate_artifacts(const FileSource& pte,
-                                            const std::vector<std::pair<std::string, FileSource>>& ptds);
+                                            const std::vector<std::pair<std::string, FileSource>>& ptds,
+                                            const ValidateOptions& options = {});
 Result<ValidationReport> validate_ptd(const std::string& name, const FileSource& ptd);
 
 }  // namespace etpack

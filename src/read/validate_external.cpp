@@ -34,10 +34,15 @@ void check_external_tensors(FindingSink& sink, const Blob& file, const PteFile& 
     if (!have_ptds || found == index.end()) {
       if (!reported.insert(fqn).second) return;
       if (!have_ptds)
-        sink.warning(finding::kExternalTensorUnresolved,
-                     path + " is the EXTERNAL tensor '" + fqn + "'; no .ptd was given to resolve it", t.sizes_offset, path);
+        sink.error(finding::kExternalTensorUnresolved,
+                   path + " is the EXTERNAL tensor '" + fqn +
+                       "'; no .ptd was given to resolve it: without a .ptd providing it, load_method fails "
+                       "(InvalidState). Validate with the .ptd files the program ships with",
+                   t.sizes_offset, path);
       else
-        sink.error(finding::kExternalTensorNotFound, path + " is the EXTERNAL tensor '" + fqn + "', in none of the given .ptd files",
+        sink.error(finding::kExternalTensorNotFound,
+                   path + " is the EXTERNAL tensor '" + fqn +
+                       "', in none of the given .ptd files; load_method would fail (NotFound)",
                    t.sizes_offset, path);
       return;
     }
@@ -49,24 +54,30 @@ void check_external_tensors(FindingSink& sink, const Blob& file, const PteFile& 
                    t.sizes_offset, path);
     const std::string where = "'" + fqn + "' in " + entry.file + " (" + entry.path + ")";
     if (!entry.layout) {
-      sink.error(finding::kExternalTensorNoLayout, path + " resolves to " + where + ", which has no tensor_layout",
+      sink.error(finding::kExternalTensorNoLayout,
+                 path + " resolves to " + where +
+                     ", which has no tensor_layout; the runtime dereferences the missing layout and crashes "
+                     "(extension/flat_tensor/flat_tensor_data_map.cpp)",
                  t.sizes_offset, path);
       return;
     }
     const TensorView& layout = *entry.layout;
     if (layout.scalar_type != t.scalar_type)
       sink.error(finding::kExternalTensorTypeMismatch,
-                 path + " has scalar type " + type_text(t.scalar_type) + ", " + where + " " + type_text(layout.scalar_type),
+                 path + " has scalar type " + type_text(t.scalar_type) + ", " + where + " " + type_text(layout.scalar_type) +
+                     "; the runtime refuses this: InvalidExternalData",
                  t.sizes_offset, path);
     if (layout.rank != t.rank || layout.sizes != t.sizes || layout.dim_order_length != t.dim_order_length ||
         layout.dim_order != t.dim_order)
       sink.error(finding::kExternalTensorShapeMismatch,
-                 path + " has " + dims_text(t) + ", " + where + " has " + dims_text(layout), t.sizes_offset, path);
+                 path + " has " + dims_text(t) + ", " + where + " has " + dims_text(layout) +
+                     "; the runtime refuses this: InvalidExternalData",
+                 t.sizes_offset, path);
     std::optional<uint64_t> nbytes = view_nbytes(t);
     if (nbytes && entry.data_size && *nbytes != *entry.data_size)
       sink.error(finding::kExternalTensorSizeMismatch,
                  path + " needs " + std::to_string(*nbytes) + " bytes, " + where + " holds " +
-                     std::to_string(*entry.data_size),
+                     std::to_string(*entry.data_size) + "; the runtime would silently hand the tensor other bytes",
                  t.sizes_offset, path);
   });
 }

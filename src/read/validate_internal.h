@@ -79,10 +79,32 @@ std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segment
 // cannot read is left unchecked.
 void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::vector<Region>& layout);
 
+// A file range that must hold only zeros, and what it means when it does not.
+struct ZeroSpan {
+  uint64_t start = 0;
+  uint64_t end = 0;  // exclusive
+  std::string what;  // e.g. "the 12 bytes after constant 3's data, before constant 4"
+  std::string path;
+};
+
+// The first non-zero byte of [start, end) and its offset: from the head
+// while it lasts, then from the file (in memory, or peeked in chunks).
+// nullopt when all zero or, past the head, unreadable.
+std::optional<std::pair<uint64_t, uint8_t>> first_non_zero(const FileSource& file, uint64_t start, uint64_t end);
+
 // Program-level checks of a .pte whose flatbuffer decoded (`head`: the bytes
-// holding it).
+// holding it). Adds to `zero_spans` the padding between each constant or
+// mutable tensor's data and the next slice (checked by the caller, which
+// can read past the head).
 void check_program(FindingSink& sink, WorkBudget& budget, const Blob& head, const PteFile& pte,
-                   const std::vector<SegmentCheck>& segments);
+                   const std::vector<SegmentCheck>& segments, std::vector<ZeroSpan>& zero_spans);
+
+// Rules of the runtime's loader beyond the file's structure
+// (runtime_rules.cpp): the constant segment placeholder, what Method::init
+// requires of chains, instructions, operators and lists, the segment base,
+// and, when the options name a target, its release and backends.
+void check_runtime_rules(FindingSink& sink, WorkBudget& budget, const Blob& head, const PteFile& pte,
+                         const ValidateOptions& options);
 
 // Named data of one .ptd, for resolving external tensors.
 struct PtdEntry {
@@ -99,7 +121,7 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
 
 // Checks the .pte into `report`; returns the decoded program when the
 // flatbuffer could be read (for the external tensor check).
-std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSource& pte);
+std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSource& pte, const ValidateOptions& options);
 
 // Resolves every EXTERNAL tensor of `pte` against `index`.
 void check_external_tensors(FindingSink& sink, const Blob& head, const PteFile& pte, const PtdIndex& index,

@@ -2,6 +2,8 @@
 // delegates, named data and which segments are used, following what the
 // runtime (runtime/executor/program.cpp, method.cpp, tensor_parser*.cpp)
 // and our readers rely on.
+#include <algorithm>
+#include <map>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -22,14 +24,15 @@ struct Subsegment {
   uint64_t segment_size = 0;
   std::optional<uint64_t> segment_start;
   std::vector<uint64_t> offsets;
+  std::map<uint64_t, uint64_t> used;  // slice index -> the most bytes a tensor reads from it
 };
 
 class ProgramChecker {
  public:
   ProgramChecker(FindingSink& sink, WorkBudget& budget, const Blob& file, const PteFile& pte,
-                 const std::vector<SegmentCheck>& segments)
+                 const std::vector<SegmentCheck>& segments, std::vector<ZeroSpan>& zero_spans)
       : sink_(sink), budget_(budget), file_(file), program_(pte.program), segments_(segments),
-        referenced_(segments.size(), false) {}
+        referenced_(segments.size(), false), zero_spans_(zero_spans) {}
 
   void run() {
     check_methods();
@@ -52,6 +55,8 @@ class ProgramChecker {
     }
     check_constants_exclusive();
     for_each_tensor(program_, [&](size_t p, size_t v, const TableValue& t) { check_tensor(p, v, t); });
+    slice_padding(constants_, "constant", "constant_segment");
+    slice_padding(mutable_, "mutable data", "mutable_data_segments[0]");
     for (size_t i = 0; i < referenced_.size(); ++i)
       if (!referenced_[i])
         sink_.warning(finding::kSegmentUnreferenced,
@@ -310,8 +315,25 @@ class ProgramChecker {
                   std::nullopt, "constant_buffer");
   }
 
+  // Writers put each tensor at its offset and pad with zeros up to the next
+  // one, so non-zero bytes after a tensor's data mean an offset was moved
+  // (or the slice belongs to a tensor of another size): the runtime would
+  // silently hand a tensor other bytes.
+  void slice_padding(const Subsegment& sub, const char* what, const std::string& owner) {
+    if (!sub.usable || !sub.sorted || !sub.segment_start) return;
+    for (const auto& [index, nbytes] : sub.used) {
+      const uint64_t start = sub.offsets[index] + nbytes;  // checked in bounds by check_slice
+      const uint64_t end = index + 1 < sub.offsets.size() ? sub.offsets[index + 1] : sub.segment_size;
+      if (end <= start) continue;
+      zero_spans_.push_back({*sub.segment_start + start, *sub.segment_start + end,
+                             "the " + std::to_string(end - start) + " bytes after " + what + " " + std::to_string(index) +
+                                 "'s data in " + owner + "'s segment",
+                             owner + ".offsets[" + std::to_string(index) + "]"});
+    }
+  }
+
   // Tensor bytes [offset, offset + nbytes) of slice `index` in `sub`.
-  void check_slice(const Subsegment& sub, uint64_t index, uint64_t nbytes, const char* what, const std::string& path,
+  void check_slice(Subsegment& sub, uint64_t index, uint64_t nbytes, const char* what, const std::string& path,
                    const std::string& owner) {
     if (!sub.usable) return;
     if (index >= sub.offsets.size()) {
@@ -333,6 +355,9 @@ class ProgramChecker {
                   path + " needs " + std::to_string(nbytes) + " bytes at offset " + std::to_string(offset) + " of " +
                       owner + "'s segment, but the next slice starts at " + std::to_string(sub.offsets[index + 1]),
                   at, path);
+    } else {
+      uint64_t& most = sub.used[index];
+      most = std::max(most, nbytes);
     }
   }
 
@@ -399,6 +424,7 @@ class ProgramChecker {
   const TableValue& program_;
   const std::vector<SegmentCheck>& segments_;
   std::vector<bool> referenced_;
+  std::vector<ZeroSpan>& zero_spans_;
   Subsegment constants_, mutable_;
   size_t constant_offsets_ = 0;
   bool budget_reported_ = false;
@@ -407,8 +433,8 @@ class ProgramChecker {
 }  // namespace
 
 void check_program(FindingSink& sink, WorkBudget& budget, const Blob& file, const PteFile& pte,
-                   const std::vector<SegmentCheck>& segments) {
-  ProgramChecker(sink, budget, file, pte, segments).run();
+                   const std::vector<SegmentCheck>& segments, std::vector<ZeroSpan>& zero_spans) {
+  ProgramChecker(sink, budget, file, pte, segments, zero_spans).run();
 }
 
 }  // namespace etpack

@@ -9,6 +9,7 @@
 #include "core/le_bytes.h"
 #include "read/file_layout.h"
 #include "read/ptd_table.h"
+#include "read/requirements.h"
 #include "read/validate_internal.h"
 
 namespace etpack {
@@ -126,7 +127,8 @@ void check_named_data(FindingSink& sink, const Blob& file, const TableValue& roo
       if (nbytes && out.data_size && *nbytes > *out.data_size)
         sink.error(finding::kLayoutLargerThanData,
                    path + ".tensor_layout " + shape_text(view.sizes) + " needs " + std::to_string(*nbytes) +
-                       " bytes, but its segment has " + std::to_string(*out.data_size),
+                       " bytes, but its segment has " + std::to_string(*out.data_size) +
+                       "; the runtime loads it and get_data returns the short blob",
                    seg->start, path);
       else if (nbytes && out.data_size && *nbytes < *out.data_size)
         sink.warning(finding::kLayoutSmallerThanData,
@@ -150,11 +152,27 @@ void check_named_data(FindingSink& sink, const Blob& file, const TableValue& roo
 void validate_ptd_into(ValidationReport& report, const std::string& name, const FileSource& file, PtdIndex* index) {
   FindingSink sink(report, name);
   bool segments_ok = false;
-  if (!check_ptd_header(sink, file, segments_ok)) return;
+  const size_t errors_before = report.errors.size();
+  // FlatTensorDataMap::load checks the header and nothing of the flatbuffer
+  // (no verifier): what stops the reading here is InvalidExternalData there.
+  auto refused = [&] {
+    for (size_t i = errors_before; i < report.errors.size(); ++i)
+      report.errors[i].message += "; the runtime refuses this .ptd: InvalidExternalData";
+  };
+  bool header_ok = check_ptd_header(sink, file, segments_ok);
+  if (!header_ok) return refused();
+  if (auto old = ptd_old_layout_fields(file.head)) {
+    sink.error(finding::kPtdOldLayout,
+               "the FlatTensor table uses the layout of ExecuTorch 0.6 (fields " + *old +
+                   " at their 0.6 positions); runtimes since 0.7 read its fields 1 and 2 as segments and named_data "
+                   "and misread or refuse the file. Re-export the .ptd",
+               0, "FlatTensor");
+    return;
+  }
   auto table = read_ptd_table(file.head, file.size());
   if (!table.ok()) {
     report_read_error(sink, table.error());
-    return;
+    return refused();
   }
   const PtdTable& ptd = table.value();
   const PtdHeader& h = ptd.header;

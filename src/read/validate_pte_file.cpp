@@ -90,7 +90,8 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
   if (h.segment_base_offset < h.program_size || h.segment_base_offset > size) {
     sink.error(finding::kSegmentBaseOutOfRange,
                "eh00 segment_base_offset " + std::to_string(h.segment_base_offset) + " is outside [" +
-                   std::to_string(h.program_size) + ", " + std::to_string(size) + "] (program_size, file size)",
+                   std::to_string(h.program_size) + ", " + std::to_string(size) +
+                   "] (program_size, file size); the runtime would read every segment from the wrong place",
                24, "header.segment_base_offset");
     segments_ok = false;
     return true;
@@ -110,7 +111,7 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
 
 }  // namespace
 
-std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSource& file) {
+std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSource& file, const ValidateOptions& options) {
   FindingSink sink(report, "pte");
   std::optional<PteHeader> header;
   bool segments_ok = false;
@@ -150,13 +151,25 @@ std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSou
     if (any_bytes)
       sink.error(finding::kSegmentsWithoutHeader,
                  "the program lists " + std::to_string(segments.items().size()) +
-                     " segments with data, but the file has no eh00 header with a segment base offset",
+                     " segments with data, but the file has no eh00 header with a segment base offset; the runtime "
+                     "would read them as if they began at the start of the file and silently hand out other bytes",
                  header ? std::optional<uint64_t>(24) : std::nullopt, "segments");
   } else if (have_segments && segments_ok) {
     const uint64_t base = header->segment_base_offset;
     uint64_t data_size = file.size() - base;
     if (header->length >= PteHeader::kLength) data_size = std::min(data_size, header->segment_data_size);
-    checked = check_segments(sink, segments, base, data_size, infer_segment_alignment(program_size, base));
+    std::optional<uint64_t> alignment = infer_segment_alignment(program_size, base);
+    if (!alignment && base > program_size)
+      // Writers put the segments at the program's end rounded up to the
+      // segment alignment (a power of two); a base no alignment explains was
+      // moved, and with it where the runtime reads every segment.
+      sink.error(finding::kSegmentBaseMoved,
+                 "eh00 segment_base_offset " + std::to_string(base) + " is not program_size " +
+                     std::to_string(program_size) +
+                     " rounded up to any power-of-two alignment: it was moved, and the runtime would silently read "
+                     "every segment (constants, delegates, named data) from other bytes",
+                 24, "header.segment_base_offset");
+    checked = check_segments(sink, segments, base, data_size, alignment);
   } else if (have_segments) {
     checked.resize(segments.items().size());  // base unusable (already reported)
   } else if (header && header->segment_base_offset != 0 && segments_ok) {
@@ -172,7 +185,17 @@ std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSou
   }
 
   WorkBudget budget(WorkBudget::for_file_size(file.size()));
-  check_program(sink, budget, file.head, pte, checked);
+  std::vector<ZeroSpan> zero_spans;
+  check_program(sink, budget, file.head, pte, checked, zero_spans);
+  for (const ZeroSpan& span : zero_spans)
+    if (auto found = first_non_zero(file, span.start, span.end))
+      sink.error(finding::kSlicePaddingNotZero,
+                 span.what + " [" + std::to_string(span.start) + ", " + std::to_string(span.end) +
+                     ") should be zero padding but hold the byte " + std::to_string(found->second) + " at offset " +
+                     std::to_string(found->first) +
+                     ": an offset was moved or a slice cut short; the runtime would silently hand a tensor other bytes",
+                 found->first, span.path);
+  check_runtime_rules(sink, budget, file.head, pte, options);
   if (segments_ok) check_layout_bytes(sink, file, pte_layout(file.head, file.size(), pte));
   return pte;
 }

@@ -69,11 +69,6 @@ std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segment
   return out;
 }
 
-namespace {
-
-// The first non-zero byte of [start, end) and its offset: from the head
-// while it lasts, then from the file (in memory, or peeked in chunks).
-// nullopt when all zero or, past the head, unreadable.
 std::optional<std::pair<uint64_t, uint8_t>> first_non_zero(const FileSource& file, uint64_t start, uint64_t end) {
   const Blob& in_memory = file.file.is_external() ? file.head : file.file;
   uint64_t at = start;
@@ -92,10 +87,18 @@ std::optional<std::pair<uint64_t, uint8_t>> first_non_zero(const FileSource& fil
   return std::nullopt;
 }
 
+namespace {
+
+// A region holding a segment's bytes (not inline data inside the flatbuffer).
+bool is_segment_region(const Region& r) {
+  return r.segment.has_value() && r.kind != RegionKind::kPadding && r.kind != RegionKind::kUnused;
+}
+
 }  // namespace
 
 void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::vector<Region>& layout) {
-  for (const Region& r : layout) {
+  for (size_t i = 0; i < layout.size(); ++i) {
+    const Region& r = layout[i];
     if (r.kind == RegionKind::kUnused) {
       sink.warning(finding::kTrailingBytes,
                    std::to_string(r.end - r.start) + " bytes " + range_text(r.start, r.end) +
@@ -109,11 +112,24 @@ void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::ve
                    std::to_string(r.end - r.start) + " bytes of padding " + range_text(r.start, r.end) +
                        ": more than any alignment needs (upstream pads only to the next aligned offset)",
                    r.start);
-    if (auto found = first_non_zero(file, r.start, r.end))
+    auto found = first_non_zero(file, r.start, r.end);
+    if (found && i > 0 && is_segment_region(layout[i - 1])) {
+      // Writers pad a segment with zeros up to the next one; bytes there are
+      // what remains of a longer segment whose recorded size was cut.
+      const Region& seg = layout[i - 1];
+      sink.error(finding::kPaddingAfterSegmentNotZero,
+                 "padding " + range_text(r.start, r.end) + " right after segment " + std::to_string(*seg.segment) +
+                     " (" + range_text(seg.start, seg.end) + ") holds the non-zero byte " +
+                     std::to_string(found->second) + " at offset " + std::to_string(found->first) +
+                     ": the segment's recorded size looks cut short; the runtime would silently hand out only its first " +
+                     std::to_string(seg.end - seg.start) + " bytes",
+                 found->first, "segments[" + std::to_string(*seg.segment) + "]");
+    } else if (found) {
       sink.warning(finding::kPaddingNotZero,
                    "padding " + range_text(r.start, r.end) + " holds the non-zero byte " +
                        std::to_string(found->second) + " at offset " + std::to_string(found->first),
                    found->first);
+    }
   }
 }
 
