@@ -490,8 +490,36 @@ export interface MethodSummary {
     size: number | null;
     offset: number | null;
     compileSpecs: string[];
+    /** Values shown only when printable text (<= 256 bytes) or a small 1/4/8-byte integer. */
+    compileSpecValues: { key: string | null; bytes: number; value: string | number | null }[];
   }[];
   nonConstBufferSizes: Int64[];
+  /** Memory the method's planner asks for: bytes per memory id (non_const_buffer_sizes) and their sum. */
+  memory: { plannedBuffers: Int64[]; plannedTotal: Int64 };
+}
+
+/** What a file needs from the runtime that loads it. */
+export interface Requirements {
+  /** The earliest ExecuTorch release that loads every feature used, e.g. '0.6'. */
+  minRuntimeVersion: string;
+  /** Each feature used, its first release, and where the file first uses it. */
+  features: { feature: string; since: string; where: string | null }[];
+  /** Delegate backend ids the runtime must link. */
+  backends: string[];
+  /** Kernels to register: 'name.overload' ('name' when the overload is empty). */
+  operators: string[];
+  /** Named data the .ptd files must provide (EXTERNAL tensors). */
+  externalData: { key: string; dtype: string | null; shape: number[] | null; bytes: Int64 | null; methods: string[] }[];
+}
+
+export interface LargestConstant {
+  /** fully_qualified_name where the program has one, else the value's path. */
+  name: string;
+  bytes: Int64;
+  dtype: string | null;
+  shape: number[] | null;
+  /** The slice it reads: 'constant_segment.offsets[i]' or 'constant_buffer[i]'. */
+  where: string;
 }
 
 export interface PteSummary {
@@ -508,11 +536,13 @@ export interface PteSummary {
     segment: number | null;
     count: number;
     totalBytes: number;
-    largest: null | { index: number; size: number };
+    /** The 10 largest constants, largest first. */
+    largest: LargestConstant[];
   };
   mutableData: null | { segment: number | null; count: number; totalBytes: number };
   namedData: { key: string | null; segment: number; size: number | null }[];
   externalTensors: { name: string; dtype: string | null; shape: number[] | null; size: number | null; mutable: boolean }[];
+  requirements: Requirements;
   segments: SegmentSummary[];
   segmentMap: SegmentMapRange[];
   bytesByCategory: BytesByCategory;
@@ -530,6 +560,8 @@ export interface PtdSummary {
     key: string | null; segment: number; size: number | null;
     dtype: string | null; shape: number[] | null; dimOrder: number[] | null;
   }[];
+  /** Features of the .ptd; backends, operators and externalData are empty. */
+  requirements: Requirements;
   segments: SegmentSummary[];
   segmentMap: SegmentMapRange[];
   bytesByCategory: BytesByCategory;
@@ -541,6 +573,15 @@ export interface InspectOptions {
 }
 
 // --- validate ------------------------------------------------------------------
+
+export interface ValidateOptions {
+  /** Target release 'X.Y': every feature newer than it is an error (before '1.3' implies deprecatedConstantBuffer). */
+  runtime?: string | null;
+  /** Delegate backends the target links: every other delegate is an error. */
+  backends?: string[] | null;
+  /** Target builds with the deprecated constant_buffer path (Buck's default): a missing placeholder is a warning. */
+  deprecatedConstantBuffer?: boolean;
+}
 
 export interface Finding {
   code: FindingCode;
@@ -652,7 +693,7 @@ export interface ExecutorchPack {
    * against `ptds`), or of a .ptd given on its own (then each of `ptds` is
    * checked on its own too).
    */
-  validate(pte: Source | string, ptds?: Record<string, Source | string>): ValidationReport;
+  validate(pte: Source | string, ptds?: Record<string, Source | string>, options?: ValidateOptions): ValidationReport;
 
   /**
    * Rewrites a .pte with a new layout; can move constants out into a .ptd and

@@ -409,21 +409,25 @@ export function createApi(module, platform, version) {
     });
   }
 
-  function validate(pte, ptds = {}) {
+  // options: { runtime: 'X.Y', backends: [id, ...], deprecatedConstantBuffer: bool }
+  // (checked in C++: src/bindings/api.cpp).
+  function validate(pte, ptds = {}, options = {}) {
     if (ptds === null || typeof ptds !== 'object') throw invalidArgument('ptds must be an object {name: bytes}');
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options must be an object');
+    const { runtime = null, backends = null, deprecatedConstantBuffer = false } = options;
     const opened = [];
     try {
       // fromEntries: a name like `__proto__` stays an ordinary key.
       const files = Object.fromEntries(Object.entries(ptds).map(([name, value]) => [name, openPath(value, opened)]));
-      return validateSources(openPath(pte, opened), files);
+      return validateSources(openPath(pte, opened), files, { runtime, backends, deprecatedConstantBuffer });
     } finally {
       closeAll(opened);
     }
   }
 
-  function validateSources(pte, ptds) {
+  function validateSources(pte, ptds, options) {
     return withScope((scope, heap) => {
-      const request = { pte: fileRequest(pte, kindOf(pte, 'pte'), scope, heap, 'pte', true) };
+      const request = { pte: fileRequest(pte, kindOf(pte, 'pte'), scope, heap, 'pte', true), options };
       // fromEntries: a .ptd named `__proto__` stays an ordinary key (an
       // assignment would set the prototype and drop the file).
       request.ptds = Object.fromEntries(Object.entries(ptds).map(([name, value]) => {

@@ -13,6 +13,7 @@
 #include "read/inspect.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"
+#include "read/requirements.h"
 #include "read/validate.h"
 
 namespace etpack::bindings {
@@ -273,6 +274,34 @@ Output* inspect_js(std::string kind, std::string request_text, val host) {
   });
 }
 
+// {"deprecatedConstantBuffer": bool, "runtime": "X.Y", "backends": [id, ...]}
+// (each optional) as ValidateOptions.
+Result<ValidateOptions> validate_options_from_json(const Json* json) {
+  ValidateOptions options;
+  if (json == nullptr || json->is_null()) return options;
+  if (!json->is_object()) return make_error(ErrorCode::kInvalidArgument, "validate options must be an object");
+  if (const Json* d = json->find("deprecatedConstantBuffer"); d && !d->is_null()) {
+    if (!d->is_bool()) return make_error(ErrorCode::kInvalidArgument, "options.deprecatedConstantBuffer must be a boolean");
+    options.deprecated_constant_buffer = d->bool_value();
+  }
+  if (const Json* r = json->find("runtime"); r && !r->is_null()) {
+    std::optional<Release> release = r->is_string() ? parse_release(r->text()) : std::nullopt;
+    if (!release)
+      return make_error(ErrorCode::kInvalidArgument, "options.runtime must be a release like \"1.0\" or \"0.7\"");
+    options.runtime = std::make_pair(release->major, release->minor);
+  }
+  if (const Json* b = json->find("backends"); b && !b->is_null()) {
+    if (!b->is_array()) return make_error(ErrorCode::kInvalidArgument, "options.backends must be an array of backend ids");
+    std::vector<std::string> ids;
+    for (const Json& id : b->items()) {
+      if (!id.is_string()) return make_error(ErrorCode::kInvalidArgument, "options.backends must hold strings");
+      ids.push_back(id.text());
+    }
+    options.backends = std::move(ids);
+  }
+  return options;
+}
+
 // Files arrive as {head, file}: the head in the heap, the rest referenced
 // (padding past the head is peeked at through the host).
 Output* validate_js(std::string request_text, val host) {
@@ -281,6 +310,7 @@ Output* validate_js(std::string request_text, val host) {
     ETP_ASSIGN(Json request, parse_request(request_text));
     const Json* main = request.find("pte");
     if (main == nullptr) return make_error(ErrorCode::kInvalidArgument, "request needs pte");
+    ETP_ASSIGN(ValidateOptions options, validate_options_from_json(request.find("options")));
     ETP_ASSIGN(FileSource pte, file_source_from_json(*main));
     std::vector<std::pair<std::string, FileSource>> ptds;
     if (const Json* list = request.find("ptds"); list && list->is_object())
@@ -302,7 +332,7 @@ Output* validate_js(std::string request_text, val host) {
       out.set_json(write_json(report.to_json()));
       return {};
     }
-    ETP_ASSIGN(ValidationReport report, validate_artifacts(pte, ptds));
+    ETP_ASSIGN(ValidationReport report, validate_artifacts(pte, ptds, options));
     out.set_json(write_json(report.to_json()));
     return {};
   });

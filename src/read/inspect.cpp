@@ -8,9 +8,11 @@
 #include "core/le_bytes.h"
 #include "model/scalar_type.h"
 #include "read/file_layout.h"
+#include "read/inspect_details.h"
 #include "read/layout_json.h"
 #include "read/program_tensors.h"
 #include "read/pte_reader.h"
+#include "read/requirements.h"
 #include "read/work_budget.h"
 
 namespace etpack {
@@ -76,6 +78,7 @@ class PteInspector {
     out.set("mutableData", std::move(mutable_data));
     out.set("namedData", named_data_json());
     out.set("externalTensors", external_json());
+    out.set("requirements", requirements_json(pte_requirements(file_, pte_)));
     size_t count = segments.is_items() ? segments.items().size() : 0;
     out.set("segments", segments_json(segments, base, pte_segment_uses(program_, count)));
     std::vector<Region> layout = pte_layout(file_, size_, pte_);
@@ -156,8 +159,21 @@ class PteInspector {
       const Value& sizes = plan.get("non_const_buffer_sizes");
       size_t n = scalar_vector_length(sizes, BaseType::kLong);
       if (!budget_.spend(n)) return too_large();
-      for (size_t i = 0; i < n; ++i) buffers.push(Json::integer(scalar_vector_int(sizes, BaseType::kLong, i)));
+      Json planned = Json::array();
+      uint64_t planned_total = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t size = scalar_vector_int(sizes, BaseType::kLong, i);
+        buffers.push(Json::integer(size));
+        planned.push(Json::integer(size));
+        if (size > 0) planned_total = checked_add(planned_total, static_cast<uint64_t>(size)).value_or(UINT64_MAX);
+      }
       m.set("nonConstBufferSizes", std::move(buffers));
+      // What the runtime's memory planner asks the caller to provide, per
+      // memory id (id 0 is reserved and normally 0).
+      Json memory = Json::object();
+      memory.set("plannedBuffers", std::move(planned));
+      memory.set("plannedTotal", u64(planned_total));
+      m.set("memory", std::move(memory));
       out.push(std::move(m));
     }
     return out;
@@ -196,10 +212,15 @@ class PteInspector {
       j.set("size", opt_u64(size));
       j.set("offset", opt_u64(offset));
       Json specs = Json::array();
+      Json values = Json::array();
       const Value& list = delegate.get("compile_specs");
-      for (size_t i = 0; list.is_items() && i < list.items().size(); ++i)
-        specs.push(opt_string(list.items()[i].table().get("key")));
+      for (size_t i = 0; list.is_items() && i < list.items().size(); ++i) {
+        const TableValue& spec = list.items()[i].table();
+        specs.push(opt_string(spec.get("key")));
+        values.push(compile_spec_json(spec));
+      }
       j.set("compileSpecs", std::move(specs));
+      j.set("compileSpecValues", std::move(values));
       out.push(std::move(j));
     }
     return out;
@@ -228,20 +249,9 @@ class PteInspector {
 
   static void summarize(Json& j, const std::vector<uint64_t>& sizes) {
     uint64_t total = 0;
-    std::optional<size_t> largest;
-    for (size_t i = 0; i < sizes.size(); ++i) {
-      total = checked_add(total, sizes[i]).value_or(UINT64_MAX);
-      if (!largest || sizes[i] > sizes[*largest]) largest = i;
-    }
+    for (uint64_t size : sizes) total = checked_add(total, size).value_or(UINT64_MAX);
     j.set("count", u64(sizes.size()));
     j.set("totalBytes", u64(total));
-    Json l = Json::null();
-    if (largest) {
-      l = Json::object();
-      l.set("index", u64(*largest + 1));  // slices start at index 1
-      l.set("size", u64(sizes[*largest]));
-    }
-    j.set("largest", std::move(l));
   }
 
   Result<Json> constants_json() {
@@ -266,6 +276,7 @@ class PteInspector {
       out.set("segment", Json::null());
     }
     summarize(out, sizes);
+    out.set("largest", largest_constants_json(file_, program_));
     return out;
   }
 

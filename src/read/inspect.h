@@ -27,17 +27,23 @@
 //                    "dataIndex": n | null,   // into backend_delegate_data or segments
 //                    "size": n | null,        // blob bytes
 //                    "offset": n | null,      // where the blob starts in the file
-//                    "compileSpecs": [key, ...]}],
-//     "nonConstBufferSizes": [n, ...]      // memory-planned buffer sizes
+//                    "compileSpecs": [key, ...],
+//                    "compileSpecValues": [{"key", "bytes", "value": s | n | null}]}],  // see inspect_details.h
+//     "nonConstBufferSizes": [n, ...],     // memory-planned buffer sizes
+//     "memory": {"plannedBuffers": [n, ...], "plannedTotal": n}   // bytes per memory id, their sum
 //   }],
 //   "constants": {"storage": "segment" | "inline" | "none", "segment": n | null,
 //                 "count": n,              // entries after the index-0 placeholder
 //                 "totalBytes": n,         // their slices (alignment padding included)
-//                 "largest": null | {"index": n, "size": n}},
+//                 "largest": [{"name", "bytes", "dtype", "shape", "where"}]},  // 10 largest, see inspect_details.h
 //   "mutableData": null | {"segment": n | null, "count": n, "totalBytes": n},
 //   "namedData": [{"key": s | null, "segment": n, "size": n | null}],
 //   "externalTensors": [{"name": fqn, "dtype": s | null, "shape": [..] | null, "size": n | null,
 //                        "mutable": bool}],   // distinct names, first use
+//   "requirements": {"minRuntimeVersion": "1.0", "features": [{"feature", "since", "where" | null}],
+//                    "backends": [id, ...], "operators": ["aten::add.out", ...],
+//                    "externalData": [{"key", "dtype", "shape", "bytes", "methods": [name, ...]}]},
+//                    // see requirements.h
 //   "segments": [{"index", "offset", "size", "kind", "owners": [s, ...]}],
 //   "segmentMap": [{"start", "end" (exclusive), "size",
 //                   "kind": "preamble" | "header" | "padding" | "flatbuffer" | "constant" | "mutable" |
@@ -56,6 +62,7 @@
 //   "version": n, "segmentAlignment": n | null,
 //   "namedData": [{"key": s | null, "segment": n, "size": n | null, "dtype": s | null,
 //                  "shape": [..] | null, "dimOrder": [..] | null}],
+//   "requirements": as for a .pte (features of the .ptd; backends, operators, externalData empty),
 //   "segments", "segmentMap", "bytesByCategory": as for a .pte
 // }
 #pragma once

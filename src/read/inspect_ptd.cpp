@@ -8,6 +8,7 @@
 #include "read/layout_json.h"
 #include "read/program_tensors.h"
 #include "read/ptd_table.h"
+#include "read/requirements.h"
 
 namespace etpack {
 namespace {
@@ -56,6 +57,10 @@ Result<Json> inspect_ptd(const Blob& ptd) { return inspect_ptd(FileSource::in_me
 
 Result<Json> inspect_ptd(const FileSource& source) {
   const Blob& ptd = source.head;
+  if (auto old = ptd_old_layout_fields(ptd))
+    return make_error(ErrorCode::kUnsupportedVersion,
+                      "the .ptd uses the FlatTensor layout of ExecuTorch 0.6 (fields " + *old +
+                          "), which runtimes since 0.7 cannot read; re-export it");
   ETP_ASSIGN(PtdTable table, read_ptd_table(ptd, source.size()));
   const PtdHeader& h = table.header;
   Json out = Json::object();
@@ -75,6 +80,7 @@ Result<Json> inspect_ptd(const FileSource& source) {
   auto alignment = actual_segment_alignment(segments, h.segment_base_offset);
   out.set("segmentAlignment", alignment ? u64(*alignment) : Json::null());
   out.set("namedData", named_data_json(ptd, table.root));
+  out.set("requirements", requirements_json(ptd_requirements(ptd, table.root)));
   size_t count = segments.is_items() ? segments.items().size() : 0;
   out.set("segments", segments_json(segments, h.segment_base_offset, ptd_segment_uses(table.root, count)));
   std::vector<Region> layout = ptd_layout(ptd, source.size(), table);

@@ -73,6 +73,11 @@ Requirements pte_requirements(const Blob& head, const PteFile& pte);
 //  "operators", "externalData": [{key, dtype, shape, bytes, methods}]}
 Json requirements_json(const Requirements& r);
 
+// The requirements of a .ptd's FlatTensor table (`file`: the bytes it was
+// decoded from): the .ptd layout and bfloat16 layouts; no backends,
+// operators or external data.
+Requirements ptd_requirements(const Blob& file, const TableValue& flat_tensor);
+
 // A .ptd written with the FlatTensor layout of ExecuTorch 0.6 (fields
 // tensor_alignment and tensors at ids 1 and 2, segments and named_data at 3
 // and 4): runtimes since 0.7 read its field 1 and 2 as segments and

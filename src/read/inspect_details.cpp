@@ -1,0 +1,109 @@
+#include "read/inspect_details.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "core/le_bytes.h"
+#include "model/scalar_type.h"
+#include "read/program_tensors.h"
+
+namespace etpack {
+namespace {
+
+constexpr size_t kMaxTextValue = 256;
+constexpr size_t kLargestCount = 10;
+constexpr int64_t kSmallInteger = int64_t{1} << 31;
+
+std::optional<std::string> printable_text(const Blob& bytes) {
+  if (bytes.size() == 0 || bytes.size() > kMaxTextValue) return std::nullopt;
+  std::string out;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const uint8_t c = bytes.data()[i];
+    if (c < 0x20 || c > 0x7e) return std::nullopt;
+    out += static_cast<char>(c);
+  }
+  return out;
+}
+
+std::optional<int64_t> small_integer(const Blob& bytes) {
+  int64_t v = 0;
+  switch (bytes.size()) {
+    case 1: v = bytes.data()[0]; break;
+    case 4: v = read_le<int32_t>(bytes.data()); break;
+    case 8: v = read_le<int64_t>(bytes.data()); break;
+    default: return std::nullopt;
+  }
+  if (v <= -kSmallInteger || v >= kSmallInteger) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+Json compile_spec_json(const TableValue& spec) {
+  Json out = Json::object();
+  const Value& key = spec.get("key");
+  out.set("key", key.is_string() ? Json::string(key.str()) : Json::null());
+  const Value& value = spec.get("value");
+  const Blob empty;
+  const Blob& bytes = value.is_scalars() ? value.scalars() : empty;
+  out.set("bytes", Json::unsigned_integer(bytes.size()));
+  // Text first: a 4-letter word is more likely text than an integer.
+  if (auto text = printable_text(bytes)) {
+    out.set("value", Json::string(*text));
+  } else if (auto number = small_integer(bytes)) {
+    out.set("value", Json::integer(*number));
+  } else {
+    out.set("value", Json::null());
+  }
+  return out;
+}
+
+Json largest_constants_json(const Blob& file, const TableValue& program) {
+  struct Entry {
+    uint64_t bytes;
+    TensorView view;
+    std::string name;   // fully_qualified_name, else the value's path
+    std::string where;  // the slice it reads
+  };
+  std::vector<Entry> entries;
+  std::unordered_set<uint64_t> seen;  // data_buffer_idx already counted
+  // As the runtime decides: more than the placeholder offset means the
+  // constants live in the segment.
+  const Value& cs = program.get("constant_segment");
+  const bool in_segment = cs.is_table() && scalar_vector_length(cs.table().get("offsets"), BaseType::kULong) > 1;
+  const std::string storage = in_segment ? "constant_segment.offsets[" : "constant_buffer[";
+  for_each_tensor(program, [&](size_t p, size_t v, const TableValue& table) {
+    TensorView t = view_tensor(table, file);
+    if (t.data != TensorData::kConstant || !seen.insert(t.data_buffer_idx).second) return;
+    std::optional<uint64_t> bytes = view_nbytes(t);
+    std::string name = t.fqn ? *t.fqn : value_path(p, v);
+    std::string where = storage + std::to_string(t.data_buffer_idx) + "]";
+    entries.push_back({bytes.value_or(0), std::move(t), std::move(name), std::move(where)});
+  });
+  const size_t keep = std::min(entries.size(), kLargestCount);
+  std::partial_sort(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(keep), entries.end(),
+                    [](const Entry& a, const Entry& b) { return a.bytes > b.bytes; });
+  Json out = Json::array();
+  for (size_t i = 0; i < keep; ++i) {
+    const Entry& e = entries[i];
+    Json j = Json::object();
+    j.set("name", Json::string(e.name));
+    j.set("bytes", Json::unsigned_integer(e.bytes));
+    const char* dtype = scalar_type_name(e.view.scalar_type);
+    j.set("dtype", dtype ? Json::string(dtype) : Json::null());
+    Json shape = Json::null();
+    if (e.view.rank && *e.view.rank <= kMaxTensorRank) {
+      shape = Json::array();
+      for (int64_t s : e.view.sizes) shape.push(Json::integer(s));
+    }
+    j.set("shape", std::move(shape));
+    j.set("where", Json::string(e.where));
+    out.push(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace etpack
