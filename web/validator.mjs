@@ -10,6 +10,12 @@ let checked = null;
 // Plain explanations by code prefix/keyword; the core's message says the specifics.
 const EXPLAIN = [
   [/^PADDING_NOT_CHECKED$/, 'Padding past what was read (a remote file\'s head and prefetched padding, or a large file opened by slices) was not checked: the rest of the report stands.'],
+  [/^CONSTANT_SEGMENT_NO_PLACEHOLDER$/, 'The file lacks the constant segment placeholder: the runtime\'s default CMake build refuses it (InvalidProgram); builds with the deprecated constant_buffer path load it. `executorch-pack repack` rewrites it loadably.'],
+  [/^(PADDING_AFTER_SEGMENT|SLICE_PADDING)_NOT_ZERO$/, 'Bytes that should be zero padding hold data: a segment\'s size was cut or an offset moved, so the runtime would silently hand out truncated or other bytes.'],
+  [/^SEGMENT_BASE_MOVED$/, 'The segment base was moved: the runtime would read every constant and delegate blob from the wrong place.'],
+  [/^FEATURE_TOO_NEW$/, 'The file uses a feature the target ExecuTorch release cannot load.'],
+  [/^BACKEND_NOT_LISTED$/, 'A delegate needs a backend the target runtime does not link: load_method would fail.'],
+  [/^PTD_OLD_LAYOUT$/, 'The .ptd was written in the FlatTensor layout of ExecuTorch 0.6, which newer runtimes misread.'],
   [/^(VALUE|OPERATOR|INSTRUCTION|TENSOR_DATA)_INDEX_OUT_OF_RANGE$/, 'An index in the program (a value, operator or instruction) points past its list: the runtime would refuse the method or read out of bounds.'],
   [/^PADDING/, 'Padding between regions holds non-zero bytes or is far larger than any alignment needs: the file loads, but something wrote bytes where only zeros belong.'],
   [/^TRAILING_BYTES$/, 'Bytes after the data the header declares: nothing reads them; the file may have been appended to or written twice.'],
@@ -34,6 +40,22 @@ function findingEl(f, severity, names) {
     el('div', { text: f.message }), el('div', { class: 'hint', text: explain(String(f.code)) }));
 }
 
+// "Needs ExecuTorch ≥ 1.0 · backends: XnnpackBackend · 14 kernels · 2 .ptd keys"
+function requirementsEl(name, r) {
+  const parts = [`Needs ExecuTorch ≥ ${r.minRuntimeVersion}`, `backends: ${r.backends.length ? r.backends.join(', ') : 'none'}`,
+    `${r.operators.length} kernel${r.operators.length === 1 ? '' : 's'}`];
+  if (r.externalData.length) parts.push(`${r.externalData.length} .ptd key${r.externalData.length === 1 ? '' : 's'}`);
+  const details = el('details', {}, el('summary', { text: 'What sets these' }),
+    el('ul', {}, ...r.features.map((f) => el('li', { text: `${f.feature}: ExecuTorch ${f.since}${f.where ? ` (${f.where})` : ''}` }))));
+  if (r.operators.length) details.append(el('p', { text: `Kernels: ${r.operators.join(', ')}` }));
+  if (r.externalData.length) {
+    details.append(el('p', { text: `.ptd keys: ${r.externalData.map((e) => `${e.key} (${e.dtype ?? '?'}[${(e.shape ?? []).join(', ')}], ${e.bytes == null ? '?' : fmt(e.bytes)})`).join('; ')}` }));
+  }
+  return el('div', {}, el('p', {}, el('strong', { text: `${name}: ` }), parts.join(' · ')), details);
+}
+
+const specText = (d) => (d.compileSpecValues ?? []).map((c) => `${c.key ?? '(no key)'}=${c.value === null ? `<${c.bytes} bytes>` : c.value}`).join(', ');
+
 function summaryEl(name, s) {
   const box = el('div', {}, el('h3', { text: `${name} — ${s.format}, ${fmt(s.fileSize)}` }));
   const table = (head, rows) => el('div', { class: 'table-wrap' }, el('table', {},
@@ -46,13 +68,15 @@ function summaryEl(name, s) {
     row('Inputs', m.inputs.map(io).join('; ') || '—');
     row('Outputs', m.outputs.map(io).join('; ') || '—');
     row('Operators', m.operators.map((o) => `${o.name}${o.overload ? `.${o.overload}` : ''} ×${o.count}`).join(', ') || '—');
-    row('Delegates', (m.delegates ?? []).map((d) => `${d.id ?? '(no id)'} (${d.location}${d.size != null ? `, ${fmt(d.size)}` : ''})`).join(', ') || '—');
+    row('Delegates', (m.delegates ?? []).map((d) => `${d.id ?? '(no id)'} (${d.location}${d.size != null ? `, ${fmt(d.size)}` : ''})${specText(d) ? ` — ${specText(d)}` : ''}`).join('; ') || '—');
+    if (m.memory) row('Memory plan', `${fmt(m.memory.plannedTotal)} in ${m.memory.plannedBuffers.length} buffer(s): ${m.memory.plannedBuffers.map((b) => fmt(b)).join(', ')}`);
     row('Instructions', `${m.instructionCount} in ${m.chainCount} chain(s), ${m.valueCount} values`);
     box.append(el('h3', { text: `Method ${m.name}` }), dl);
   }
   if (s.constants) {
     const c = s.constants;
-    box.append(el('h3', { text: 'Constants' }), el('p', { text: `${c.count} tensor(s), ${fmt(c.totalBytes)} stored in ${c.storage}${c.largest ? `; largest #${c.largest.index} (${fmt(c.largest.size)})` : ''}` }));
+    box.append(el('h3', { text: 'Constants' }), el('p', { text: `${c.count} tensor(s), ${fmt(c.totalBytes)} stored in ${c.storage}` }));
+    if (c.largest?.length) box.append(table(['largest constants', 'size', 'tensor', 'where'], c.largest.map((k) => [k.name, fmt(k.bytes), `${k.dtype ?? '?'}[${(k.shape ?? []).join(', ')}]`, k.where])));
   }
   const named = s.namedData ?? s.entries ?? [];
   if (named.length) box.append(el('h3', { text: 'Named data' }), table(['key', 'size', 'segment', 'tensor'], named.map((n) => [n.key ?? '(no key)', n.size == null ? '—' : fmt(n.size), n.segment ?? '—',
@@ -86,8 +110,8 @@ async function run(files) {
     checked = files.map((f) => ({ name: f.name, source: bytes.get(f.name) }));  // for Compare with…
     const report = pteFile ? et.validate(bytes.get(pteFile.name), ptds) : et.validate(Object.values(ptds)[0]);
     const summaries = {};
-    const maps = $('maps'), sizes = $('sizes'), summary = $('summary');
-    maps.replaceChildren(); sizes.replaceChildren(); summary.replaceChildren();
+    const maps = $('maps'), sizes = $('sizes'), summary = $('summary'), needs = $('requirements');
+    maps.replaceChildren(); sizes.replaceChildren(); summary.replaceChildren(); needs.replaceChildren();
     for (const f of files) {
       try { summaries[f.name] = et.inspect(bytes.get(f.name)); } catch (e) { summaries[f.name] = { error: errorText(e) }; }
       const s = summaries[f.name];
@@ -95,6 +119,7 @@ async function run(files) {
       const m = el('div'); maps.append(el('h3', { text: `${f.name} (${fmt(s.fileSize)})` }), m); renderFileMap(m, s, f.name);
       const c = el('div'); sizes.append(el('h3', { text: f.name }), c); renderSizeChart(c, s.bytesByCategory);
       summary.append(summaryEl(f.name, s));
+      if (s.requirements) needs.append(requirementsEl(f.name, s.requirements));
     }
     $('verdict').textContent = report.ok ? `Valid — ${report.warnings.length} warning(s)` : `Invalid — ${report.errors.length} error(s), ${report.warnings.length} warning(s)`;
     $('verdict').className = `verdict ${report.ok ? 'ok' : 'bad'}`;

@@ -13,13 +13,16 @@ import { exitStatus, formatFinding, reportError } from '../src/cli/report.mjs';
 import { REPACK_HELP, cmdRepack } from '../src/cli/repack.mjs';
 import { cmdDiff, DIFF_HELP } from '../src/cli/diff.mjs';
 import { cmdExportWeights, cmdWeights, WEIGHTS_HELP } from '../src/cli/weights.mjs';
+import {
+  compileSpecsLine, formatLargestConstants, formatRequirements, memoryLine, validateTargetOptions,
+} from '../src/cli/requirements.mjs';
 
 const HELP = {
   main: `executorch-pack — inspect, validate and repack ExecuTorch .pte/.ptd files
 
 Usage:
   executorch-pack inspect FILE [--json]
-  executorch-pack validate PTE [PTD...] [--json]
+  executorch-pack validate PTE [PTD...] [--json] [--runtime X.Y] [--backends A,B]
   executorch-pack repack PTE [PTD...] -o OUT [options]
   executorch-pack --version
   executorch-pack <command> --help
@@ -53,26 +56,32 @@ Progress of long writes is shown on stderr when it is a terminal
 `,
   inspect: `Usage: executorch-pack inspect FILE [--json]
 
-Prints a summary of a .pte (program) or .ptd (data) file: methods with their
-inputs, outputs, operators and delegates, constants, named data, bytes by
-category and the segment map (every byte range of the file).
+Prints a summary of a .pte (program) or .ptd (data) file: what it needs to
+run (ExecuTorch release, backends, kernels, .ptd keys), methods with their
+inputs, outputs, operators, delegates (with compile specs) and memory plan,
+constants, named data, bytes by category and the segment map (every byte
+range of the file).
 
 Options:
   --json     print inspect()'s full JSON summary instead of tables
   --header 'Name: value'  HTTP header for a URL input (repeatable)
 `,
-  validate: `Usage: executorch-pack validate PTE [PTD...] [--json]
+  validate: `Usage: executorch-pack validate PTE [PTD...] [--json] [--runtime X.Y] [--backends A,B]
 
 Checks a .pte and the .ptd files it uses (external tensors are resolved
-against them), or a .ptd on its own. Prints every error and warning with its
-code and location.
+against them), or a .ptd on its own, as the ExecuTorch runtime would load
+them. Prints every error and warning with its code and location.
 
 Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or I/O
 problem.
 
 Options:
-  --json     print the report as JSON ({ok, errors, warnings})
-  --header 'Name: value'  HTTP header for URL inputs (repeatable)
+  --json                        print the report as JSON ({ok, errors, warnings})
+  --runtime X.Y                 target ExecuTorch release: every feature newer than it is an error
+  --backends A,B                delegate backends the target links: every other one is an error
+  --deprecated-constant-buffer  target builds with the deprecated constant_buffer path (Buck's
+                                default): a missing constant segment placeholder is a warning
+  --header 'Name: value'        HTTP header for URL inputs (repeatable)
 `,
   repack: REPACK_HELP,
 };
@@ -92,6 +101,7 @@ function formatInspect(path, s) {
     out.push('header: none (no segments)');
   }
   if (s.segmentAlignment !== null && s.segmentAlignment !== undefined) out.push(`segment alignment: ${s.segmentAlignment}`);
+  if (s.requirements) out.push('', formatRequirements(s.requirements));
   if (s.format === 'pte') {
     out.push('', `Methods (${s.methods.length})`);
     for (const m of s.methods) {
@@ -104,12 +114,19 @@ function formatInspect(path, s) {
       if (m.delegates.length) {
         out.push('', indent(table(['delegate', 'id', 'location', 'size', 'offset'],
           m.delegates.map((d) => [d.index, d.id, d.location, d.size, d.offset])), 4));
+        for (const d of m.delegates) {
+          const line = compileSpecsLine(d);
+          if (line) out.push(`    ${line}`);
+        }
       }
+      const memory = memoryLine(m);
+      if (memory) out.push(`    ${memory}`);
       out.push('');
     }
     const c = s.constants;
-    out.push(`Constants: ${c.count} tensor(s) in ${c.storage} storage${c.segment !== null ? ` (segment ${c.segment})` : ''}, ${fmtBytes(c.totalBytes)}` +
-      (c.largest ? `; largest: #${c.largest.index} ${fmtBytes(c.largest.size)}` : ''));
+    out.push(`Constants: ${c.count} tensor(s) in ${c.storage} storage${c.segment !== null ? ` (segment ${c.segment})` : ''}, ${fmtBytes(c.totalBytes)}`);
+    const largest = formatLargestConstants(c.largest);
+    if (largest) out.push(largest);
     if (s.mutableData) out.push(`Mutable data: ${s.mutableData.count} buffer(s), ${fmtBytes(s.mutableData.totalBytes)}`);
     if (s.externalTensors.length) {
       out.push('', `External tensors (${s.externalTensors.length})`,
@@ -147,9 +164,15 @@ async function cmdInspect(argv) {
 }
 
 async function cmdValidate(argv) {
-  const { options, positional } = parseArgs(argv, { json: 'flag', help: 'flag', header: 'list' }, 'validate');
+  const spec = {
+    json: 'flag', help: 'flag', header: 'list', runtime: 'value', backends: 'value', 'deprecated-constant-buffer': 'flag',
+  };
+  const { options, positional } = parseArgs(argv, spec, 'validate');
   if (options.help) return help('validate');
   if (positional.length < 1) throw new UsageError('validate needs a PTE (or PTD) file', 'validate');
+  if (options.runtime !== undefined && !/^v?\d{1,6}\.\d{1,6}(\.\d{1,6})?$/.test(options.runtime)) {
+    throw new UsageError(`--runtime must be a release like 1.0, got '${printable(options.runtime)}'`, 'validate');
+  }
   const [main, ...rest] = positional;
   const et = await init();
   const inputs = await openInputs(et, positional, { headers: options.header, env: process.env });
@@ -161,7 +184,7 @@ async function cmdValidate(argv) {
     for (let n = 2; name in ptds; ++n) name = `${base}#${n}`;
     ptds[name] = inputs[i + 1];
   });
-  const report = await et.withFetchedRanges(() => et.validate(pte, ptds));  // URL inputs: padding past the prefetch
+  const report = await et.withFetchedRanges(() => et.validate(pte, ptds, validateTargetOptions(options)));  // URL inputs: padding past the prefetch
   reportFetched(inputs);
   if (options.json) {
     process.stdout.write(`${stringify({ schema: 1, command: 'validate', ...report })}\n`);
