@@ -32,7 +32,10 @@ namespace {
 //                           comment before v1.2.0).
 //  kDeviceFields    v1.3.0  schema/program.fbs gains DeviceType,
 //                           ExtraTensorInfo.device_type/device_index and
-//                           ExecutionPlan.non_const_buffer_device.
+//                           ExecutionPlan.non_const_buffer_device. Counted only
+//                           for a device other than CPU 0: older runtimes skip
+//                           the fields (flatbuffers ignore unknown fields) and
+//                           put everything on the CPU, which is then right.
 // Not rows, by the same sources: eh00's 32-byte form (segment_data_size,
 // read by program.cpp since v1.0.0) still loads on older runtimes, whose
 // ExtendedHeader::Parse accepts any length >= 24; the constant_buffer path
@@ -105,7 +108,16 @@ class Collector {
       const Value& id = delegates.items()[d].table().get("id");
       if (id.is_string() && backends_.insert(id.str()).second) out_.backends.push_back(id.str());
     }
-    if (plan.has("non_const_buffer_device")) use(Feature::kDeviceFields, path + ".non_const_buffer_device");
+    // Older runtimes ignore the device fields and plan every buffer on the
+    // CPU: only a device other than the default (CPU, index 0) needs 1.3.
+    const Value& devices = plan.get("non_const_buffer_device");
+    for (size_t i = 0; devices.is_items() && i < devices.items().size(); ++i) {
+      const TableValue& d = devices.items()[i].table();
+      if (d.get_uint("device_type") != 0 || d.get_int("device_index") != 0) {
+        use(Feature::kDeviceFields, path + ".non_const_buffer_device[" + std::to_string(i) + "]");
+        break;
+      }
+    }
   }
 
   void tensor(size_t p, size_t v, const TableValue& table) {
