@@ -159,10 +159,14 @@ std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSou
     uint64_t data_size = file.size() - base;
     if (header->length >= PteHeader::kLength) data_size = std::min(data_size, header->segment_data_size);
     std::optional<uint64_t> alignment = infer_segment_alignment(program_size, base);
-    if (!alignment && base > program_size)
+    const uint64_t declared_end = header->length >= PteHeader::kLength ? base + data_size : file.size();
+    if (!alignment && base > program_size && declared_end < file.size())
       // Writers put the segments at the program's end rounded up to the
-      // segment alignment (a power of two); a base no alignment explains was
-      // moved, and with it where the runtime reads every segment.
+      // segment alignment, and the file ends with them. A base no
+      // power-of-two alignment explains, with file bytes left over past the
+      // declared segment data, was moved back: the runtime would read every
+      // segment from too early. (Only the two together: an odd alignment
+      // alone is legal.)
       sink.error(finding::kSegmentBaseMoved,
                  "eh00 segment_base_offset " + std::to_string(base) + " is not program_size " +
                      std::to_string(program_size) +
