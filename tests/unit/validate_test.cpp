@@ -43,7 +43,9 @@ TEST(Validate, EveryArtifactIsClean) {
     Blob pte = load_file(f);
     ValidationReport r = validate_artifacts(pte, {});
     // module_linear_no_constant_segment.pte: see RuntimeRules tests.
-    if (testing::has_constant_placeholder(pte)) EXPECT_TRUE(r.ok()) << f << ": " << describe(r);
+    if (testing::has_constant_placeholder(pte)) {
+      EXPECT_TRUE(r.ok()) << f << ": " << describe(r);
+    }
     EXPECT_TRUE(r.warnings.empty()) << f << ": " << describe(r);
   }
 }
@@ -95,7 +97,8 @@ TEST(Validate, EveryConformancePteResolvesWithItsPtds) {
     Blob pte = load_file(dir.path() / "out.pte");
     ValidationReport alone = validate_artifacts(pte, {});
     ValidationReport together = validate_artifacts(pte, ptds);
-    for (const Finding& f : together.errors)  // files without the placeholder: see runtime_rules_test.cpp EXPECT_EQ(f.code, finding::kConstantSegmentNoPlaceholder) << dir.path();
+    // Files without the placeholder: see runtime_rules_test.cpp.
+    for (const Finding& f : together.errors) EXPECT_EQ(f.code, finding::kConstantSegmentNoPlaceholder) << dir.path();
     EXPECT_TRUE(together.warnings.empty()) << dir.path() << ": " << describe(together);
     if (std::any_of(alone.errors.begin(), alone.errors.end(),
                     [](const Finding& f) { return f.code == finding::kExternalTensorUnresolved; })) {
