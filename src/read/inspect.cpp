@@ -6,7 +6,6 @@
 
 #include "core/checked_math.h"
 #include "core/le_bytes.h"
-#include "model/scalar_type.h"
 #include "read/file_layout.h"
 #include "read/inspect_details.h"
 #include "read/layout_json.h"
@@ -22,26 +21,12 @@ Json u64(uint64_t v) { return Json::unsigned_integer(v); }
 Json opt_u64(std::optional<uint64_t> v) { return v ? u64(*v) : Json::null(); }
 Json opt_string(const Value& v) { return v.is_string() ? Json::string(v.str()) : Json::null(); }
 
-Json ints_json(const std::vector<int64_t>& values) {
-  Json out = Json::array();
-  for (int64_t v : values) out.push(Json::integer(v));
-  return out;
-}
-
 // Work units one JSON object of the summary costs (a read element costs 1).
 constexpr uint64_t kJsonObjectCost = 16;
 
 Error too_large() {
   return make_error(ErrorCode::kLimitExceeded,
                     "the file shares vectors so often that its summary would be unreasonably large");
-}
-
-// dtype and shape of a tensor view, as inspect prints them.
-void set_dtype_shape(Json& j, const TensorView& t) {
-  const char* dtype = scalar_type_name(t.scalar_type);
-  j.set("dtype", dtype ? Json::string(dtype) : Json::null());
-  bool shape_known = t.rank && *t.rank <= kMaxTensorRank;
-  j.set("shape", shape_known ? ints_json(t.sizes) : Json::null());
 }
 
 class PteInspector {

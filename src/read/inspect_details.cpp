@@ -42,6 +42,17 @@ std::optional<int64_t> small_integer(const Blob& bytes) {
 
 }  // namespace
 
+void set_dtype_shape(Json& j, const TensorView& t) {
+  const char* dtype = scalar_type_name(t.scalar_type);
+  j.set("dtype", dtype ? Json::string(dtype) : Json::null());
+  Json shape = Json::null();
+  if (t.rank && *t.rank <= kMaxTensorRank) {
+    shape = Json::array();
+    for (int64_t s : t.sizes) shape.push(Json::integer(s));
+  }
+  j.set("shape", std::move(shape));
+}
+
 Json compile_spec_json(const TableValue& spec) {
   Json out = Json::object();
   const Value& key = spec.get("key");
@@ -92,14 +103,7 @@ Json largest_constants_json(const Blob& file, const TableValue& program) {
     Json j = Json::object();
     j.set("name", Json::string(e.name));
     j.set("bytes", Json::unsigned_integer(e.bytes));
-    const char* dtype = scalar_type_name(e.view.scalar_type);
-    j.set("dtype", dtype ? Json::string(dtype) : Json::null());
-    Json shape = Json::null();
-    if (e.view.rank && *e.view.rank <= kMaxTensorRank) {
-      shape = Json::array();
-      for (int64_t s : e.view.sizes) shape.push(Json::integer(s));
-    }
-    j.set("shape", std::move(shape));
+    set_dtype_shape(j, e.view);
     j.set("where", Json::string(e.where));
     out.push(std::move(j));
   }

@@ -5,7 +5,7 @@
 #include <unordered_set>
 
 #include "core/le_bytes.h"
-#include "model/scalar_type.h"
+#include "read/inspect_details.h"
 
 namespace etpack {
 namespace {
@@ -218,14 +218,7 @@ Json requirements_json(const Requirements& r) {
   for (const ExternalRequirement& e : r.external) {
     Json j = Json::object();
     j.set("key", Json::string(e.key));
-    const char* dtype = scalar_type_name(e.tensor.scalar_type);
-    j.set("dtype", dtype ? Json::string(dtype) : Json::null());
-    Json shape = Json::null();
-    if (e.tensor.rank && *e.tensor.rank <= kMaxTensorRank) {
-      shape = Json::array();
-      for (int64_t s : e.tensor.sizes) shape.push(Json::integer(s));
-    }
-    j.set("shape", std::move(shape));
+    set_dtype_shape(j, e.tensor);
     std::optional<uint64_t> bytes = view_nbytes(e.tensor);
     j.set("bytes", bytes ? Json::unsigned_integer(*bytes) : Json::null());
     j.set("methods", strings(e.methods));
