@@ -11,7 +11,7 @@ let checked = null;
 const EXPLAIN = [
   [/^PADDING_NOT_CHECKED$/, 'Padding past what was read (a remote file\'s head and prefetched padding, or a large file opened by slices) was not checked: the rest of the report stands.'],
   [/^CONSTANT_SEGMENT_NO_PLACEHOLDER$/, 'The file lacks the constant segment placeholder: the runtime\'s default CMake build refuses it (InvalidProgram); builds with the deprecated constant_buffer path load it. `executorch-pack repack` rewrites it loadably.'],
-  [/^(PADDING_AFTER_SEGMENT|SLICE_PADDING)_NOT_ZERO$/, 'Bytes that should be zero padding hold data: a segment\'s size was cut or an offset moved, so the runtime would silently hand out truncated or other bytes.'],
+  [/^(PADDING_(AFTER|BEFORE)_SEGMENT|SLICE_PADDING)_NOT_ZERO$/, 'Bytes that should be zero padding hold data: a segment\'s size was cut or an offset moved, so the runtime would silently hand out truncated or other bytes.'],
   [/^SEGMENT_BASE_MOVED$/, 'The segment base was moved: the runtime would read every constant and delegate blob from the wrong place.'],
   [/^FEATURE_TOO_NEW$/, 'The file uses a feature the target ExecuTorch release cannot load.'],
   [/^BACKEND_NOT_LISTED$/, 'A delegate needs a backend the target runtime does not link: load_method would fail.'],

@@ -92,6 +92,7 @@ constexpr const char* kExternalTensorSizeMismatch = "EXTERNAL_TENSOR_SIZE_MISMAT
 // What the runtime refuses or misloads (../shared/RUNTIME.md, upstream runtime/executor/program.cpp, method.cpp)
 constexpr const char* kConstantSegmentNoPlaceholder = "CONSTANT_SEGMENT_NO_PLACEHOLDER";  // E (W with deprecated_constant_buffer) constant_segment.offsets empty or absent
 constexpr const char* kPaddingAfterSegmentNotZero = "PADDING_AFTER_SEGMENT_NOT_ZERO";  // E non-zero bytes right after a segment: its size was cut
+constexpr const char* kPaddingBeforeSegmentNotZero = "PADDING_BEFORE_SEGMENT_NOT_ZERO";  // E the byte right before a segment is not zero: its offset moved
 constexpr const char* kSlicePaddingNotZero = "SLICE_PADDING_NOT_ZERO";  // E non-zero bytes between a tensor's data and the next slice: an offset moved
 constexpr const char* kSegmentBaseMoved = "SEGMENT_BASE_MOVED";  // E segment base is not the program end rounded up to any alignment
 constexpr const char* kTensorListItemInvalid = "TENSOR_LIST_ITEM_INVALID";  // E a TensorList item that is no Tensor value

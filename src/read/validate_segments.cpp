@@ -124,6 +124,16 @@ void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::ve
                      ": the segment's recorded size looks cut short; the runtime would silently hand out only its first " +
                      std::to_string(seg.end - seg.start) + " bytes",
                  found->first, "segments[" + std::to_string(*seg.segment) + "]");
+    } else if (found && i + 1 < layout.size() && is_segment_region(layout[i + 1]) && found->first < r.end &&
+               first_non_zero(file, r.end - 1, r.end)) {
+      // Data running right up to a segment's recorded start: that start was
+      // moved forward past the segment's first bytes.
+      const Region& seg = layout[i + 1];
+      sink.error(finding::kPaddingBeforeSegmentNotZero,
+                 "the padding byte right before segment " + std::to_string(*seg.segment) + " (at offset " +
+                     std::to_string(r.end - 1) + ") is not zero: the segment's recorded offset looks moved past "
+                     "the start of its data; the runtime would silently read other bytes",
+                 r.end - 1, "segments[" + std::to_string(*seg.segment) + "]");
     } else if (found) {
       sink.warning(finding::kPaddingNotZero,
                    "padding " + range_text(r.start, r.end) + " holds the non-zero byte " +

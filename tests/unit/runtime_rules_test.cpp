@@ -11,6 +11,7 @@
 
 #include "core/json.h"
 #include "core/le_bytes.h"
+#include "encode/pte_writer.h"
 #include "read/program_tensors.h"
 #include "read/pte_reader.h"
 #include "read/requirements.h"
@@ -135,6 +136,53 @@ TEST(RuntimeRules, SegmentBaseMovedBackIsAnError) {
   write_le<uint64_t>(&file[24], 1136);
   ValidationReport r = validate_artifacts(view(file), {});
   EXPECT_EQ(count(r.errors, finding::kSegmentBaseMoved), 1u) << describe(r);
+}
+
+TEST(RuntimeRules, DataRightBeforeASegmentIsAnError) {
+  // What a segment whose recorded offset moved forward leaves behind: its
+  // first bytes in the padding just before its new start.
+  std::vector<uint8_t> file = read_bytes(artifact("arduino_add.pte"));
+  file[1151] = 7;  // the constant segment starts at 1152
+  ValidationReport r = validate_artifacts(view(file), {});
+  ASSERT_EQ(count(r.errors, finding::kPaddingBeforeSegmentNotZero), 1u) << describe(r);
+  EXPECT_EQ(r.errors[0].offset, 1151u);
+  file[1151] = 0;
+  file[1100] = 7;  // stray bytes mid-padding stay a warning
+  EXPECT_TRUE(validate_artifacts(view(file), {}).ok());
+}
+
+TEST(RuntimeRules, TensorListOfANonTensorIsAnError) {
+  auto read = deserialize_pte_binary(load_file(conformance("13_everything") / "out.pte"));
+  ASSERT_TRUE(read.ok());
+  TableValue& list = read->program.at("execution_plan").items()[0].table().at("values").items()[11].table().at("val").table();
+  ASSERT_EQ(list.def->name, "TensorList");
+  std::vector<uint8_t> items(8);
+  write_le<int32_t>(&items[0], 0);
+  write_le<int32_t>(&items[4], 2);  // value 2 is an Int
+  list.at("items") = Value::from_scalars(Blob::own(std::move(items)));
+  PteConfig config;
+  config.extract_delegate_segments = true;
+  auto cord = serialize_pte_binary(read->program, &*read->mutable_data, &*read->named_data, config);
+  ASSERT_TRUE(cord.ok()) << cord.error().message;
+  ValidationReport r = validate_artifacts(Blob::own(std::move(cord->to_bytes().value())), ptds_of("13_everything"));
+  ASSERT_EQ(count(r.errors, finding::kTensorListItemInvalid), 1u) << describe(r);
+  EXPECT_NE(r.errors[0].message.find("InvalidProgram"), std::string::npos);
+}
+
+TEST(RuntimeRules, PtdInTheLayoutOf06IsNamed) {
+  // A FlatTensor root whose vtable has the five fields of ExecuTorch 0.6:
+  // version, tensor_alignment, tensors, segments, named_data.
+  std::vector<uint8_t> fb(64, 0);
+  write_le<uint32_t>(&fb[0], 32);  // root table at 32
+  write_le<uint16_t>(&fb[8], 14);  // vtable at 8: 4 + 5 slots
+  write_le<uint16_t>(&fb[10], 20);
+  for (uint16_t i = 1; i < 5; ++i) write_le<uint16_t>(&fb[12 + 2 * i], static_cast<uint16_t>(4 * i));
+  write_le<int32_t>(&fb[32], 32 - 8);
+  auto old = ptd_old_layout_fields(view(fb));
+  ASSERT_TRUE(old);
+  EXPECT_EQ(*old, "tensor_alignment, tensors, segments, named_data");
+  for (const char* ptd : {"model.ptd", "shard_b.ptd"})
+    EXPECT_FALSE(ptd_old_layout_fields(load_file(conformance("13_everything") / ptd))) << ptd;
 }
 
 TEST(RuntimeRules, BrokenEh00MagicIsAnError) {
