@@ -545,6 +545,8 @@ export interface PteSummary {
   requirements: Requirements;
   segments: SegmentSummary[];
   segmentMap: SegmentMapRange[];
+  /** Zero padding between tensors inside the constant and mutable segments (validate checks it). */
+  paddingInSegments: { start: number; end: number }[];
   bytesByCategory: BytesByCategory;
 }
 

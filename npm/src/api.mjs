@@ -565,7 +565,9 @@ export function createApi(module, platform, version) {
       headSize: headSizeOf,
       paddingOf(source, kind) {
         try {
-          return inspect(source, { kind }).segmentMap.filter((r) => r.kind === 'padding').map((r) => [Number(r.start), Number(r.end)]);
+          const s = inspect(source, { kind });
+          return [...s.segmentMap.filter((r) => r.kind === 'padding'), ...(s.paddingInSegments ?? [])]
+            .map((r) => [Number(r.start), Number(r.end)]).sort((a, b) => a[0] - b[0]);
         } catch {
           return [];  // a head the core cannot lay out: validate reports it
         }

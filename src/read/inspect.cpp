@@ -12,6 +12,7 @@
 #include "read/program_tensors.h"
 #include "read/pte_reader.h"
 #include "read/requirements.h"
+#include "read/validate.h"
 #include "read/work_budget.h"
 
 namespace etpack {
@@ -32,7 +33,7 @@ Error too_large() {
 class PteInspector {
  public:
   PteInspector(const FileSource& file, const PteFile& pte)
-      : file_(file.head), size_(file.size()), pte_(pte), program_(pte.program), budget_(WorkBudget::for_file_size(size_)) {}
+      : source_(file), file_(file.head), size_(file.size()), pte_(pte), program_(pte.program), budget_(WorkBudget::for_file_size(size_)) {}
 
   Result<Json> run() {
     const std::optional<PteHeader>& h = pte_.header;
@@ -68,6 +69,14 @@ class PteInspector {
     out.set("segments", segments_json(segments, base, pte_segment_uses(program_, count)));
     std::vector<Region> layout = pte_layout(file_, size_, pte_);
     out.set("segmentMap", segment_map_json(layout));
+    Json inner = Json::array();
+    for (const auto& [start, end] : pte_padding_in_segments(source_)) {
+      Json range = Json::object();
+      range.set("start", u64(start));
+      range.set("end", u64(end));
+      inner.push(std::move(range));
+    }
+    out.set("paddingInSegments", std::move(inner));
     out.set("bytesByCategory", bytes_by_category_json(layout));
     return out;
   }
@@ -314,6 +323,7 @@ class PteInspector {
     return out;
   }
 
+  const FileSource& source_;
   const Blob& file_;  // the head: the flatbuffer's bytes
   uint64_t size_;     // the whole file's
   const PteFile& pte_;

@@ -51,6 +51,8 @@
 //                   "segment": n | null, "owners": [s, ...], "clipped": bool}],
 //                   // ordered, contiguous, from 0 to fileSize; inline constant storage and inline
 //                   // delegate data are cut out of the flatbuffer as their own ranges
+//   "paddingInSegments": [{"start", "end"}],  // zero padding between tensors inside the constant and
+//                                            // mutable segments (validate checks it; see validate.h)
 //   "bytesByCategory": {"header", "flatbufferMetadata", "constants", "mutableData",
 //                       "delegateBlobs", "namedData", "padding", "unused"}  // sums to fileSize
 // }

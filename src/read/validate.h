@@ -148,4 +148,11 @@ Result<ValidationReport> validate_artifacts(const FileSource& pte,
                                             const ValidateOptions& options = {});
 Result<ValidationReport> validate_ptd(const std::string& name, const FileSource& ptd);
 
+// The ranges inside a .pte's constant and mutable segments that validate
+// checks for zeros (between a tensor's data and the next slice), as
+// absolute [start, end); read from the head only (at least pte_head_size
+// bytes). inspect lists them so a remote file's reader can fetch them
+// with the padding.
+std::vector<std::pair<uint64_t, uint64_t>> pte_padding_in_segments(const FileSource& pte);
+
 }  // namespace etpack

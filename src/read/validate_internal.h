@@ -121,7 +121,10 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
 
 // Checks the .pte into `report`; returns the decoded program when the
 // flatbuffer could be read (for the external tensor check).
-std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSource& pte, const ValidateOptions& options);
+// With `spans_out`, no byte past the flatbuffer is read: the zero-padding
+// ranges inside segments are returned there instead of checked.
+std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSource& pte, const ValidateOptions& options,
+                                         std::vector<ZeroSpan>* spans_out = nullptr);
 
 // Resolves every EXTERNAL tensor of `pte` against `index`.
 void check_external_tensors(FindingSink& sink, const Blob& head, const PteFile& pte, const PtdIndex& index,

@@ -111,7 +111,8 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
 
 }  // namespace
 
-std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSource& file, const ValidateOptions& options) {
+std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSource& file, const ValidateOptions& options,
+                                         std::vector<ZeroSpan>* spans_out) {
   FindingSink sink(report, "pte");
   std::optional<PteHeader> header;
   bool segments_ok = false;
@@ -191,6 +192,10 @@ std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSou
   WorkBudget budget(WorkBudget::for_file_size(file.size()));
   std::vector<ZeroSpan> zero_spans;
   check_program(sink, budget, file.head, pte, checked, zero_spans);
+  if (spans_out) {
+    *spans_out = std::move(zero_spans);
+    return pte;
+  }
   for (const ZeroSpan& span : zero_spans)
     if (auto found = first_non_zero(file, span.start, span.end))
       sink.error(finding::kSlicePaddingNotZero,
@@ -202,6 +207,16 @@ std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSou
   check_runtime_rules(sink, budget, file.head, pte, options);
   if (segments_ok) check_layout_bytes(sink, file, pte_layout(file.head, file.size(), pte));
   return pte;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> pte_padding_in_segments(const FileSource& pte) {
+  ValidationReport scratch;  // findings are validate's business
+  std::vector<ZeroSpan> spans;
+  validate_pte_into(scratch, pte, ValidateOptions{}, &spans);
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  out.reserve(spans.size());
+  for (const ZeroSpan& s : spans) out.emplace_back(s.start, s.end);
+  return out;
 }
 
 }  // namespace etpack
