@@ -49,8 +49,25 @@ function wasmFile(locateFile) {
   throw new Error(errors.join('; ') || 'no location for etpack.wasm');
 }
 
-function load({ locateFile, wasmBinary }) {
-  return createEtpackModule({ wasmBinary: wasmBinary ?? wasmFile(locateFile), printErr: () => {} });
+// The wasm is compiled once and each instance made from it synchronously, so
+// the API can replace a dead or overgrown instance between two calls.
+async function load({ locateFile, wasmBinary }) {
+  const compiled = await WebAssembly.compile(wasmBinary ?? wasmFile(locateFile));
+  const instantiate = () => {
+    const module = {
+      printErr: () => {},
+      instantiateWasm(imports, receive) {
+        const wasm = new WebAssembly.Instance(compiled, imports);
+        receive(wasm);
+        return wasm.exports;
+      },
+    };
+    createEtpackModule(module).catch(() => {});  // failures: calledRun stays false
+    if (!module.calledRun) throw new Error('the wasm module did not start');
+    return module;
+  };
+  platform.reinstantiate = instantiate;
+  return instantiate();
 }
 
 export default makeInit(load, platform);

@@ -1,7 +1,8 @@
 // The executorch-pack API over one instantiated wasm module. Names follow
 // upstream's Python API (serialize_for_executorch -> serializeForExecutorch);
 // programs keep upstream's snake_case JSON shape.
-import { EtpackError, invalidArgument } from './errors.mjs';
+import { EtpackError, coded, invalidArgument, isWasmTrap, markCallerError } from './errors.mjs';
+import { MAX_OUTPUT_BYTES, SPECS, checkOptions, integerIn } from './options.mjs';
 import { describe } from './bytes.mjs';
 import { Artifact, checkSignal, throwIfAborted } from './artifact.mjs';
 import { DISPOSE } from './dispose.mjs';
@@ -11,15 +12,73 @@ import { createWeightsApi } from './weights.mjs';
 import { createDiffApi } from './diff.mjs';
 import {
   blobs, call as callCore, entriesFromCore, entriesToCore, parseLossless, parseReply, programText, pteConfigToCore,
-  storeOutputFromCore, storeOutputToCore, layoutToCore,
+  storeOutputFromCore, storeOutputToCore, layoutToCore, setOwn,
 } from './marshal.mjs';
 
-const OUTPUTS = ['bytes', 'blob', 'artifact'];
+// A wasm heap never shrinks. After a call that left it larger than this
+// (a hostile file, a huge program) and with no wasm object alive, the module
+// is replaced by a fresh instance so the page or process stays small.
+const HEAP_RESET_BYTES = 128 << 20;
 
 // platform: { createHasher(module) -> {update(view), digest() -> hex},
-//             openFile?(path) -> a file source (Node) }
-export function createApi(module, platform, version) {
+//             openFile?(path) -> a file source (Node),
+//             reinstantiate?() -> a fresh module, or a Promise of one }
+export function createApi(initialModule, platform, version) {
+  let module = initialModule;
   const sources = new Sources(module, platform);
+
+  // --- the module's lifetime --------------------------------------------------
+  // Every public call runs through guard(): whatever it throws becomes an
+  // EtpackError (callers' own callback errors pass unchanged), and when the
+  // outermost call returns, a trapped module (abort()) or an overgrown heap
+  // is replaced. Stores count as live wasm objects: a heap is only replaced
+  // while none exists (a trapped module is replaced anyway: it is dead).
+  let depth = 0;
+  let liveStores = 0;
+  let trapped = false;
+  let pending = null;  // a Promise of a fresh module (async platforms)
+
+  function guard(fn, self, args) {
+    if (trapped && depth === 0) throw new EtpackError('INTERNAL', 'the core is restarting after a failure; retry once `await et.ready()` resolves');
+    ++depth;
+    try {
+      return fn.apply(self, args);
+    } catch (e) {
+      if (isWasmTrap(e)) trapped = true;
+      throw coded(e);
+    } finally {
+      if (--depth === 0) afterCall();
+    }
+  }
+
+  function afterCall() {
+    if (!trapped && (liveStores > 0 || module.HEAPU8.byteLength <= HEAP_RESET_BYTES)) return;
+    if (!platform.reinstantiate || pending) return;
+    let fresh;
+    try {
+      fresh = platform.reinstantiate();
+    } catch {
+      return;  // keep the old module (a trapped one keeps refusing calls)
+    }
+    if (typeof fresh?.then === 'function') {
+      pending = fresh.then((m) => { pending = null; if (trapped || liveStores === 0) swap(m); }, () => { pending = null; });
+    } else {
+      swap(fresh);
+    }
+  }
+
+  function swap(fresh) {
+    module = fresh;
+    sources.module = fresh;
+    trapped = false;
+  }
+
+  const guarded = (fn) => function guardedCall(...args) { return guard(fn, this, args); };
+  const guardMethods = (cls, names) => {
+    for (const name of names) {
+      Object.defineProperty(cls.prototype, name, { value: guarded(cls.prototype[name]), writable: true, configurable: true });
+    }
+  };
 
   // A core call: a failed Output becomes a thrown EtpackError, and an error
   // a host callback met (an unreadable file, an unopened Blob) wins over the
@@ -82,14 +141,18 @@ export function createApi(module, platform, version) {
   }
 
   // Output options shared by every call that writes files.
-  function outputOptions(options, what) {
-    if (options === null || options === undefined) return { output: 'bytes', onProgress: null };
-    if (typeof options !== 'object') throw invalidArgument(`${what} must be an object`);
-    const output = options.output ?? 'bytes';
-    if (!OUTPUTS.includes(output)) throw invalidArgument(`${what}.output must be one of ${OUTPUTS.join(', ')}, got ${String(output)}`);
-    const onProgress = options.onProgress ?? null;
-    if (onProgress !== null && typeof onProgress !== 'function') throw invalidArgument(`${what}.onProgress must be a function`);
-    return { output, onProgress };
+  function outputOptions(options, what, spec = SPECS.output) {
+    const o = checkOptions(options, spec, what);
+    const callback = o.onProgress ?? null;
+    // The caller's callback errors reach the caller as they are.
+    const onProgress = callback && ((p) => {
+      try {
+        return callback(p);
+      } catch (e) {
+        throw markCallerError(e);
+      }
+    });
+    return { output: o.output ?? 'bytes', onProgress };
   }
 
   // The files of an Output in the form asked for. 'bytes': one contiguous
@@ -97,6 +160,11 @@ export function createApi(module, platform, version) {
   // the heap unless a progress callback, which may call into wasm, runs in
   // between); onProgress counts over all files of the call.
   function deliver(out, { output, onProgress }) {
+    let planned = 0;
+    for (let i = 0; i < out.cordCount(); ++i) planned += out.cordSize(i);
+    if (planned > MAX_OUTPUT_BYTES) {
+      throw new EtpackError('RESOURCE_LIMIT', `the planned output is ${planned} bytes, over the limit of 2^40 bytes (check the alignments)`);
+    }
     const artifacts = takeArtifacts(out, output === 'bytes' && !onProgress);
     if (output === 'artifact') return artifacts;
     if (output === 'blob') return artifacts.map((a) => a.toBlob());
@@ -138,29 +206,35 @@ export function createApi(module, platform, version) {
 
   class NamedDataStore {
     #live = new module.StoreHandle();  // null once deleted
+    #module = module;  // the instance holding the store
     #ids = [];  // sources the store's buffers refer to; held while it lives
 
-    // The wasm-side store; a coded error (not embind's BindingError) once deleted.
+    constructor() {
+      ++liveStores;  // the instance is not replaced while a store lives
+    }
+
+    // The wasm-side store; a coded error (not embind's BindingError) once
+    // deleted, or when the core was restarted after a failure.
     get #handle() {
       if (this.#live === null) throw new EtpackError('OBJECT_DELETED', 'this NamedDataStore was deleted (delete() or the end of its `using` block)');
+      if (this.#module !== module) {
+        throw new EtpackError('INTERNAL', 'this NamedDataStore was lost when the core restarted after a failure; create a new one');
+      }
       return this.#live;
     }
 
     #run(fn) {
-      const out = call(fn);
-      out.delete();
+      call(fn).delete();
     }
 
     addNamedData(key, data, options = {}) {
       if (typeof key !== 'string') throw invalidArgument(`key must be a string, got ${describe(key)}`);
-      const { alignment = 1, externalTag = null, tensorLayout = null } = options ?? {};
-      if (typeof alignment !== 'number' || !Number.isInteger(alignment)) throw invalidArgument('alignment must be an integer');
-      if (externalTag !== null && typeof externalTag !== 'string') throw invalidArgument('externalTag must be a string or null');
+      const { alignment = 1, externalTag = null, tensorLayout = null } = checkOptions(options, SPECS.addNamedData, 'options');
       const entry = entryOf(data, 'data');
       const id = sources.register(entry);
       const layout = layoutToCore(tensorLayout, 'tensorLayout');
       try {
-        this.#run(() => this.#handle.add(key, JSON.stringify(sourceRef(id, entry)), alignment < 0 ? -1 : alignment,
+        this.#run(() => this.#handle.add(key, JSON.stringify(sourceRef(id, entry)), alignment,
           externalTag ?? '', externalTag !== null, layout ? JSON.stringify(layout) : '', sources.host()));
       } catch (e) {
         sources.release(id);
@@ -174,8 +248,9 @@ export function createApi(module, platform, version) {
       const output = other instanceof NamedDataStore ? other.getNamedDataStoreOutput() : other;
       withScope((scope) => {
         const json = storeOutputToCore(output, scope, 'other');
-        // Keep the merged buffers' sources alive with this store.
-        this.#ids.push(...scope.ids);
+        // Keep the merged buffers' sources alive with this store (no spread:
+        // a store may hold any number of buffers).
+        for (const id of scope.ids) this.#ids.push(id);
         scope.ids = [];
         this.#run(() => this.#handle.merge(JSON.stringify(json), sources.host()));
       });
@@ -183,10 +258,10 @@ export function createApi(module, platform, version) {
 
     externalizePteData(maxDataBytes, tagPrefix) {
       if (typeof tagPrefix !== 'string') throw invalidArgument('tagPrefix must be a string');
-      const cap = typeof maxDataBytes === 'bigint' ? Number(maxDataBytes) : maxDataBytes;
-      if (typeof cap !== 'number' || !Number.isSafeInteger(cap) || cap <= 0) {
+      if (!['number', 'bigint'].includes(typeof maxDataBytes) || (typeof maxDataBytes === 'number' && !Number.isSafeInteger(maxDataBytes))) {
         throw invalidArgument(`external data shard cap must be a positive integer, received ${String(maxDataBytes)}`);
       }
+      const cap = integerIn(maxDataBytes, 'external data shard cap', 1, Number.MAX_SAFE_INTEGER);
       this.#run(() => this.#handle.externalize(cap, tagPrefix, sources.host()));
     }
 
@@ -202,28 +277,29 @@ export function createApi(module, platform, version) {
     // Deleting twice is harmless (as `using` after an explicit delete()).
     delete() {
       if (this.#live === null) return;
-      this.#live.delete();
+      const handle = this.#live;
       this.#live = null;
+      --liveStores;
       for (const id of this.#ids) sources.release(id);
       this.#ids = [];
+      // A store of a replaced instance has nothing left to free.
+      if (this.#module === module && !trapped) handle.delete();
     }
 
     [DISPOSE]() {
       this.delete();
     }
   }
+  guardMethods(NamedDataStore, ['addNamedData', 'mergeNamedDataStore', 'externalizePteData', 'getNamedDataStoreOutput', 'delete']);
 
   class FlatTensorSerializer {
     constructor(config = {}) {
-      const segmentAlignment = config?.segmentAlignment ?? 128;
-      if (!Number.isSafeInteger(segmentAlignment) || segmentAlignment <= 0) {
-        throw new EtpackError('INVALID_ALIGNMENT', `segmentAlignment must be a positive integer, got ${String(segmentAlignment)}`);
-      }
+      const { segmentAlignment = 128 } = checkOptions(config, SPECS.flatTensorConfig, 'config');
       this.config = { segmentAlignment };
     }
 
     serialize(payload, options = {}) {
-      if (!payload || !Array.isArray(payload.buffers)) throw invalidArgument('payload must have a buffers array');
+      if (!payload || typeof payload !== 'object' || !Array.isArray(payload.buffers)) throw invalidArgument('payload must have a buffers array');
       const delivery = outputOptions(options, 'options');
       return withScope((scope) => {
         const request = {
@@ -252,6 +328,7 @@ export function createApi(module, platform, version) {
       });
     }
   }
+  guardMethods(FlatTensorSerializer, ['serialize', 'deserialize']);
 
   function storeRequest(store, scope, what) {
     if (store === null || store === undefined) return null;
@@ -267,7 +344,7 @@ export function createApi(module, platform, version) {
       request.mutable_data = mutable.map((b, i) => scope.data(b?.storage ?? b, `mutableData[${i}]`));
     }
     const map = emitter.externalConstantMap ?? emitter.external_constant_map ?? {};
-    if (map === null || typeof map !== 'object') throw invalidArgument('externalConstantMap must be an object');
+    if (map === null || typeof map !== 'object' || Array.isArray(map)) throw invalidArgument('externalConstantMap must be an object');
     request.external_constant_map = map;
     const buffers = emitter.externalConstantBuffer ?? emitter.external_constant_buffer ?? [];
     if (!Array.isArray(buffers)) throw invalidArgument('externalConstantBuffer must be an array');
@@ -287,7 +364,7 @@ export function createApi(module, platform, version) {
         request.data_serializer_config = { segment_alignment: 128 };
       } else if (dataSerializer instanceof FlatTensorSerializer) {
         request.data_serializer_config = { segment_alignment: dataSerializer.config.segmentAlignment };
-      } else if (typeof dataSerializer.serialize === 'function') {
+      } else if (typeof dataSerializer === 'object' && typeof dataSerializer.serialize === 'function') {
         request.custom_serializer = true;
         serializeData = (payloadJson) => {
           try {
@@ -295,7 +372,12 @@ export function createApi(module, platform, version) {
             const buffers = payload.buffers.map((ref) => (ref.src !== undefined
               ? sources.get(ref.src).view(ref.offset ?? 0, ref.size) ?? copyOut(ref)
               : module.HEAPU8.slice(ref.ptr >>> 0, (ref.ptr >>> 0) + ref.len)));
-            const result = dataSerializer.serialize({ buffers, namedData: entriesFromCore(payload.named_data) });
+            let result;
+            try {
+              result = dataSerializer.serialize({ buffers, namedData: entriesFromCore(payload.named_data) });
+            } catch (e) {
+              throw markCallerError(e);
+            }
             return JSON.stringify(scope.data(result, 'dataSerializer.serialize() result'));
           } catch (e) {
             return JSON.stringify({ error: String(e?.message ?? e) });
@@ -310,7 +392,7 @@ export function createApi(module, platform, version) {
         const tags = JSON.parse(out.json()).ptd_tags;
         const [pte, ...files] = deliver(out, delivery);
         const ptd = {};
-        tags.forEach((tag, i) => { ptd[tag] = files[i]; });
+        tags.forEach((tag, i) => setOwn(ptd, tag, files[i]));
         return { pte, ptd };
       } finally {
         out.delete();
@@ -387,18 +469,19 @@ export function createApi(module, platform, version) {
   // inspect() and validate() read the heads of the files (header and
   // flatbuffer) and peek at padding; segment data stays where it is.
   function inspect(data, options = {}) {
+    const o = checkOptions(options, SPECS.inspect, 'options');
     const opened = [];
     try {
       data = openPath(data, opened);
-      return inspectSource(data, options);
+      return inspectSource(data, o);
     } finally {
       closeAll(opened);
     }
   }
 
-  function inspectSource(data, options) {
+  function inspectSource(data, o) {
     return withScope((scope, heap) => {
-      const kind = options?.kind ?? kindOf(data, 'data');
+      const kind = o.kind ?? kindOf(data, 'data');
       const request = fileRequest(data, kind, scope, heap, 'data', true);
       const out = call(() => module.inspect(kind, JSON.stringify(request), sources.host()));
       try {
@@ -410,11 +493,11 @@ export function createApi(module, platform, version) {
   }
 
   // options: { runtime: 'X.Y', backends: [id, ...], deprecatedConstantBuffer: bool }
-  // (checked in C++: src/bindings/api.cpp).
+  // (values checked in C++: src/bindings/api.cpp; keys here).
   function validate(pte, ptds = {}, options = {}) {
-    if (ptds === null || typeof ptds !== 'object') throw invalidArgument('ptds must be an object {name: bytes}');
-    if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options must be an object');
-    const { runtime = null, backends = null, deprecatedConstantBuffer = false } = options;
+    if (ptds === null || typeof ptds !== 'object' || Array.isArray(ptds)) throw invalidArgument('ptds must be an object {name: bytes}');
+    checkOptions(options, SPECS.validate, 'options');
+    const { runtime = null, backends = null, deprecatedConstantBuffer = false } = options ?? {};
     const opened = [];
     try {
       // fromEntries: a name like `__proto__` stays an ordinary key.
@@ -431,7 +514,7 @@ export function createApi(module, platform, version) {
       // fromEntries: a .ptd named `__proto__` stays an ordinary key (an
       // assignment would set the prototype and drop the file).
       request.ptds = Object.fromEntries(Object.entries(ptds).map(([name, value]) => {
-        const what = `ptds['${name}']`;
+        const what = `ptds[${JSON.stringify(name)}]`;
         return [name, fileRequest(value, kindOf(value, what), scope, heap, what, true)];
       }));
       sources.peekMisses = [];
@@ -468,8 +551,17 @@ export function createApi(module, platform, version) {
   // Repack a .pte (+ merge .ptd files) with a new layout; see
   // src/encode/repack.h for externalize's naming rule.
   function repack(pte, options = {}) {
-    const { externalize = null, merge = [], mergeTag = 'model', dataSerializer = null } = options ?? {};
-    const delivery = outputOptions(options, 'options');
+    const checked = checkOptions(options, SPECS.repack, 'options');
+    const { externalize = null, merge = [], mergeTag = 'model', dataSerializer = null } = checked;
+    const delivery = outputOptions(options, 'options', SPECS.repack);
+    if (mergeTag === '') throw invalidArgument('options.mergeTag must not be empty (it names the merged .ptd file)');
+    if (merge === null || typeof merge !== 'object') throw invalidArgument('options.merge must be an array or an object of .ptd files');
+    if (dataSerializer !== null && !(dataSerializer instanceof FlatTensorSerializer)) {
+      throw invalidArgument('options.dataSerializer must be a FlatTensorSerializer or null');
+    }
+    if (externalize !== null && typeof externalize !== 'boolean' && (typeof externalize !== 'object' || Array.isArray(externalize))) {
+      throw invalidArgument('options.externalize must be true, false, null or an object');
+    }
     // Files opened here from paths are closed here once nothing refers to
     // them any more (contiguous outputs); Artifacts keep them open.
     const opened = [];
@@ -477,14 +569,14 @@ export function createApi(module, platform, version) {
     return withScope((scope, heap) => {
       const request = {
         pte: fileRequest(open(pte), 'pte', scope, heap, 'pte'),
-        config: pteConfigToCore(options ?? {}, false),
-        data_serializer_config: { segment_alignment: dataSerializer?.config?.segmentAlignment ?? options?.dataSegmentAlignment ?? 128 },
+        config: pteConfigToCore(options ?? {}, false, 'options', SPECS.repack),
+        data_serializer_config: { segment_alignment: dataSerializer?.config?.segmentAlignment ?? checked.dataSegmentAlignment ?? 128 },
         merge: (Array.isArray(merge) ? merge : Object.values(merge))
           .map((p, i) => fileRequest(open(p), 'ptd', scope, heap, `merge[${i}]`)),
         merge_tag: mergeTag,
       };
       if (externalize) {
-        const e = externalize === true ? {} : externalize;
+        const e = externalize === true ? {} : checkOptions(externalize, SPECS.externalize, 'options.externalize');
         request.externalize = {
           tag: e.tag ?? 'model',
           patterns: e.patterns ?? (e.names ? e.names : []),
@@ -497,7 +589,7 @@ export function createApi(module, platform, version) {
         const reply = JSON.parse(out.json());
         const [pteBytes, ...files] = deliver(out, delivery);
         const ptd = {};
-        reply.ptd_tags.forEach((tag, i) => { ptd[tag] = files[i]; });
+        reply.ptd_tags.forEach((tag, i) => setOwn(ptd, tag, files[i]));
         return { pte: pteBytes, ptd, moved: reply.moved, mergedEntries: reply.merged_entries };
       } finally {
         out.delete();
@@ -519,17 +611,18 @@ export function createApi(module, platform, version) {
   // (so named-data dedup stays exact). Only those bytes are read now.
   async function openBlob(blob, options = {}) {
     if (!(typeof Blob !== 'undefined' && blob instanceof Blob)) throw invalidArgument('openBlob takes a Blob or File');
-    const signal = checkSignal(options?.signal);
+    options = checkOptions(options, SPECS.openBlob, 'options');
+    const signal = checkSignal(options.signal);
     throwIfAborted(signal);
     const entry = blobEntry(blob);
     // The first 64 KiB are kept whatever the file is (enough to say what is
     // wrong with one that is not a .pte/.ptd).
     const probe = await entry.read(0, Math.min(entry.size, 64 << 10));
     entry.head = probe;
-    const magic = String.fromCharCode(...probe.subarray(4, 6));
+    const magic = String.fromCharCode(probe[4] ?? 0, probe[5] ?? 0);
     const kind = entry.size >= 8 && magic === 'ET' ? 'pte' : entry.size >= 8 && magic === 'FT' ? 'ptd' : null;
     if (kind) {
-      const headSize = headSizeOf(kind, probe.subarray(0, Math.min(probe.byteLength, kind === 'ptd' ? 56 : 64)), entry.size);
+      const headSize = guard(headSizeOf, null, [kind, probe.subarray(0, Math.min(probe.byteLength, kind === 'ptd' ? 56 : 64)), entry.size]);
       throwIfAborted(signal);
       if (headSize > probe.byteLength) entry.head = await entry.read(0, headSize);
     }
@@ -576,24 +669,43 @@ export function createApi(module, platform, version) {
     });
   }
 
+  // Resolves once the module is usable (after a restart on platforms that
+  // instantiate asynchronously; at once elsewhere).
+  async function ready() {
+    while (pending) await pending;
+  }
+
+  // Async entry points: their rejections are coded too.
+  function codedAsync(fn) {
+    return async function codedCall(...args) {
+      try {
+        return await fn.apply(this, args);
+      } catch (e) {
+        throw coded(e);
+      }
+    };
+  }
+
   const api = {
     version,
-    repack,
-    openFile,
-    openBlob,
-    openUrl,
+    repack: guarded(repack),
+    openFile: guarded(openFile),
+    openBlob: codedAsync(openBlob),
+    openUrl: codedAsync(openUrl),
     withFetchedRanges,
     NamedDataStore,
     FlatTensorSerializer,
     EtpackError,
-    serializeForExecutorch,
-    serializePteBinary,
-    deserializePteBinary,
-    programToJson,
-    inspect,
-    validate,
-    // Internals for the Node-only and streaming layers.
-    _internal: { module, sources, withScope, fileRequest, call, parseReply, blobs, sha256Of },
+    serializeForExecutorch: guarded(serializeForExecutorch),
+    serializePteBinary: guarded(serializePteBinary),
+    deserializePteBinary: guarded(deserializePteBinary),
+    programToJson: guarded(programToJson),
+    inspect: guarded(inspect),
+    validate: guarded(validate),
+    ready,
+    // Internals for the Node-only and streaming layers (`module` is the
+    // current instance: it changes when the heap is reset).
+    _internal: { get module() { return module; }, sources, withScope, fileRequest, call, parseReply, blobs, sha256Of, guard },
   };
   // diff, ptdFromWeights, exportWeights: built on the calls above.
   return Object.assign(api, createWeightsApi(api), createDiffApi(api));

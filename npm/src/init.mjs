@@ -20,7 +20,10 @@ export function makeInit(load, platform) {
     instance ??= (async () => {
       await null;  // `instance` is set before anything below can fail
       try {
-        return createApi(await load({ locateFile, wasmBinary }), platform, VERSION);
+        // A fresh instance replaces a dead or overgrown one: the same load
+        // again, unless the platform has a faster (synchronous) way.
+        const reinstantiate = () => load({ locateFile, wasmBinary });
+        return createApi(await load({ locateFile, wasmBinary }), { reinstantiate, ...platform }, VERSION);
       } catch (e) {
         instance = null;  // not cached: the next init() tries again
         if (e instanceof EtpackError) throw e;

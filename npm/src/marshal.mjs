@@ -1,6 +1,7 @@
 // All marshalling between JavaScript values and the core's JSON requests
 // and replies lives here.
 import { EtpackError, invalidArgument } from './errors.mjs';
+import { PTE_CONFIG, check, checkOptions, integerIn } from './options.mjs';
 import { isBytes } from './bytes.mjs';
 import { Artifact } from './artifact.mjs';
 import { isBlob, SOURCE } from './sources.mjs';
@@ -10,79 +11,155 @@ const NUL = '\u0000';
 // Program (object or JSON text) -> JSON text for the core. BigInts become
 // digit strings; integer Numbers beyond 2^53 are marked so the core can
 // reject them where an integer is expected (they may have been rounded);
-// byte arrays (and files, Blobs, Artifacts) go by reference, never as
-// integer lists. The caller's object is never modified: the walk copies only
-// the arrays and objects on the path to a changed value, then one plain
-// JSON.stringify does the rest (much faster than a replacer function).
+// NaN, ±Infinity and -0 are written as the bare tokens NaN, Infinity,
+// -Infinity and -0 (JSON.stringify would write null and 0); byte arrays (and
+// files, Blobs, Artifacts) go by reference, never as integer lists. The
+// caller's object is never modified: the walk copies only the arrays and
+// objects on the path to a changed value, then one plain JSON.stringify does
+// the rest (much faster than a replacer function).
 export function programText(program, scope) {
   if (typeof program === 'string') return program;
   if (program === null || typeof program !== 'object' || Array.isArray(program)) {
     throw invalidArgument('program must be an object or JSON text');
   }
-  return JSON.stringify(forJson(program, scope));
+  const walk = { scope, special: null, stack: [] };
+  let text;
+  try {
+    text = JSON.stringify(forJson(program, walk));
+  } catch (e) {
+    if (e instanceof EtpackError) throw e;
+    // A toJSON() or getter of the caller's that threw, or a value JSON
+    // cannot hold.
+    throw new EtpackError('INVALID_ARGUMENT', `program could not be written as JSON: ${e?.message ?? e}`, { cause: e });
+  }
+  // The special-number placeholders are strings with a per-call nonce, so
+  // no string of the caller's can be mistaken for one.
+  return walk.special ? text.replace(walk.special.pattern, (_, token) => token) : text;
 }
+
+// Programs nest about ten levels deep; anything far deeper is a mistake (or
+// a cycle) and is refused before the stack runs out.
+const MAX_PROGRAM_DEPTH = 200;
 
 // Scalars JSON.stringify writes as they are.
 function isPlain(v) {
   const t = typeof v;
-  return t === 'string' || t === 'boolean' || v === undefined || (t === 'number' && (Number.isSafeInteger(v) || !Number.isInteger(v)));
+  return t === 'string' || t === 'boolean' || v === undefined ||
+    (t === 'number' && Number.isFinite(v) && (Number.isSafeInteger(v) ? !Object.is(v, -0) : !Number.isInteger(v)));
 }
 
-function forJson(value, scope) {
-  if (typeof value !== 'object') {
-    if (isPlain(value)) return value;
-    return typeof value === 'bigint' ? value.toString() : typeof value === 'number' ? `${NUL}N${value}` : value;
+function scalarForJson(value, walk) {
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'number') {
+    if (Number.isFinite(value) && !Object.is(value, -0)) return `${NUL}N${value}`;
+    if (!walk.special) {
+      const nonce = `${NUL}F${Math.random().toString(36).slice(2)}:`;
+      walk.special = { nonce, pattern: new RegExp(`"\\\\u0000F${nonce.slice(2)}(NaN|-?Infinity|-0)"`, 'g') };
+    }
+    return `${walk.special.nonce}${Object.is(value, -0) ? '-0' : String(value)}`;
   }
+  if (typeof value === 'symbol' || typeof value === 'function') return undefined;  // as JSON.stringify skips them
+  return value;
+}
+
+function forJson(value, walk) {
+  if (typeof value !== 'object') return isPlain(value) ? value : scalarForJson(value, walk);
   if (value === null) return value;
   // Byte fields: references the core reads through the host (never lists).
-  if (isBytes(value) || isBlob(value) || typeof value[SOURCE] === 'function') return scope.data(value, 'a program byte field');
+  if (isBytes(value) || isBlob(value) || typeof value[SOURCE] === 'function') return walk.scope.data(value, 'a program byte field');
   if (typeof value.toJSON === 'function') return value;
+  if (walk.stack.length >= MAX_PROGRAM_DEPTH) {
+    // Only now is it worth looking for a repeated object on the path.
+    const cycle = new Set(walk.stack).size < walk.stack.length;
+    throw new EtpackError(cycle ? 'INVALID_ARGUMENT' : 'RESOURCE_LIMIT', cycle
+      ? 'program refers to itself (a cycle): programs must be trees'
+      : `program nests deeper than ${MAX_PROGRAM_DEPTH} levels`);
+  }
+  walk.stack.push(value);
   let out = value;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; ++i) {
       const v = value[i];
       if (v === null || (typeof v !== 'object' && isPlain(v))) continue;
-      const p = forJson(v, scope);
+      const p = forJson(v, walk);
       if (p !== v) {
         if (out === value) out = value.slice();
         out[i] = p;
       }
     }
-    return out;
-  }
-  for (const key in value) {
-    const v = value[key];
-    if (v === null || (typeof v !== 'object' && isPlain(v))) continue;
-    const p = forJson(v, scope);
-    if (p !== v) {
-      if (out === value) out = { ...value };
-      out[key] = p;
+  } else {
+    // Own keys only (what JSON.stringify writes); a copy gets them as own
+    // data properties, so a key `__proto__` stays a key.
+    for (const key of Object.keys(value)) {
+      const v = value[key];
+      if (v === null || (typeof v !== 'object' && isPlain(v))) continue;
+      const p = forJson(v, walk);
+      if (p !== v) {
+        if (out === value) out = { ...value };
+        setOwn(out, key, p);
+      }
     }
   }
+  walk.stack.pop();
   return out;
 }
 
-// Reply JSON -> JS values: "\0<digits>" is a BigInt, "\0\0..." a string that
-// began with NUL, {"\0blob": i} the i-th returned byte array.
+// Sets `key` as an own, enumerable data property whatever the key is:
+// `obj[key] = v` with key "__proto__" would replace the prototype instead.
+// Maps keyed by names from a file or a caller (namedData, pteData,
+// externalData, ptd) are ordinary objects built with this, so every key is
+// an own property and no prototype ever changes.
+export function setOwn(obj, key, value) {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  return obj;
+}
+
+// The special numbers of the core's JSON (bare NaN, Infinity, -Infinity;
+// -0.0 is plain JSON) -> placeholder strings the reviver turns back into
+// Numbers. Only texts that mention them pay for the scan.
+const SPECIAL_VALUES = { NaN, Infinity, '-Infinity': -Infinity };
+const SPECIAL_SCAN = /"(?:[^"\\]|\\.)*"|-?Infinity|NaN/g;
+
+function markSpecials(text) {
+  if (!/NaN|Infinity/.test(text)) return text;
+  return text.replace(SPECIAL_SCAN, (token) => (token[0] === '"' ? token : `"\\u0000${token}"`));
+}
+
+// Reply JSON -> JS values: "\0<digits>" is a BigInt, "\0NaN" etc. a special
+// number, "\0\0..." a string that began with NUL, {"\0blob": i} the i-th
+// returned byte array. JSON.parse makes every key an own property
+// (`__proto__` included).
 export function parseReply(text, blobs) {
-  return JSON.parse(text, (key, value) => {
+  let parsed;
+  try {
+    parsed = JSON.parse(markSpecials(text), revive);
+  } catch (e) {
+    throw new EtpackError('INTERNAL', `the core's reply could not be read: ${e?.message ?? e}`, { cause: e });
+  }
+  return parsed;
+
+  function revive(key, value) {
     if (typeof value === 'string' && value.charCodeAt(0) === 0) {
-      return value.charCodeAt(1) === 0 ? value.slice(1) : BigInt(value.slice(1));
+      if (value.charCodeAt(1) === 0) return value.slice(1);
+      const rest = value.slice(1);
+      return Object.hasOwn(SPECIAL_VALUES, rest) ? SPECIAL_VALUES[rest] : BigInt(rest);
     }
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       const index = value[`${NUL}blob`];
-      if (index !== undefined) return blobs[index];
+      if (index !== undefined && Object.hasOwn(value, `${NUL}blob`)) return blobs[index];
     }
     return value;
-  });
+  }
 }
 
 // Reply JSON written without BigInt markers (inspect, validate): integers
 // beyond 2^53 (sizes and offsets read from a file) become BigInt instead of
-// being rounded, and strings from the file that begin with NUL stay strings.
+// being rounded, strings from the file that begin with NUL stay strings, and
+// bare NaN/Infinity tokens become Numbers.
 export function parseLossless(text) {
-  const marked = text.replace(/"(?:[^"\\]|\\.)*"(\s*:)?|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token, key) => {
+  const marked = text.replace(/"(?:[^"\\]|\\.)*"(\s*:)?|-?Infinity|NaN|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token, key) => {
     if (token[0] === '"') return !key && token.startsWith('"\\u0000') ? `"\\u0000${token.slice(1)}` : token;
+    if (token.endsWith('NaN') || token.endsWith('Infinity')) return `"\\u0000${token}"`;
     return /^-?\d+$/.test(token) && !Number.isSafeInteger(Number(token)) ? `"\\u0000${token}"` : token;
   });
   return parseReply(marked, []);
@@ -126,10 +203,18 @@ export function layoutToCore(layout, what) {
   if (layout === null || layout === undefined) return null;
   if (typeof layout !== 'object') throw invalidArgument(`${what} must be an object or null`);
   const scalarType = layout.scalarType ?? layout.scalar_type;
-  const sizes = layout.sizes ?? [];
-  const dimOrder = layout.dimOrder ?? layout.dim_order ?? [];
   if (!Number.isInteger(scalarType)) throw invalidArgument(`${what}.scalarType must be an integer`);
-  return { scalar_type: scalarType, sizes: Array.from(sizes, Number), dim_order: Array.from(dimOrder, Number) };
+  return {
+    scalar_type: scalarType,
+    sizes: integerList(layout.sizes ?? [], `${what}.sizes`),
+    dim_order: integerList(layout.dimOrder ?? layout.dim_order ?? [], `${what}.dimOrder`),
+  };
+}
+
+// An array-like of integers (Numbers or BigInts) -> Numbers, checked.
+function integerList(list, what) {
+  if (list === null || typeof list !== 'object' || typeof list.length !== 'number') throw invalidArgument(`${what} must be an array of integers`);
+  return Array.from(list, (v, i) => integerIn(v, `${what}[${i}]`, -(2 ** 53) + 1, 2 ** 53 - 1));
 }
 
 export function layoutFromCore(layout) {
@@ -138,32 +223,36 @@ export function layoutFromCore(layout) {
 }
 
 export function entriesToCore(entries, what) {
-  if (entries === null || typeof entries !== 'object') throw invalidArgument(`${what} must be an object`);
+  if (entries === null || typeof entries !== 'object' || Array.isArray(entries)) throw invalidArgument(`${what} must be an object`);
   const out = {};
-  for (const [key, e] of Object.entries(entries)) {
-    const bufferIndex = e.bufferIndex ?? e.buffer_index;
-    if (!Number.isInteger(bufferIndex) || bufferIndex < 0) throw invalidArgument(`${what}['${key}'].bufferIndex must be a non-negative integer`);
-    const alignment = e.alignment ?? 1;
-    if (!Number.isInteger(alignment)) throw invalidArgument(`${what}['${key}'].alignment must be an integer`);
-    out[key] = { buffer_index: bufferIndex, alignment, tensor_layout: layoutToCore(e.tensorLayout ?? e.tensor_layout, `${what}['${key}'].tensorLayout`) };
+  for (const key of Object.keys(entries)) {
+    const e = entries[key];
+    const where = `${what}[${JSON.stringify(key)}]`;
+    if (e === null || typeof e !== 'object') throw invalidArgument(`${where} must be an object { bufferIndex, alignment?, tensorLayout? }`);
+    const bufferIndex = integerIn(e.bufferIndex ?? e.buffer_index, `${where}.bufferIndex`, 0, 2 ** 32 - 1);
+    const alignment = e.alignment === undefined ? 1 : check.alignment(e.alignment, `${where}.alignment`);
+    setOwn(out, key, { buffer_index: bufferIndex, alignment, tensor_layout: layoutToCore(e.tensorLayout ?? e.tensor_layout, `${where}.tensorLayout`) });
   }
   return out;
 }
 
 export function entriesFromCore(entries) {
   const out = {};
-  for (const [key, e] of Object.entries(entries)) {
-    out[key] = { bufferIndex: e.buffer_index, alignment: e.alignment, tensorLayout: layoutFromCore(e.tensor_layout) };
+  for (const key of Object.keys(entries)) {
+    const e = entries[key];
+    setOwn(out, key, { bufferIndex: e.buffer_index, alignment: e.alignment, tensorLayout: layoutFromCore(e.tensor_layout) });
   }
   return out;
 }
 
 // A store output ({buffers, pteData, externalData}) -> core JSON, buffers by reference.
 export function storeOutputToCore(output, scope, what = 'namedDataStore') {
-  if (!output || !Array.isArray(output.buffers)) throw invalidArgument(`${what} must have a buffers array`);
+  if (!output || typeof output !== 'object' || !Array.isArray(output.buffers)) throw invalidArgument(`${what} must have a buffers array`);
+  const externalData = output.externalData ?? output.external_data ?? {};
+  if (externalData === null || typeof externalData !== 'object') throw invalidArgument(`${what}.externalData must be an object`);
   const external = {};
-  for (const [tag, entries] of Object.entries(output.externalData ?? output.external_data ?? {})) {
-    external[tag] = entriesToCore(entries, `${what}.externalData['${tag}']`);
+  for (const tag of Object.keys(externalData)) {
+    setOwn(external, tag, entriesToCore(externalData[tag], `${what}.externalData[${JSON.stringify(tag)}]`));
   }
   return {
     buffers: output.buffers.map((b, i) => scope.data(b, `${what}.buffers[${i}]`)),
@@ -174,26 +263,16 @@ export function storeOutputToCore(output, scope, what = 'namedDataStore') {
 
 export function storeOutputFromCore(json) {
   const external = {};
-  for (const [tag, entries] of Object.entries(json.external_data)) external[tag] = entriesFromCore(entries);
+  for (const tag of Object.keys(json.external_data)) setOwn(external, tag, entriesFromCore(json.external_data[tag]));
   return { buffers: json.buffers, pteData: entriesFromCore(json.pte_data), externalData: external };
 }
 
-export function pteConfigToCore(config = {}, defaultExtract = true) {
-  if (config === null || typeof config !== 'object') throw invalidArgument('config must be an object');
-  const check = (name, value, required) => {
-    if (value === undefined || value === null) {
-      if (required) throw invalidArgument(`config.${name} is required`);
-      return null;
-    }
-    if (!Number.isSafeInteger(value) || value <= 0) {
-      throw new EtpackError('INVALID_ALIGNMENT', `config.${name} must be a positive integer, got ${String(value)}`);
-    }
-    return value;
-  };
+export function pteConfigToCore(config = {}, defaultExtract = true, what = 'config', spec = PTE_CONFIG) {
+  const c = checkOptions(config, spec, what);
   return {
-    extract_delegate_segments: config.extractDelegateSegments ?? defaultExtract,
-    segment_alignment: check('segmentAlignment', config.segmentAlignment ?? 128, true),
-    constant_tensor_alignment: check('constantTensorAlignment', config.constantTensorAlignment, false),
-    delegate_alignment: check('delegateAlignment', config.delegateAlignment, false),
+    extract_delegate_segments: c.extractDelegateSegments ?? defaultExtract,
+    segment_alignment: c.segmentAlignment ?? 128,
+    constant_tensor_alignment: c.constantTensorAlignment ?? null,
+    delegate_alignment: c.delegateAlignment ?? null,
   };
 }
