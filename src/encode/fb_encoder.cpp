@@ -257,15 +257,25 @@ class Encoder {
     if (!v.is_scalar()) return;  // absent scalars are their default
     Scalar s = v.scalar();
     switch (f.type) {
-      case BaseType::kDouble:
-        if (!(s.d != f.default_real)) return;
-        { uint64_t bits; std::memcpy(&bits, &s.d, 8); b_.prepend<uint64_t>(bits); }
+      // Skipped only when bit-identical to the default: upstream's builder
+      // compares with != and so drops -0.0 (it reads back as +0.0); we keep
+      // the sign, as every double must survive bit for bit.
+      case BaseType::kDouble: {
+        double def = f.default_real;
+        uint64_t bits, def_bits;
+        std::memcpy(&bits, &s.d, 8);
+        std::memcpy(&def_bits, &def, 8);
+        if (bits == def_bits) return;
+        b_.prepend<uint64_t>(bits);
         break;
+      }
       case BaseType::kFloat: {
         float fv = static_cast<float>(s.d);
-        if (!(fv != static_cast<float>(f.default_real))) return;
-        uint32_t bits;
+        float def = static_cast<float>(f.default_real);
+        uint32_t bits, def_bits;
         std::memcpy(&bits, &fv, 4);
+        std::memcpy(&def_bits, &def, 4);
+        if (bits == def_bits) return;
         b_.prepend<uint32_t>(bits);
         break;
       }

@@ -111,10 +111,15 @@ class TableReader {
         return s;
       }
       if (real) {
-        if (t == "inf" || t == "Infinity") s.d = std::numeric_limits<double>::infinity();
-        else if (t == "-inf" || t == "-Infinity") s.d = -std::numeric_limits<double>::infinity();
-        else if (t == "nan" || t == "NaN") s.d = std::numeric_limits<double>::quiet_NaN();
-        else return mismatch("expected a number, got string \"" + std::string(t) + "\"");
+        // Only upstream's own spellings: exir/schema.py's Double keeps an
+        // infinity as the string "inf" or "-inf" (and asserts nothing else).
+        // NaN and the infinities otherwise travel as Python's bare tokens
+        // (NaN, Infinity, -Infinity); any other string, "nan" included, is
+        // refused rather than guessed at.
+        if (t == "inf") s.d = std::numeric_limits<double>::infinity();
+        else if (t == "-inf") s.d = -std::numeric_limits<double>::infinity();
+        else return mismatch("expected a number (or upstream's \"inf\"/\"-inf\"; NaN and Infinity are bare tokens), got string \"" + std::string(t) + "\"");
+        if (type == BaseType::kFloat) s.d = static_cast<double>(static_cast<float>(s.d));
         return s;
       }
       // A JavaScript Number that was an integer beyond 2^53 arrives marked:

@@ -1,7 +1,12 @@
 // Schema-driven conversion between JSON (upstream's _program_to_json shape:
 // snake_case fields, `<field>_type` union tags naming the member table,
-// enums as integers, byte vectors as integer lists, "inf"/"-inf" strings or
-// bare Infinity/NaN for doubles) and the TableValue model.
+// enums as integers, byte vectors as integer lists) and the TableValue model.
+// Doubles are exact both ways, in upstream's Python json spellings: bare
+// NaN, Infinity, -Infinity tokens, -0.0, and a Double's infinity as the
+// string "inf"/"-inf" (exir/schema.py). No other string is read as a number
+// ("nan" is a kSchemaMismatch). A NaN read from text is the quiet NaN
+// 0x7ff8000000000000 (Python's); a NaN decoded from a flatbuffer keeps its
+// payload bits for as long as it stays in the model.
 #pragma once
 
 #include <functional>
