@@ -1,8 +1,10 @@
 #include "model/value_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <unordered_map>
 
 #include "core/le_bytes.h"
 
@@ -66,11 +68,41 @@ Json string_to_json(const std::string& s, const ToJsonOptions& options) {
   return Json::string(s);
 }
 
+// The order upstream's _program_to_json writes a table's fields in: that of
+// the exir/schema.py dataclass, which json.dumps follows. It is the
+// flatbuffer schema's order except where listed here (fields not listed
+// keep their schema order, after the listed ones).
+const std::vector<const FieldDef*>& json_field_order(const TableDef& def) {
+  struct Override {
+    const char* table;
+    std::vector<const char*> fields;
+  };
+  static const Override kDataclassOrder[] = {
+      // Tensor: `layout` comes before `data_buffer_idx` in the dataclass.
+      {"Tensor", {"scalar_type", "storage_offset", "sizes", "dim_order", "requires_grad", "layout", "data_buffer_idx",
+                  "allocation_info", "shape_dynamism", "extra_tensor_info"}},
+  };
+  // Element references stay valid as the map grows (the recursion holds them).
+  static thread_local std::unordered_map<const TableDef*, std::vector<const FieldDef*>> cache;
+  if (auto it = cache.find(&def); it != cache.end()) return it->second;
+  std::vector<const FieldDef*> order;
+  for (const Override& o : kDataclassOrder) {
+    if (def.name != o.table) continue;
+    for (const char* name : o.fields)
+      for (const FieldDef& f : def.fields)
+        if (f.name == name) order.push_back(&f);
+  }
+  for (const FieldDef& f : def.fields)
+    if (std::find(order.begin(), order.end(), &f) == order.end()) order.push_back(&f);
+  return cache.emplace(&def, std::move(order)).first->second;
+}
+
 }  // namespace
 
 Json table_to_json(const TableValue& table, const ToJsonOptions& options) {
   Json out = Json::object();
-  for (const FieldDef& f : table.def->fields) {
+  for (const FieldDef* field : json_field_order(*table.def)) {
+    const FieldDef& f = *field;
     const Value& v = table.fields[f.id];
     switch (f.type) {
       case BaseType::kUType: break;  // written after its union value

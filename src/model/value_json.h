@@ -48,7 +48,8 @@ struct ToJsonOptions {
 };
 
 
-// Writes every field in declaration order; absent fields are null and a union
+// Writes every field in upstream's dataclass order (exir/schema.py; the
+// schema's order but for Tensor.layout); absent fields are null and a union
 // `f` is followed by `f_type`. int64/uint64 stay exact.
 Json table_to_json(const TableValue& table, const ToJsonOptions& options = {});
 
