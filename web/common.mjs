@@ -26,7 +26,11 @@ export function el(tag, attrs = {}, ...kids) {
   for (const [k, v] of Object.entries(attrs)) {
     if (k === 'class') e.className = v; else if (k === 'text') e.textContent = v; else if (k === 'style') e.style.cssText = v; else e.setAttribute(k, v);
   }
-  for (const kid of kids) e.append(kid);
+  // An array kid is appended item by item: lists from a file (rows,
+  // findings) can be far too long to pass as spread arguments.
+  for (const kid of kids) {
+    if (Array.isArray(kid)) for (const k of kid) e.append(k); else e.append(kid);
+  }
   return e;
 }
 
@@ -73,7 +77,7 @@ export function renderSizeChart(container, byCategory) {
   const all = Object.entries(byCategory ?? {}).map(([k, v]) => [k, Number(v)]);
   const entries = all.filter(([, v]) => v > 0);
   const empty = all.filter(([, v]) => v === 0).map(([k]) => (LABELS[k] ?? k).toLowerCase());
-  const max = Math.max(1, ...entries.map(([, v]) => v));
+  const max = entries.reduce((m, [, v]) => Math.max(m, v), 1);
   const sum = entries.reduce((a, [, v]) => a + v, 0) || 1;
   const wrap = el('div', { class: 'bars', role: 'list', 'aria-label': 'Size breakdown' });
   for (const [k, v] of entries) {

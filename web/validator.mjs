@@ -60,7 +60,7 @@ function summaryEl(name, s) {
   const box = el('div', {}, el('h3', { text: `${name} — ${s.format}, ${fmt(s.fileSize)}` }));
   const table = (head, rows) => el('div', { class: 'table-wrap' }, el('table', {},
     el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { text: h })))),
-    el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => el('td', { text: String(c) })))))));
+    el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c) => el('td', { text: String(c) })))))));
   const io = (v) => `${v.type}${v.dtype ? ` ${v.dtype}` : ''}${v.shape ? `[${v.shape.join(', ')}]` : ''}`;
   for (const m of s.methods ?? []) {
     const dl = el('dl', { class: 'kv' });
@@ -125,7 +125,9 @@ async function run(files) {
     $('verdict').className = `verdict ${report.ok ? 'ok' : 'bad'}`;
     // The core labels the .pte 'pte' (a lone .ptd: its only key).
     const names = pteFile ? { pte: pteFile.name } : { pte: files[0].name };
-    $('findings').replaceChildren(...report.errors.map((f) => findingEl(f, 'error', names)), ...report.warnings.map((f) => findingEl(f, 'warning', names)));
+    $('findings').replaceChildren();
+    for (const f of report.errors) $('findings').append(findingEl(f, 'error', names));
+    for (const f of report.warnings) $('findings').append(findingEl(f, 'warning', names));
     lastReport = { files: files.map((f) => ({ name: f.name, size: f.size })), version: et.version, validate: report, inspect: summaries };
     $('report').disabled = false;
     status(`Checked ${files.map((f) => f.name).join(', ')}.${partial.length
