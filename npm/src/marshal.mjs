@@ -110,7 +110,10 @@ function forJson(value, walk) {
 // externalData, ptd) are ordinary objects built with this, so every key is
 // an own property and no prototype ever changes.
 export function setOwn(obj, key, value) {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  // Object.prototype's only accessor is __proto__: any other key assigned
+  // on an ordinary object becomes an own data property (and is faster).
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
   return obj;
 }
 
@@ -157,6 +160,9 @@ export function parseReply(text, blobs) {
 // being rounded, strings from the file that begin with NUL stay strings, and
 // bare NaN/Infinity tokens become Numbers.
 export function parseLossless(text) {
+  // Most reports hold none of these: plain JSON.parse then (several times
+  // faster than the token pass below on a 200k-entry report).
+  if (!/\d{16}|NaN|Infinity|\\u0000/.test(text)) return JSON.parse(text);
   const marked = text.replace(/"(?:[^"\\]|\\.)*"(\s*:)?|-?Infinity|NaN|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token, key) => {
     if (token[0] === '"') return !key && token.startsWith('"\\u0000') ? `"\\u0000${token.slice(1)}` : token;
     if (token.endsWith('NaN') || token.endsWith('Infinity')) return `"\\u0000${token}"`;
