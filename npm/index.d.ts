@@ -647,6 +647,13 @@ export declare class EtpackError extends Error {
 export interface ExecutorchPack {
   /** The package version. */
   readonly version: string;
+  /**
+   * Resolves when the core is usable. After a failure that stopped the wasm
+   * instance, or a call that left its heap large, the instance is replaced
+   * (at once in Node; asynchronously in browsers, where calls made before
+   * this resolves throw INTERNAL).
+   */
+  ready(): Promise<void>;
   readonly NamedDataStore: typeof NamedDataStore;
   readonly FlatTensorSerializer: typeof FlatTensorSerializer;
   readonly EtpackError: typeof EtpackError;

@@ -70,6 +70,7 @@ function outputNames(tags) {
 // nothing is read or copied until a file is inspected or downloaded.
 async function repack() {
   const et = await etReady;
+  await et.ready();  // a core restarted after a failure is usable again
   const o = { ...options(), output: 'artifact' };
   if (source.merge.length) o.merge = source.merge;
   try {

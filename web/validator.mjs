@@ -93,6 +93,7 @@ async function run(files) {
   if (!files.length) return;
   try {
     const et = await etReady;
+    await et.ready();  // a core restarted after a failed check is usable again
     const pteFile = files.find((f) => /\.pte$/i.test(f.name)) ?? (files.length === 1 ? files[0] : null);
     const ptdFiles = files.filter((f) => f !== pteFile);
     status(`Reading ${files.map((f) => f.name).join(', ')}…`);
