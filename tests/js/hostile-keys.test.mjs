@@ -101,3 +101,15 @@ test('input objects with an own `__proto__` key in a program are written as a ke
   // An unknown field named __proto__ reaches the core (which names it) instead of vanishing.
   assert.throws(() => et.programToJson(program), (e) => e.code === 'SCHEMA_MISMATCH' && /__proto__/.test(e.message));
 });
+
+test('externalConstantMap from JSON.parse: a tag `__proto__` names a .ptd like any other tag', () => {
+  const program = syntheticProgram({ constants: [new Uint8Array(16)] });
+  const tensor = program.execution_plan[0].values[1].val;
+  tensor.data_buffer_idx = 0;
+  tensor.extra_tensor_info = { mutable_data_segments_idx: 0, fully_qualified_name: 'w', location: 1, device_type: 0, device_index: 0 };
+  program.constant_buffer = [{ storage: [] }];
+  const externalConstantMap = JSON.parse('{"__proto__": {"w": 0}}');
+  const { pte, ptd } = et.serializeForExecutorch({ program, externalConstantMap, externalConstantBuffer: [new Uint8Array(16)] });
+  assertOwnKeys(ptd, ['__proto__'], 'ptd');
+  assert.ok(et.validate(pte, { '__proto__.ptd': ptd.__proto__ }).errors.every((f) => f.code !== 'INTERNAL'));
+});
