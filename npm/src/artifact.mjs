@@ -5,6 +5,7 @@
 // materialised: once into a contiguous array, never for a Blob or a stream.
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { SOURCE } from './sources.mjs';
+import { SPECS, checkOptions } from './options.mjs';
 
 const ZEROS = new Uint8Array(1 << 16);
 
@@ -42,6 +43,7 @@ export class Artifact {
   // lives. Synchronous, so every input must be synchronously readable (bytes,
   // files in Node, opened Blobs' heads); use bytes() for Blob inputs.
   toBytes(options = {}) {
+    checkOptions(options, SPECS.toBytes, 'options');
     const onProgress = checkProgress(options?.onProgress);
     const result = this.#allocate();
     let at = 0;
@@ -61,6 +63,7 @@ export class Artifact {
 
   // The same, reading inputs asynchronously (works for any Blob input).
   async bytes(options = {}) {
+    checkOptions(options, SPECS.toBytes, 'options');
     const onProgress = checkProgress(options?.onProgress);
     const result = this.#allocate();
     let at = 0;
@@ -77,6 +80,7 @@ export class Artifact {
   // (which keeps its own copy in browsers: unavoidable). Files in Node have
   // no synchronous Blob form: use writeTo() or stream().
   toBlob(options = {}) {
+    checkOptions(options, SPECS.toBlob, 'options');
     if (typeof Blob === 'undefined') throw new EtpackError('UNSUPPORTED', 'Blob is not available here');
     const parts = [];
     for (const p of this.pieces) {
@@ -98,6 +102,7 @@ export class Artifact {
   // An aborted `signal` ends the iteration with the signal's reason (checked
   // before every chunk).
   async* chunks(options = {}) {
+    checkOptions(options, SPECS.chunks, 'options');
     const size = options?.chunkSize ?? CHUNK;
     const signal = checkSignal(options?.signal);
     for (const p of this.#chunksOf(size)) {
@@ -137,6 +142,7 @@ export class Artifact {
   // A web ReadableStream of the file (Node 20 and browsers). An aborted
   // `signal` errors the stream with the signal's reason.
   stream(options = {}) {
+    checkOptions(options, SPECS.stream, 'options');
     const onProgress = checkProgress(options?.onProgress);
     const signal = checkSignal(options?.signal);
     const iterator = this.chunks({ chunkSize: options?.chunkSize });

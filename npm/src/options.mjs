@@ -96,6 +96,11 @@ export const SPECS = {
     externalize: check.any, merge: check.any, mergeTag: check.string, dataSegmentAlignment: check.alignment,
     dataSerializer: check.any, data: check.any, allowMissingData: check.boolean,
   },
+  // Artifact methods (writeTo and toNodeStream are checked by the Node layer).
+  toBytes: { onProgress: check.functionOrNull, signal: check.signal },
+  toBlob: { type: check.string },
+  chunks: { chunkSize: (v, what) => integerIn(v, what, 1, 2 ** 30), signal: check.signal },
+  stream: { chunkSize: (v, what) => integerIn(v, what, 1, 2 ** 30), onProgress: check.functionOrNull, signal: check.signal },
   externalize: {
     tag: check.string, patterns: check.stringList, names: check.stringList, minBytes: check.byteCount, alignment: check.alignment,
   },

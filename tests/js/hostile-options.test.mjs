@@ -155,3 +155,14 @@ test('a planned output over 2^40 bytes is refused before anything is written', (
     store.delete();
   }
 });
+
+test('Artifact methods check their options too (chunkSize 0 would never end)', async () => {
+  const [artifact] = [et.serializePteBinary({ program }, {}, { output: 'artifact' })];
+  fails(() => artifact.toBytes({ onProgres() {} }), 'INVALID_ARGUMENT', /did you mean "onProgress"/);
+  fails(() => artifact.toBlob({ typ: 'x' }), 'INVALID_ARGUMENT', /did you mean "type"/);
+  await assert.rejects(artifact.chunks({ chunkSize: 0 }).next(), { code: 'INVALID_ARGUMENT' });
+  fails(() => artifact.stream({ chunkSize: 1.5 }), 'INVALID_ARGUMENT');
+  const chunks = [];
+  for await (const c of artifact.chunks({ chunkSize: 7 })) chunks.push(c);
+  assert.equal(chunks.reduce((n, c) => n + c.byteLength, 0), artifact.size);
+});
