@@ -44,7 +44,9 @@ export function createApi(initialModule, platform, version) {
     try {
       return fn.apply(self, args);
     } catch (e) {
-      if (isWasmTrap(e)) trapped = true;
+      // A stack overflow may have unwound wasm frames without resetting the
+      // core's own stack pointer: restart as after a trap (it is cheap).
+      if (isWasmTrap(e) || (e instanceof RangeError && /call stack/i.test(e.message))) trapped = true;
       throw coded(e);
     } finally {
       if (--depth === 0) afterCall();

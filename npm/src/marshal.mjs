@@ -2,6 +2,7 @@
 // and replies lives here.
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { PTE_CONFIG, check, checkOptions, integerIn } from './options.mjs';
+import { rewriteTokens } from './json-tokens.mjs';
 import { isBytes } from './bytes.mjs';
 import { Artifact } from './artifact.mjs';
 import { isBlob, SOURCE } from './sources.mjs';
@@ -121,11 +122,11 @@ export function setOwn(obj, key, value) {
 // -0.0 is plain JSON) -> placeholder strings the reviver turns back into
 // Numbers. Only texts that mention them pay for the scan.
 const SPECIAL_VALUES = { NaN, Infinity, '-Infinity': -Infinity };
-const SPECIAL_SCAN = /"(?:[^"\\]|\\.)*"|-?Infinity|NaN/g;
+const markSpecial = (token) => (Object.hasOwn(SPECIAL_VALUES, token) ? `"\\u0000${token}"` : undefined);
 
 function markSpecials(text) {
-  if (!/NaN|Infinity/.test(text)) return text;
-  return text.replace(SPECIAL_SCAN, (token) => (token[0] === '"' ? token : `"\\u0000${token}"`));
+  if (!text.includes('NaN') && !text.includes('Infinity')) return text;
+  return rewriteTokens(text, null, markSpecial);
 }
 
 // Reply JSON -> JS values: "\0<digits>" is a BigInt, "\0NaN" etc. a special
@@ -162,12 +163,11 @@ export function parseReply(text, blobs) {
 export function parseLossless(text) {
   // Most reports hold none of these: plain JSON.parse then (several times
   // faster than the token pass below on a 200k-entry report).
-  if (!/\d{16}|NaN|Infinity|\\u0000/.test(text)) return JSON.parse(text);
-  const marked = text.replace(/"(?:[^"\\]|\\.)*"(\s*:)?|-?Infinity|NaN|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token, key) => {
-    if (token[0] === '"') return !key && token.startsWith('"\\u0000') ? `"\\u0000${token.slice(1)}` : token;
-    if (token.endsWith('NaN') || token.endsWith('Infinity')) return `"\\u0000${token}"`;
-    return /^-?\d+$/.test(token) && !Number.isSafeInteger(Number(token)) ? `"\\u0000${token}"` : token;
-  });
+  if (!/\d{16}/.test(text) && !text.includes('NaN') && !text.includes('Infinity') && !text.includes('\\u0000')) return JSON.parse(text);
+  const marked = rewriteTokens(text,
+    (token, isKey) => (isKey ? undefined : `"\\u0000${token.slice(1)}`),
+    (token) => markSpecial(token) ??
+      (/^-?\d+$/.test(token) && !Number.isSafeInteger(Number(token)) ? `"\\u0000${token}"` : undefined));
   return parseReply(marked, []);
 }
 

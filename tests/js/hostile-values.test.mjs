@@ -121,3 +121,15 @@ test('reply parsers read bare NaN/Infinity tokens and leave strings alone', () =
   assert.equal(l.k, '\u0000key');
   assert.ok(Object.is(l.f, -0));
 });
+
+test('reply parsers are linear: a 40 MB string or 5M escapes next to a NaN do not overflow the stack', () => {
+  const long = `{"a": "${'x'.repeat(40e6)}", "b": NaN, "c": 12345678901234567890}`;
+  const r = parseLossless(long);
+  assert.equal(r.a.length, 40e6);
+  assert.ok(Number.isNaN(r.b));
+  assert.equal(r.c, 12345678901234567890n);
+  const escapes = `{"a": "${'\\"\\\\'.repeat(2.5e6)}", "b": [Infinity, "NaN\\"", -Infinity]}`;
+  const e = parseReply(escapes, []);
+  assert.equal(e.a.length, 5e6);
+  assert.deepEqual(e.b, [Infinity, 'NaN"', -Infinity]);
+});
