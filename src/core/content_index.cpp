@@ -1,18 +1,53 @@
 #include "core/content_index.h"
 
+#include <cstring>
+
 namespace etpack {
 
+std::optional<uint64_t> ContentIndex::digest_key(const Blob& data) {
+  std::optional<Digest> d = data.digest();  // computed once per Blob, then cached
+  if (!d) return std::nullopt;
+  uint64_t key;
+  std::memcpy(&key, d->data(), sizeof key);
+  return key;
+}
+
 int64_t ContentIndex::find(const Blob& data) const {
-  auto range = by_fingerprint_.equal_range(data.fingerprint());
-  for (auto it = range.first; it != range.second; ++it)
-    if (it->second.first.same_bytes(data)) return it->second.second;
+  auto it = by_fingerprint_.find(data.fingerprint());
+  if (it == by_fingerprint_.end()) return -1;
+  const Bucket& bucket = it->second;
+  if (!bucket.by_digest.empty()) {
+    if (std::optional<uint64_t> key = digest_key(data)) {
+      auto range = bucket.by_digest.equal_range(*key);
+      for (auto e = range.first; e != range.second; ++e)
+        if (e->second.blob.same_bytes(data)) return e->second.index;
+    }
+  }
+  // Entries without a digest (external bytes the host cannot hash) are few:
+  // they stay in the direct list.
+  for (const Entry& e : bucket.entries)
+    if (e.blob.same_bytes(data)) return e.index;
   return -1;
 }
 
 int64_t ContentIndex::find_or_add(const Blob& data, int64_t index) {
   int64_t found = find(data);
   if (found >= 0) return found;
-  by_fingerprint_.emplace(data.fingerprint(), std::make_pair(data, index));
+  Bucket& bucket = by_fingerprint_[data.fingerprint()];
+  if (bucket.entries.empty() && bucket.by_digest.empty()) {
+    bucket.entries.push_back({data, index});
+    return index;
+  }
+  // A fingerprint collision between different bytes: key this bucket by
+  // digest from now on (moving the entries that have one).
+  std::vector<Entry> keep;
+  for (Entry& e : bucket.entries) {
+    if (std::optional<uint64_t> key = digest_key(e.blob)) bucket.by_digest.emplace(*key, std::move(e));
+    else keep.push_back(std::move(e));
+  }
+  bucket.entries = std::move(keep);
+  if (std::optional<uint64_t> key = digest_key(data)) bucket.by_digest.emplace(*key, Entry{data, index});
+  else bucket.entries.push_back({data, index});
   return index;
 }
 

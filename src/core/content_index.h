@@ -1,6 +1,10 @@
 // Deduplication by content: maps byte strings to the index of the first
-// equal one seen. Candidates are found by Blob::fingerprint and confirmed by
-// Blob::same_bytes, so a fingerprint collision never merges different data.
+// equal one seen. Candidates are found by Blob::fingerprint (size and edge
+// bytes: cheap) and confirmed by Blob::same_bytes, so a fingerprint collision
+// never merges different data. Buffers that share a fingerprint but differ
+// (same size and edges, different middles: a hostile file can hold 100k of
+// them) are told apart by their SHA-256 instead of by comparing with each
+// other, so n additions cost O(n) lookups, never O(n^2) comparisons.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +24,18 @@ class ContentIndex {
   int64_t find_or_add(const Blob& data, int64_t index);
 
  private:
-  std::unordered_multimap<uint64_t, std::pair<Blob, int64_t>> by_fingerprint_;
+  struct Entry {
+    Blob blob;
+    int64_t index;
+  };
+  // One fingerprint's entries: while there is one, it is compared directly;
+  // once a second, different blob arrives, all are keyed by digest.
+  struct Bucket {
+    std::vector<Entry> entries;                            // direct (size <= 1) or undigestible blobs
+    std::unordered_multimap<uint64_t, Entry> by_digest;  // key: the digest's first 8 bytes
+  };
+  static std::optional<uint64_t> digest_key(const Blob& data);
+  std::unordered_map<uint64_t, Bucket> by_fingerprint_;
 };
 
 }  // namespace etpack

@@ -21,6 +21,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kLimitExceeded: return "LIMIT_EXCEEDED";
     case ErrorCode::kIoError: return "IO_ERROR";
     case ErrorCode::kInternal: return "INTERNAL";
+    case ErrorCode::kResourceLimit: return "RESOURCE_LIMIT";
   }
   return "INTERNAL";
 }

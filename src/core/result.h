@@ -30,6 +30,7 @@ enum class ErrorCode : uint8_t {
   kLimitExceeded,             // a safety limit (size, depth, count) was hit
   kIoError,                   // file or stream failure (tools, bindings)
   kInternal,                  // a broken invariant: a bug in executorch-pack
+  kResourceLimit,             // untrusted input would cost more memory/work than its size allows
 };
 
 const char* error_code_name(ErrorCode code);

@@ -12,27 +12,8 @@ bool key_less(const std::string& a, const std::string& b) { return a < b; }
 
 }  // namespace
 
-std::optional<uint32_t> NamedDataStore::find_buffer(const Blob& data, uint64_t print) {
-  auto it = fingerprint_to_buffers_.find(print);
-  if (it == fingerprint_to_buffers_.end()) return std::nullopt;
-  const std::vector<uint32_t>& candidates = it->second;
-  if (candidates.size() == 1) {
-    if (buffers_[candidates[0]].same_bytes(data)) return candidates[0];
-    return std::nullopt;
-  }
-  // Several distinct buffers share this fingerprint: compare digests (each
-  // Blob computes its own once) before confirming with the bytes.
-  const std::optional<Digest> digest = data.digest();
-  for (uint32_t candidate : candidates) {
-    std::optional<Digest> other = buffers_[candidate].digest();
-    if ((!digest || !other || *digest == *other) && buffers_[candidate].same_bytes(data)) return candidate;
-  }
-  return std::nullopt;
-}
-
 Result<uint32_t> NamedDataStore::intern_buffer(const Blob& data) {
-  const uint64_t print = data.fingerprint();
-  if (std::optional<uint32_t> found = find_buffer(data, print)) return *found;
+  if (int64_t found = buffer_index_.find(data); found >= 0) return static_cast<uint32_t>(found);
   if (buffers_.size() >= std::numeric_limits<uint32_t>::max()) {
     return make_error(ErrorCode::kLimitExceeded,
                       "named data store holds " + std::to_string(buffers_.size()) +
@@ -40,7 +21,7 @@ Result<uint32_t> NamedDataStore::intern_buffer(const Blob& data) {
   }
   const auto index = static_cast<uint32_t>(buffers_.size());
   buffers_.push_back(data);  // a reference; the bytes stay where they are
-  fingerprint_to_buffers_[print].push_back(index);
+  buffer_index_.find_or_add(data, index);
   return index;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/blob.h"
+#include "core/content_index.h"
 #include "core/result.h"
 #include "core/sha256.h"
 #include "model/tensor_layout.h"
@@ -95,7 +96,6 @@ class NamedDataStore {
   // Returns the index of a buffer with exactly these bytes, adding it when
   // none exists.
   Result<uint32_t> intern_buffer(const Blob& data);
-  std::optional<uint32_t> find_buffer(const Blob& data, uint64_t fingerprint);
   EntryMap& tag_entries(const std::string& tag);
 
   std::vector<Blob> buffers_;
@@ -103,10 +103,9 @@ class NamedDataStore {
   std::vector<std::pair<std::string, EntryMap>> external_data_;
   std::unordered_map<std::string, size_t> tag_index_;       // tag -> external_data_ slot
   std::unordered_map<std::string, uint32_t> key_to_buffer_;  // every key, PTE or external
-  // Cheap fingerprint (size, first and last bytes) -> candidate buffers.
-  // Blob::same_bytes decides equality (bytes, or the host's SHA-256 digest
-  // for external data); the fingerprint merely narrows the candidates.
-  std::unordered_map<uint64_t, std::vector<uint32_t>> fingerprint_to_buffers_;
+  // Bytes -> buffer index (core/content_index.h: fingerprint, then digest
+  // when fingerprints collide; Blob::same_bytes decides equality).
+  ContentIndex buffer_index_;
 };
 
 }  // namespace etpack

@@ -1,5 +1,6 @@
 #include "read/fb_decoder.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "core/checked_math.h"
@@ -12,9 +13,9 @@ class Decoder {
  public:
   Decoder(const Blob& buffer, uint64_t base, const DecodeLimits& limits)
       : buf_(buffer), size_(buffer.size()), base_(base), limits_(limits) {
-    // A flatbuffer without shared sub-objects decodes to at most about its
-    // own size; allow generous slack, but never unbounded amplification.
-    budget_ = static_cast<uint64_t>(size_) * 4 + 4096;
+    auto scaled = checked_mul(static_cast<uint64_t>(size_), limits.memory_factor);
+    budget_ = scaled ? *scaled + limits.memory_allowance : UINT64_MAX;
+    total_ = budget_;
   }
 
   Result<TableValue> root(const TableDef& def) {
@@ -28,13 +29,24 @@ class Decoder {
     return make_error(ErrorCode::kMalformedFile, what + " (at byte offset " + std::to_string(base_ + at) + ")");
   }
 
-  Status charge(uint64_t units, uint64_t at) {
-    if (units > budget_) {
-      return make_error(ErrorCode::kLimitExceeded,
-                        "flatbuffer expands to more objects than its size allows (shared or looping offsets?) at byte offset " +
-                            std::to_string(base_ + at));
+  // Heap bytes one allocation costs beyond what it holds (allocator header,
+  // shared_ptr control block), charged so that many tiny objects count.
+  static constexpr uint64_t kAllocationOverhead = 32;
+  static uint64_t table_cost(const TableDef& def) {
+    return sizeof(TableValue) + def.fields.size() * sizeof(Value) + 2 * kAllocationOverhead;
+  }
+
+  // Charges `bytes` of model memory before they are allocated.
+  Status charge(uint64_t bytes, uint64_t at) {
+    if (bytes > budget_) {
+      return make_error(ErrorCode::kResourceLimit,
+                        "the flatbuffer would decode to more than " + std::to_string(total_ >> 20) + " MiB (" +
+                            std::to_string(limits_.memory_factor) + " x its " + std::to_string(size_) +
+                            " bytes + " + std::to_string(limits_.memory_allowance >> 20) +
+                            " MiB): its offsets reach the same tables or vectors from many places; memory budget "
+                            "exceeded at byte offset " + std::to_string(base_ + at));
     }
-    budget_ -= units;
+    budget_ -= bytes;
     return {};
   }
 
@@ -53,7 +65,7 @@ class Decoder {
     if (depth > limits_.max_depth)
       return make_error(ErrorCode::kLimitExceeded, "flatbuffer nesting deeper than " + std::to_string(limits_.max_depth) +
                                                        " at byte offset " + std::to_string(base_ + pos));
-    ETP_TRY(charge(16, pos));
+    ETP_TRY(charge(table_cost(def), pos));
     if (!has(pos, 4)) return fail(pos, def.name + " table past the end");
     int64_t soffset = static_cast<int32_t>(read_le<uint32_t>(buf_.data() + pos));
     int64_t vt_signed = static_cast<int64_t>(pos) - soffset;
@@ -158,7 +170,7 @@ class Decoder {
     if (!has(s, 4)) return fail(s, "string length past the end");
     uint64_t len = read_le<uint32_t>(buf_.data() + s);
     if (!has(s + 4, len + 1)) return fail(s, "string of " + std::to_string(len) + " bytes runs past the end");
-    ETP_TRY(charge(len, s));
+    ETP_TRY(charge(len + kAllocationOverhead, s));
     return std::string(reinterpret_cast<const char*>(buf_.data() + s + 4), len);
   }
 
@@ -171,7 +183,7 @@ class Decoder {
     if (!bytes || !has(v + 4, *bytes))
       return fail(v, def.name + "." + f.name + " vector of " + std::to_string(count) + " elements runs past the end");
     if (is_scalar(f.element)) return Value::from_scalars(buf_.slice(static_cast<size_t>(v + 4), static_cast<size_t>(*bytes)));
-    ETP_TRY(charge(count, v));
+    ETP_TRY(charge(count * sizeof(Value) + kAllocationOverhead, v));  // count < 2^32: no overflow
     Value::Items items;
     items.reserve(static_cast<size_t>(count));  // bounded: count * 4 bytes exist
     for (uint64_t i = 0; i < count; ++i) {
@@ -192,7 +204,8 @@ class Decoder {
   size_t size_;
   uint64_t base_;
   DecodeLimits limits_;
-  uint64_t budget_;
+  uint64_t budget_;  // bytes left
+  uint64_t total_;
 };
 
 }  // namespace

@@ -1,8 +1,11 @@
 // Reads a flatbuffer into a TableValue tree, schema-driven. Built for hostile
-// input: every offset is bounds-checked before use, nesting depth and the
-// total work (tables, vector elements, string bytes) are bounded relative to
-// the input size so shared sub-objects cannot blow up memory, and failures
-// are kMalformedFile / kLimitExceeded errors naming the byte offset.
+// input: every offset is bounds-checked before use, nesting depth is bounded,
+// and the memory the tree takes is charged as it is built against a budget
+// of `memory_factor` times the input size plus `memory_allowance` bytes. A
+// buffer whose vectors point many times at one table (a DAG: a few MB that
+// would expand to GBs) is refused once it has cost its budget, with
+// kResourceLimit naming the offset where it ran out. Other failures are
+// kMalformedFile (bad offsets) / kLimitExceeded (depth) naming the offset.
 // Scalar and byte vectors come back as slices of `buffer` (no copy): the
 // tree keeps `buffer`'s storage alive through the Blob.
 #pragma once
@@ -17,6 +20,11 @@ namespace etpack {
 
 struct DecodeLimits {
   size_t max_depth = 64;
+  // Real programs decode to 5-15 bytes of model per byte of flatbuffer
+  // (a Value slot per schema field, present or not); 32 leaves room for
+  // the sparsest valid files while holding a hostile 4 MB file to ~140 MB.
+  uint64_t memory_factor = 32;
+  uint64_t memory_allowance = uint64_t{8} << 20;
 };
 
 // `buffer` starts at the flatbuffer's root offset. `base_offset` is added to

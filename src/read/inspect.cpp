@@ -26,7 +26,7 @@ Json opt_string(const Value& v) { return v.is_string() ? Json::string(v.str()) :
 constexpr uint64_t kJsonObjectCost = 16;
 
 Error too_large() {
-  return make_error(ErrorCode::kLimitExceeded,
+  return make_error(ErrorCode::kResourceLimit,
                     "the file shares vectors so often that its summary would be unreasonably large");
 }
 

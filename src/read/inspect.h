@@ -77,8 +77,9 @@
 namespace etpack {
 
 // Errors: kMalformedFile / kUnsupportedVersion when the file cannot be read
-// at all (use validate for a full list of problems); kLimitExceeded when
-// hostile sharing of vectors would make the summary unreasonably large.
+// at all (use validate for a full list of problems); kResourceLimit when
+// hostile sharing of tables or vectors would make the decoded tree or the
+// summary unreasonably large.
 Result<Json> inspect_pte(const Blob& pte);
 Result<Json> inspect_ptd(const Blob& ptd);
 // The same from a head and the whole file (possibly external): only the head

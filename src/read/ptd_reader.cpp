@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <string>
+#include <unordered_set>
 
 #include "core/checked_math.h"
 #include "flat_tensor_generated.h"
@@ -81,6 +82,9 @@ Result<PtdFile> deserialize_ptd(const Blob& head, const Blob& file) {
   }
   const Value& named = root.get("named_data");
   if (named.is_items()) {
+    std::unordered_set<std::string> keys;  // hashed: a file may hold millions of keys
+    keys.reserve(named.items().size());
+    out.payload.named_data.reserve(named.items().size());
     for (const Value& entry : named.items()) {
       const TableValue& nd = entry.table();
       std::string key = nd.get("key").is_string() ? nd.get("key").str() : "";
@@ -88,8 +92,7 @@ Result<PtdFile> deserialize_ptd(const Blob& head, const Blob& file) {
       if (index >= out.payload.buffers.size())
         return malformed("named data '" + key + "' refers to segment " + std::to_string(index) + " of " +
                          std::to_string(out.payload.buffers.size()));
-      for (const auto& existing : out.payload.named_data)
-        if (existing.first == key) return malformed("named data key '" + key + "' appears twice");
+      if (!keys.insert(key).second) return malformed("named data key '" + key + "' appears twice");
       DataEntry de;
       de.buffer_index = static_cast<uint32_t>(index);
       de.alignment = 1;

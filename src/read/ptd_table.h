@@ -22,7 +22,7 @@ struct PtdTable {
 // then decodes and verifies the flatbuffer. The version field is not
 // checked. The tree's vectors are slices of `file`.
 // Errors: kMalformedFile (naming the offset), kUnsupportedVersion (another
-// FTxx identifier), kLimitExceeded.
+// FTxx identifier), kLimitExceeded (nesting), kResourceLimit (memory budget).
 Result<PtdTable> read_ptd_table(const Blob& file);
 // The same from the file's first bytes (`head`, in memory, ending at or
 // after the flatbuffer) and its size; kInvalidArgument when the head is

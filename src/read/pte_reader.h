@@ -29,7 +29,8 @@ struct PteFile {
 // reproduces the file. All returned byte vectors are slices of `file` (no
 // copies); they keep `file`'s storage alive.
 // Errors: kMalformedFile (naming the offset), kUnsupportedVersion (an ETxx
-// identifier other than ET12), kLimitExceeded.
+// identifier other than ET12), kLimitExceeded (nesting), kResourceLimit (decoding would
+// take more memory than the file size allows).
 Result<PteFile> deserialize_pte_binary(const Blob& file);
 
 // Parses and bounds-checks only the flatbuffer part (no segment restoring).

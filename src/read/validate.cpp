@@ -63,7 +63,8 @@ void report_read_error(FindingSink& sink, const Error& error) {
   }
   if (!offset) offset = 0;  // e.g. the verifier, which checks the flatbuffer as a whole from byte 0
   const char* code = finding::kFlatbufferInvalid;
-  if (error.code == ErrorCode::kLimitExceeded) code = finding::kFlatbufferLimitExceeded;
+  if (error.code == ErrorCode::kLimitExceeded || error.code == ErrorCode::kResourceLimit)
+    code = finding::kFlatbufferLimitExceeded;
   if (error.code == ErrorCode::kUnsupportedVersion) code = finding::kUnsupportedVersion;
   sink.error(code, error.message, offset);
 }

@@ -11,7 +11,8 @@
 namespace etpack {
 
 // Errors: kMalformedFile (naming the offset; verifier failures name byte 0),
-// kLimitExceeded (depth or expansion limits of decode_flatbuffer).
+// kLimitExceeded (depth), kResourceLimit (the memory budget of
+// decode_flatbuffer).
 Result<TableValue> decode_verified_program(const Blob& flatbuffer);
 Result<TableValue> decode_verified_flat_tensor(const Blob& flatbuffer);
 

@@ -95,9 +95,10 @@ inline std::vector<std::string> exercise(const Blob& pte, const Blob& ptd) {
   if (ptd_alone.ok() && !ptd_file.ok()) broken.push_back("validate_ptd ok, deserialize_ptd fails: " + ptd_file.error().message);
   if (pte_file.ok() && !pte_program.ok())
     broken.push_back("deserialize ok, read_pte_program fails: " + pte_program.error().message);
-  if (pte_program.ok() && !pte_summary.ok() && pte_summary.error().code != ErrorCode::kLimitExceeded)
+  auto limit = [](ErrorCode c) { return c == ErrorCode::kLimitExceeded || c == ErrorCode::kResourceLimit; };
+  if (pte_program.ok() && !pte_summary.ok() && !limit(pte_summary.error().code))
     broken.push_back("read_pte_program ok, inspect_pte fails: " + pte_summary.error().message);
-  if (ptd_file.ok() && !ptd_summary.ok() && ptd_summary.error().code != ErrorCode::kLimitExceeded)
+  if (ptd_file.ok() && !ptd_summary.ok() && !limit(ptd_summary.error().code))
     broken.push_back("deserialize_ptd ok, inspect_ptd fails: " + ptd_summary.error().message);
 
   HeadOnlyPair h;

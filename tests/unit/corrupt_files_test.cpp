@@ -345,7 +345,7 @@ TEST(CorruptFiles, VectorsOfOffsetsToOneTable) {
   expect_rejected_pte(fb.bytes, "shared tables");
   auto read = deserialize_pte_binary(view(fb.bytes));
   ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.error().code, ErrorCode::kLimitExceeded);
+  EXPECT_EQ(read.error().code, ErrorCode::kResourceLimit);
   EXPECT_TRUE(has_code(validate_artifacts(view(fb.bytes), {}), finding::kFlatbufferLimitExceeded));
 }
 
@@ -381,7 +381,7 @@ TEST(CorruptFiles, SharedVectorsExhaustTheWorkBudget) {
   EXPECT_TRUE(has_code(r, finding::kValidationLimitExceeded)) << write_json(r.to_json()).substr(0, 500);
   auto summary = inspect_pte(view(fb.bytes));
   ASSERT_FALSE(summary.ok());
-  EXPECT_EQ(summary.error().code, ErrorCode::kLimitExceeded);
+  EXPECT_EQ(summary.error().code, ErrorCode::kResourceLimit);
   expect_promises(view(fb.bytes), view(fb.bytes), "shared inputs");
 }
 

@@ -192,7 +192,7 @@ TEST(Decoder, SharedSubtablesCannotAmplify) {
   auto d = decode_flatbuffer(Blob::own(buf), *program_schema().root);
   // Either decodes within budget or stops with a limit; never unbounded.
   if (!d.ok()) {
-    EXPECT_EQ(d.error().code, ErrorCode::kLimitExceeded);
+    EXPECT_EQ(d.error().code, ErrorCode::kResourceLimit);
   }
 }
 

@@ -196,8 +196,8 @@ TEST(FbDecoder, SharedTablesDecodeWhileSmall) {
 
 TEST(FbDecoder, SharedTablesCannotExpandWithoutBound) {
   FlatbufferBytes fb = testing::program_with_shared_plans(1000, 1000);  // ~8 KB claiming a million tables
-  expect_error(decode_flatbuffer(fb.blob(), *program_schema().root), ErrorCode::kLimitExceeded,
-               "expands to more objects than its size allows");
+  expect_error(decode_flatbuffer(fb.blob(), *program_schema().root), ErrorCode::kResourceLimit,
+               "memory budget exceeded at byte offset");
 }
 
 }  // namespace

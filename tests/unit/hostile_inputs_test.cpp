@@ -1,0 +1,213 @@
+// Hostile and unusual inputs: small files that would decode to huge trees
+// (flatbuffer DAGs) are refused by the decoder's memory budget with
+// RESOURCE_LIMIT; big valid files (200k named-data keys, 150k segments) are
+// read, validated and inspected in time linear in their counts. Sizes are
+// built here, never committed; speed is measured by bench/hostile.mjs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "encode/ptd_writer.h"
+#include "encode/pte_writer.h"
+#include "format/headers.h"
+#include "model/named_data_store.h"
+#include "read/fb_decoder.h"
+#include "read/inspect.h"
+#include "read/ptd_reader.h"
+#include "read/pte_reader.h"
+#include "read/validate.h"
+#include "schema/schema.h"
+#include "unit/flatbuffer_bytes.h"
+#include "unit/test_files.h"
+
+namespace etpack {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool has_code(const ValidationReport& r, const std::string& code) {
+  for (const auto& f : r.errors)
+    if (f.code == code) return true;
+  return false;
+}
+
+std::vector<uint8_t> bytes_of(const Result<Cord>& cord) {
+  EXPECT_TRUE(cord.ok()) << cord.error().message;
+  auto bytes = cord->to_bytes();
+  EXPECT_TRUE(bytes.ok());
+  return std::move(bytes).value();
+}
+
+// The flatbuffer part of a real .pte/.ptd, to decode on its own.
+Blob flatbuffer_of(const Blob& file, bool ptd) {
+  if (ptd) {
+    auto h = parse_ptd_header(file.data(), file.size());
+    if (h.ok() && *h) return file.slice(0, (*h)->flatbuffer_offset + (*h)->flatbuffer_size);
+  } else {
+    auto h = parse_pte_header(file.data(), file.size());
+    if (h.ok() && *h) return file.slice(0, (*h)->program_size);
+  }
+  return file;
+}
+
+TEST(HostileInputs, RealFilesDecodeWellWithinTheMemoryBudget) {
+  // The default budget is 32 bytes of model per input byte plus 8 MiB;
+  // upstream's files need at most 16 and nothing of the allowance.
+  const fs::path roots[] = {ETPACK_ARTIFACTS_DIR, ETPACK_CONFORMANCE_DIR};
+  size_t checked = 0;
+  for (const fs::path& root : roots) {
+    std::error_code ec;
+    for (const auto& entry : fs::recursive_directory_iterator(root, ec)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext != ".pte" && ext != ".ptd") continue;
+      Blob file = testing::load_file(entry.path());
+      const bool ptd = ext == ".ptd";
+      auto r0 = decode_flatbuffer(flatbuffer_of(file, ptd), ptd ? *flat_tensor_schema().root : *program_schema().root);
+      if (!r0.ok()) continue;  // the error-case inputs
+      DecodeLimits tight;
+      tight.memory_factor = 20;
+      tight.memory_allowance = 0;
+      auto r = decode_flatbuffer(flatbuffer_of(file, ptd), ptd ? *flat_tensor_schema().root : *program_schema().root,
+                                 0, tight);
+      EXPECT_TRUE(r.ok()) << entry.path() << ": " << r.error().message;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 40u);
+}
+
+TEST(HostileInputs, FlatbufferDagIsRefusedWithResourceLimit) {
+  // 1000 offsets to one ExecutionPlan whose values hold a million offsets to
+  // one EValue: ~4 MB claiming 10^9 tables.
+  testing::FlatbufferBytes fb = testing::program_with_shared_plans(1000, 1000000);
+  ASSERT_GT(fb.bytes.size(), 4000000u);
+  const Blob file = fb.blob();
+  for (auto* read : {&deserialize_pte_binary, static_cast<Result<PteFile> (*)(const Blob&)>(&read_pte_program)}) {
+    auto r = read(file);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, ErrorCode::kResourceLimit);
+    EXPECT_NE(r.error().message.find("memory budget exceeded at byte offset "), std::string::npos) << r.error().message;
+    EXPECT_STREQ(error_code_name(r.error().code), "RESOURCE_LIMIT");
+  }
+  auto summary = inspect_pte(file);
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(summary.error().code, ErrorCode::kResourceLimit);
+  EXPECT_TRUE(has_code(validate_artifacts(file, {}), finding::kFlatbufferLimitExceeded));
+}
+
+TEST(HostileInputs, ManySmallDistinctTablesAreChargedToo) {
+  // Not a DAG: 200k distinct 4-byte ExecutionPlan tables (each a Value slot
+  // per schema field once decoded): 2.4 MB of file, far more of model.
+  testing::FlatbufferBytes fb;
+  size_t program = fb.table(fb.vtable(8, {0, 4}));
+  size_t plans_field = fb.u32(0);
+  const uint32_t n = 200000;
+  size_t vec = fb.u32(n);
+  std::vector<size_t> slots;
+  for (uint32_t i = 0; i < n; ++i) slots.push_back(fb.u32(0));
+  size_t vt = fb.vtable(4, {});
+  for (size_t s : slots) fb.point(s, fb.table(vt));
+  fb.point(plans_field, vec);
+  fb.root(program);
+  DecodeLimits limits;
+  auto r = decode_flatbuffer(fb.blob(), *program_schema().root, 0, limits);
+  // Model bytes per file byte: a plan slot (one Value) plus a table of
+  // ExecutionPlan's fields, for 8 bytes of file.
+  const uint64_t need = n * (sizeof(Value) + sizeof(TableValue) + 10 * sizeof(Value));
+  if (need > fb.bytes.size() * limits.memory_factor + limits.memory_allowance) {
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, ErrorCode::kResourceLimit);
+  } else {
+    EXPECT_TRUE(r.ok());
+  }
+}
+
+TEST(HostileInputs, SharedStringsAreChargedPerReference) {
+  // Operators whose name strings all point at one 64 KB string.
+  testing::FlatbufferBytes fb;
+  size_t program = fb.table(fb.vtable(8, {0, 4}));
+  size_t plans_field = fb.u32(0);
+  size_t plans = fb.u32(1);
+  size_t plan_slot = fb.u32(0);
+  size_t plan = fb.table(fb.vtable(8, {0, 0, 0, 0, 0, 0, 0, 4}));  // field 6: operators
+  size_t ops_field = fb.u32(0);
+  const uint32_t n = 20000;
+  size_t ops = fb.u32(n);
+  std::vector<size_t> slots;
+  for (uint32_t i = 0; i < n; ++i) slots.push_back(fb.u32(0));
+  size_t op_vt = fb.vtable(8, {4});
+  size_t op = fb.table(op_vt);
+  size_t name_field = fb.u32(0);
+  size_t name = fb.u32(65536);
+  fb.bytes.resize(fb.bytes.size() + 65537, 'a');
+  fb.point(name_field, name);
+  for (size_t s : slots) fb.point(s, op);
+  fb.point(ops_field, ops);
+  fb.point(plan_slot, plan);
+  fb.point(plans_field, plans);
+  fb.root(program);
+  auto r = decode_flatbuffer(fb.blob(), *program_schema().root);
+  ASSERT_FALSE(r.ok());  // 20000 x 64 KB = 1.3 GB of names from 150 KB
+  EXPECT_EQ(r.error().code, ErrorCode::kResourceLimit);
+}
+
+TEST(HostileInputs, PtdWithManyKeysReadsInLinearTime) {
+  // 200k keys over one shared buffer; then the same with one key repeated.
+  // With the old pairwise key check this took minutes.
+  const uint32_t n = 200000;
+  const std::vector<uint8_t> buffer = {1, 2, 3, 4};
+  DataPayload payload;
+  payload.buffers.push_back(Blob::view(buffer.data(), buffer.size()));
+  payload.named_data.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) payload.named_data.emplace_back("k" + std::to_string(i), DataEntry{});
+  std::vector<uint8_t> ptd = bytes_of(FlatTensorSerializer().serialize(payload));
+  const Blob file = Blob::view(ptd.data(), ptd.size());
+  auto read = deserialize_ptd(file);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(read->payload.named_data.size(), n);
+  EXPECT_EQ(read->payload.named_data.back().first, "k199999");
+  ValidationReport report = validate_ptd("many.ptd", file);
+  EXPECT_TRUE(report.ok()) << write_json(report.to_json()).substr(0, 400);
+  auto summary = inspect_ptd(file);
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+
+  payload.named_data.back().first = "k77";
+  std::vector<uint8_t> dup = bytes_of(FlatTensorSerializer().serialize(payload));
+  auto bad = deserialize_ptd(Blob::view(dup.data(), dup.size()));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, ErrorCode::kMalformedFile);
+  EXPECT_NE(bad.error().message.find("'k77' appears twice"), std::string::npos);
+  EXPECT_TRUE(has_code(validate_ptd("dup.ptd", Blob::view(dup.data(), dup.size())), finding::kDuplicateKey));
+}
+
+TEST(HostileInputs, PteWith150kSegmentsIsReadValidatedAndInspected) {
+  // 150k named-data buffers of 40 bytes that agree in their first and last
+  // 32 bytes (one dedup fingerprint), so each becomes its own segment and
+  // deduplication must tell them apart by digest, not pairwise.
+  const uint32_t n = 150000;
+  std::vector<std::vector<uint8_t>> buffers(n, std::vector<uint8_t>(72, 7));
+  NamedDataStore store;
+  for (uint32_t i = 0; i < n; ++i) {
+    for (int b = 0; b < 4; ++b) buffers[i][32 + b] = static_cast<uint8_t>(i >> (8 * b));
+    ASSERT_TRUE(store.add_named_data("w" + std::to_string(i), Blob::view(buffers[i].data(), buffers[i].size())).ok());
+  }
+  NamedDataStoreOutput named = store.get_named_data_store_output();
+  ASSERT_EQ(named.buffers.size(), n);
+  TableValue program(program_schema().root);
+  program.at("execution_plan") = Value::from_items({});
+  std::vector<uint8_t> pte = bytes_of(serialize_pte_binary(program, nullptr, &named, PteConfig{}));
+  const Blob file = Blob::view(pte.data(), pte.size());
+  auto read = deserialize_pte_binary(file);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  ASSERT_TRUE(read->named_data.has_value());
+  EXPECT_EQ(read->named_data->buffers.size(), n);
+  EXPECT_EQ(read->named_data->pte_data.size(), n);
+  ValidationReport report = validate_artifacts(file, {});
+  EXPECT_TRUE(report.ok()) << write_json(report.to_json()).substr(0, 400);
+  auto summary = inspect_pte(file);
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+}
+
+}  // namespace
+}  // namespace etpack
