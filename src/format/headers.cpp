@@ -71,12 +71,16 @@ Result<std::optional<PtdHeader>> parse_ptd_header(const uint8_t* data, size_t si
 }
 
 std::vector<uint8_t> insert_header(const std::vector<uint8_t>& flatbuffer, const std::vector<uint8_t>& header) {
-  std::vector<uint8_t> out;
-  out.reserve(flatbuffer.size() + header.size());
-  out.insert(out.end(), flatbuffer.begin(), flatbuffer.begin() + 8);
-  write_le<uint32_t>(out.data(), read_le<uint32_t>(flatbuffer.data()) + static_cast<uint32_t>(header.size()));
-  out.insert(out.end(), header.begin(), header.end());
-  out.insert(out.end(), flatbuffer.begin() + 8, flatbuffer.end());
+  // Sized once and filled with memcpy: the root offset and identifier (the
+  // first 8 bytes; fewer only for a buffer too short to be a flatbuffer,
+  // which is then copied as is), the header, then the rest, shifted.
+  const size_t head = flatbuffer.size() < 8 ? flatbuffer.size() : 8;
+  std::vector<uint8_t> out(flatbuffer.size() + header.size());
+  uint8_t* dst = out.data();
+  if (head > 0) std::memcpy(dst, flatbuffer.data(), head);
+  if (!header.empty()) std::memcpy(dst + head, header.data(), header.size());
+  if (flatbuffer.size() > head) std::memcpy(dst + head + header.size(), flatbuffer.data() + head, flatbuffer.size() - head);
+  if (head == 8) write_le<uint32_t>(dst, read_le<uint32_t>(flatbuffer.data()) + static_cast<uint32_t>(header.size()));
   return out;
 }
 
