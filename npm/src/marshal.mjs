@@ -134,27 +134,56 @@ function markSpecials(text) {
 // returned byte array. JSON.parse makes every key an own property
 // (`__proto__` included).
 export function parseReply(text, blobs) {
-  let parsed;
   try {
-    parsed = JSON.parse(markSpecials(text), revive);
+    const marked = markSpecials(text);
+    const parsed = JSON.parse(marked);
+    // Markers all begin with an escaped NUL: without one there is nothing to do.
+    return marked.includes('\\u0000') ? resolveMarkers(parsed, blobs) : parsed;
   } catch (e) {
     throw new EtpackError('INTERNAL', `the core's reply could not be read: ${e?.message ?? e}`, { cause: e });
   }
-  return parsed;
+}
 
-  function revive(key, value) {
-    if (typeof value === 'string' && value.charCodeAt(0) === 0) {
-      if (value.charCodeAt(1) === 0) return value.slice(1);
-      const rest = value.slice(1);
+// The markers of a parsed reply replaced in place, by an iterative walk
+// (faster than a JSON.parse reviver, and no recursion whatever the depth).
+function resolveMarkers(root, blobs) {
+  const resolve = (v) => {
+    if (typeof v === 'string') {
+      if (v.charCodeAt(0) !== 0) return v;
+      if (v.charCodeAt(1) === 0) return v.slice(1);
+      const rest = v.slice(1);
       return Object.hasOwn(SPECIAL_VALUES, rest) ? SPECIAL_VALUES[rest] : BigInt(rest);
     }
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      const index = value[`${NUL}blob`];
-      if (index !== undefined && Object.hasOwn(value, `${NUL}blob`)) return blobs[index];
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.hasOwn(v, BLOB_KEY)) return blobs[v[BLOB_KEY]];
+    return v;
+  };
+  const top = resolve(root);
+  const stack = top === root ? [top] : [];
+  while (stack.length) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object' || ArrayBuffer.isView(node)) continue;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; ++i) {
+        const v = node[i];
+        if (v === null || (typeof v !== 'object' && typeof v !== 'string')) continue;
+        const r = resolve(v);
+        if (r !== v) node[i] = r;
+        else if (typeof v === 'object') stack.push(v);
+      }
+    } else {
+      for (const key of Object.keys(node)) {
+        const v = node[key];
+        if (v === null || (typeof v !== 'object' && typeof v !== 'string')) continue;
+        const r = resolve(v);
+        if (r !== v) setOwn(node, key, r);
+        else if (typeof v === 'object') stack.push(v);
+      }
     }
-    return value;
   }
+  return top;
 }
+
+const BLOB_KEY = `${NUL}blob`;
 
 // Reply JSON written without BigInt markers (inspect, validate): integers
 // beyond 2^53 (sizes and offsets read from a file) become BigInt instead of

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ARTIFACTS, CONFORMANCE, NPM, loadApi } from './helpers/common.mjs';
+import { ARTIFACTS, CONFORMANCE, NPM, ROOT, loadApi } from './helpers/common.mjs';
 import { syntheticProgram, patternBytes } from './helpers/programs.mjs';
 
 const SEED = Number(process.env.ETPACK_JS_FUZZ_SEED ?? 0x5eed);
@@ -19,6 +19,7 @@ const CALL_CPU_LIMIT_MS = 1000;
 const HEAP_LIMIT = 160 << 20;  // the API replaces an instance above 128 MiB
 
 const et = await loadApi();
+const REGRESSIONS = join(ROOT, 'tests', 'fuzz', 'regressions');
 
 // The documented error codes: index.d.ts's ErrorCode union.
 const dts = readFileSync(join(NPM, 'index.d.ts'), 'utf8');
@@ -47,6 +48,8 @@ function corpus() {
     }
   }
   if (existsSync(ARTIFACTS)) for (const f of readdirSync(ARTIFACTS)) if (f.endsWith('.pte')) add(join(ARTIFACTS, f));
+  // The native fuzz's crafted hostile files (DAG, many keys, many segments, special doubles).
+  for (const f of readdirSync(REGRESSIONS)) if (/\.(pte|ptd)$/.test(f)) add(join(REGRESSIONS, f));
   // Our own files with the unusual values and keys in them.
   const store = new et.NamedDataStore();
   try {
