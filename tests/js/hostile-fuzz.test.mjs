@@ -21,9 +21,24 @@ const HEAP_LIMIT = 160 << 20;  // the API replaces an instance above 128 MiB
 const et = await loadApi();
 const REGRESSIONS = join(ROOT, 'tests', 'fuzz', 'regressions');
 
-// The documented error codes: index.d.ts's ErrorCode union.
-const dts = readFileSync(join(NPM, 'index.d.ts'), 'utf8');
-const CODES = new Set(dts.slice(dts.indexOf('export type ErrorCode'), dts.indexOf(';', dts.indexOf('export type ErrorCode'))).match(/'[A-Z_]+'/g).map((s) => s.slice(1, -1)));
+// The documented error codes, gathered as scripts/gen-package.mjs does for
+// types/codes.d.ts: the core's (src/core/error.cpp) and the JS layer's
+// literal `EtpackError('CODE'` (plus invalidArgument's).
+function documentedCodes() {
+  const codes = new Set(['INVALID_ARGUMENT']);
+  for (const m of readFileSync(join(ROOT, 'src', 'core', 'error.cpp'), 'utf8').matchAll(/return "([A-Z0-9_]+)"/g)) codes.add(m[1]);
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory() && !['node_modules', 'dist', 'types'].includes(e.name)) walk(p);
+      else if (e.name.endsWith('.mjs')) for (const m of readFileSync(p, 'utf8').matchAll(/EtpackError\(\s*['"]([A-Z0-9_]+)['"]/g)) codes.add(m[1]);
+    }
+  };
+  walk(NPM);
+  codes.delete('OK');
+  return codes;
+}
+const CODES = documentedCodes();
 
 // xorshift32: the same seed tries the same inputs.
 function rng(seed) {

@@ -65,5 +65,5 @@ test('a store from a replaced instance says so instead of trapping', () => {
   assert.throws(() => store.addNamedData('k', new Uint8Array(1)), (e) => e.code === 'INTERNAL' && /create a new one/.test(e.message));
   store.delete();
   store.delete();  // twice is harmless
-  assert.throws(() => store.getNamedDataStoreOutput(), { code: 'INVALID_ARGUMENT' });
+  assert.throws(() => store.getNamedDataStoreOutput(), { code: 'OBJECT_DELETED' });
 });
