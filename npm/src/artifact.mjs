@@ -3,7 +3,7 @@
 // small), runs of zero padding, and ranges of the caller's own inputs
 // (weights), which are referenced and copied only when the artifact is
 // materialised: once into a contiguous array, never for a Blob or a stream.
-import { EtpackError, invalidArgument } from './errors.mjs';
+import { EtpackError, invalidArgument, markCallerError } from './errors.mjs';
 import { SOURCE } from './sources.mjs';
 import { SPECS, checkOptions } from './options.mjs';
 
@@ -21,7 +21,8 @@ export function checkSignal(signal) {
 }
 
 export function throwIfAborted(signal) {
-  if (signal?.aborted) throw signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+  // The signal's reason is the caller's: it reaches them as it is (not re-coded).
+  if (signal?.aborted) throw markCallerError(signal.reason ?? new DOMException('This operation was aborted', 'AbortError'));
 }
 
 function checkProgress(onProgress) {
