@@ -656,6 +656,7 @@ export function createApi(initialModule, platform, version) {
   // head, and the padding validate peeks at, are fetched now; segment data
   // only when an output is written.
   function openUrl(url, options = {}) {
+    checkOptions(options, SPECS.openUrl, 'options');
     return openUrlSource(url, options, {
       headSize: headSizeOf,
       paddingOf(source, kind) {

@@ -4,12 +4,18 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { createApi } from './api.mjs';
 import { VERSION } from './version.mjs';
+import { SPECS, checkOptions } from './options.mjs';
 
 // load(options) -> Promise of the Emscripten module; platform as createApi takes it.
 export function makeInit(load, platform) {
   let instance = null;
   return function init(options = {}) {
     if (options === null || typeof options !== 'object') return Promise.reject(invalidArgument('init() takes an options object'));
+    try {
+      checkOptions(options, SPECS.init, 'init() options');
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const { locateFile, wasmBinary } = options;
     if (locateFile !== undefined && typeof locateFile !== 'function') {
       return Promise.reject(invalidArgument('locateFile must be a function (path, prefix) -> URL or path'));

@@ -91,6 +91,10 @@ export const SPECS = {
   inspect: { kind: check.oneOf(['pte', 'ptd']) },
   validate: { runtime: check.any, backends: check.any, deprecatedConstantBuffer: check.any },
   openBlob: { digest: check.boolean, signal: check.signal },
+  // Keys only: url-source.mjs checks the values.
+  openUrl: Object.fromEntries(['headers', 'fetch', 'signal', 'timeoutMs', 'blockSize', 'headBytes', 'cacheBlocks', 'padding', 'paddingBytes',
+    'paddingRequests', 'maxBytes', 'digest'].map((k) => [k, check.any])),
+  init: { locateFile: check.any, wasmBinary: check.any },
   repack: {
     ...PTE_CONFIG, ...OUTPUT,
     externalize: check.any, merge: check.any, mergeTag: check.string, dataSegmentAlignment: check.alignment,

@@ -166,3 +166,10 @@ test('Artifact methods check their options too (chunkSize 0 would never end)', a
   for await (const c of artifact.chunks({ chunkSize: 7 })) chunks.push(c);
   assert.equal(chunks.reduce((n, c) => n + c.byteLength, 0), artifact.size);
 });
+
+test('openUrl, openBlob and init refuse unknown option keys too', async () => {
+  await assert.rejects(et.openUrl('http://127.0.0.1:9/x.pte', { timeout: 5 }), (e) => e.code === 'INVALID_ARGUMENT' && /did you mean "timeoutMs"/.test(e.message));
+  await assert.rejects(et.openBlob(new Blob([pte]), { digets: true }), (e) => e.code === 'INVALID_ARGUMENT' && /did you mean "digest"/.test(e.message));
+  const { default: init } = await import('../../npm/index.node.mjs');
+  await assert.rejects(init({ locatefile: () => '' }), (e) => e.code === 'INVALID_ARGUMENT' && /did you mean "locateFile"/.test(e.message));
+});
