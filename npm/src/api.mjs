@@ -1,7 +1,8 @@
 // The executorch-pack API over one instantiated wasm module. Names follow
 // upstream's Python API (serialize_for_executorch -> serializeForExecutorch);
 // programs keep upstream's snake_case JSON shape.
-import { EtpackError, coded, invalidArgument, isWasmTrap, markCallerError } from './errors.mjs';
+import { EtpackError, coded, invalidArgument, markCallerError } from './errors.mjs';
+import { InstanceLifetime } from './instance.mjs';
 import { MAX_OUTPUT_BYTES, SPECS, checkOptions, integerIn } from './options.mjs';
 import { describe } from './bytes.mjs';
 import { Artifact, checkSignal, throwIfAborted } from './artifact.mjs';
@@ -15,11 +16,6 @@ import {
   storeOutputFromCore, storeOutputToCore, layoutToCore, setOwn,
 } from './marshal.mjs';
 
-// A wasm heap never shrinks. After a call that left it larger than this
-// (a hostile file, a huge program) and with no wasm object alive, the module
-// is replaced by a fresh instance so the page or process stays small.
-const HEAP_RESET_BYTES = 128 << 20;
-
 // platform: { createHasher(module) -> {update(view), digest() -> hex},
 //             openFile?(path) -> a file source (Node),
 //             reinstantiate?() -> a fresh module, or a Promise of one }
@@ -27,53 +23,12 @@ export function createApi(initialModule, platform, version) {
   let module = initialModule;
   const sources = new Sources(module, platform);
 
-  // --- the module's lifetime --------------------------------------------------
-  // Every public call runs through guard(): whatever it throws becomes an
-  // EtpackError (callers' own callback errors pass unchanged), and when the
-  // outermost call returns, a trapped module (abort()) or an overgrown heap
-  // is replaced. Stores count as live wasm objects: a heap is only replaced
-  // while none exists (a trapped module is replaced anyway: it is dead).
-  let depth = 0;
-  let liveStores = 0;
-  let trapped = false;
-  let pending = null;  // a Promise of a fresh module (async platforms)
-
-  function guard(fn, self, args) {
-    if (trapped && depth === 0) throw new EtpackError('INTERNAL', 'the core is restarting after a failure; retry once `await et.ready()` resolves');
-    ++depth;
-    try {
-      return fn.apply(self, args);
-    } catch (e) {
-      // A stack overflow may have unwound wasm frames without resetting the
-      // core's own stack pointer: restart as after a trap (it is cheap).
-      if (isWasmTrap(e) || (e instanceof RangeError && /call stack/i.test(e.message))) trapped = true;
-      throw coded(e);
-    } finally {
-      if (--depth === 0) afterCall();
-    }
-  }
-
-  function afterCall() {
-    if (!trapped && (liveStores > 0 || module.HEAPU8.byteLength <= HEAP_RESET_BYTES)) return;
-    if (!platform.reinstantiate || pending) return;
-    let fresh;
-    try {
-      fresh = platform.reinstantiate();
-    } catch {
-      return;  // keep the old module (a trapped one keeps refusing calls)
-    }
-    if (typeof fresh?.then === 'function') {
-      pending = fresh.then((m) => { pending = null; if (trapped || liveStores === 0) swap(m); }, () => { pending = null; });
-    } else {
-      swap(fresh);
-    }
-  }
-
-  function swap(fresh) {
+  // Replaced after a trap or a call that left the heap large (instance.mjs).
+  const lifetime = new InstanceLifetime(module, platform.reinstantiate, (fresh) => {
     module = fresh;
     sources.module = fresh;
-    trapped = false;
-  }
+  });
+  const guard = (fn, self, args) => lifetime.guard(fn, self, args);
 
   const guarded = (fn) => function guardedCall(...args) { return guard(fn, this, args); };
   const guardMethods = (cls, names) => {
@@ -212,7 +167,7 @@ export function createApi(initialModule, platform, version) {
     #ids = [];  // sources the store's buffers refer to; held while it lives
 
     constructor() {
-      ++liveStores;  // the instance is not replaced while a store lives
+      ++lifetime.liveStores;  // the instance is not replaced while a store lives
     }
 
     // The wasm-side store; a coded error (not embind's BindingError) once
@@ -281,11 +236,11 @@ export function createApi(initialModule, platform, version) {
       if (this.#live === null) return;
       const handle = this.#live;
       this.#live = null;
-      --liveStores;
+      --lifetime.liveStores;
       for (const id of this.#ids) sources.release(id);
       this.#ids = [];
       // A store of a replaced instance has nothing left to free.
-      if (this.#module === module && !trapped) handle.delete();
+      if (this.#module === module && !lifetime.trapped) handle.delete();
     }
 
     [DISPOSE]() {
@@ -672,11 +627,7 @@ export function createApi(initialModule, platform, version) {
     });
   }
 
-  // Resolves once the module is usable (after a restart on platforms that
-  // instantiate asynchronously; at once elsewhere).
-  async function ready() {
-    while (pending) await pending;
-  }
+  const ready = () => lifetime.ready();
 
   // Async entry points: their rejections are coded too.
   function codedAsync(fn) {
