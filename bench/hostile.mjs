@@ -1,0 +1,113 @@
+// Hostile and unusual inputs through the CLI (issue 11): builds crafted
+// files in a temporary folder, then runs `executorch-pack validate` and
+// `inspect` on each in a child process and prints wall time, peak RSS, the
+// exit status and the first line of output. Prints figures; asserts
+// nothing (a benchmark, not a test).
+//
+//   node bench/hostile.mjs            (npm run bench:hostile)
+//   BENCH_DIR=/path node bench/hostile.mjs   where temporary files go
+//   node bench/hostile.mjs keys dag          only the files whose names contain a word
+//
+// Targets: each small hostile file refused or checked in < 2 s with
+// < 256 MiB RSS; a 1M-key .ptd inspected in < 5 s; a 150k-segment .pte
+// inspected.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import init from '../npm/index.node.mjs';
+import { dagPte } from '../tests/js/helpers/hostile_files.mjs';
+
+const cli = fileURLToPath(new URL('../npm/bin/executorch-pack.mjs', import.meta.url));
+const MiB = 1 << 20;
+
+function manyKeysPtd(et, keys) {
+  const namedData = {};
+  for (let i = 0; i < keys; i++) namedData[`k${i}`] = { bufferIndex: 0 };
+  return new et.FlatTensorSerializer().serialize({ buffers: [new Uint8Array([1, 2, 3, 4])], namedData });
+}
+
+// `segments` named-data buffers of 72 bytes, equal but for 4 middle bytes.
+function manySegmentsPte(et, segments) {
+  const all = new Uint8Array(72 * segments).fill(7);
+  const buffers = [];
+  const pteData = {};
+  for (let i = 0; i < segments; i++) {
+    const b = all.subarray(72 * i, 72 * (i + 1));
+    new DataView(b.buffer, b.byteOffset).setUint32(32, i, true);
+    buffers.push(b);
+    pteData[`w${i}`] = { bufferIndex: i };
+  }
+  return et.serializePteBinary({ program: { version: 0, execution_plan: [] }, namedData: { buffers, pteData } });
+}
+
+// One Double per special value (program JSON text with Python's tokens).
+function specialDoublesPte(et) {
+  const values = ['NaN', 'Infinity', '-Infinity', '-0.0', '5e-324']
+    .map((t) => `{"val": {"double_val": ${t}}, "val_type": "Double"}`);
+  const text = `{"version": 0, "execution_plan": [{"name": "forward", "values": [${values.join(', ')}, ` +
+    '{"val": {"items": [NaN, Infinity, -Infinity, -0.0]}, "val_type": "DoubleList"}], ' +
+    '"inputs": [], "outputs": [], "chains": [], "operators": [], "delegates": [], "non_const_buffer_sizes": []}]}';
+  return et.serializePteBinary({ program: text });
+}
+
+// Runs the CLI in a child; peak RSS comes from the child's own
+// process.resourceUsage(), written by a preloaded module at exit.
+function runCli(dir, args) {
+  const rssFile = join(dir, 'rss.txt');
+  const preload = join(dir, 'rss-at-exit.mjs');
+  writeFileSync(preload, "import { writeFileSync } from 'node:fs';\n" +
+    "process.on('exit', () => writeFileSync(process.env.ETPACK_BENCH_RSS, String(process.resourceUsage().maxRSS)));\n");
+  rmSync(rssFile, { force: true });
+  const start = performance.now();
+  const child = spawnSync(process.execPath, ['--import', preload, cli, ...args], {
+    encoding: 'utf8', env: { ...process.env, ETPACK_BENCH_RSS: rssFile }, maxBuffer: 1 << 28, timeout: 300_000,
+  });
+  const ms = performance.now() - start;
+  let rssMiB = NaN;
+  try { rssMiB = Number(readFileSync(rssFile, 'utf8')) / 1024; } catch { /* killed before exit */ }
+  const text = `${child.stdout ?? ''}${child.stderr ?? ''}`.split('\n').find((l) => l.trim()) ?? '';
+  return { ms, rssMiB, status: child.status ?? child.signal, first: text.trim().slice(0, 110) };
+}
+
+const et = await init();
+const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'etpack-hostile-'));
+try {
+  const files = [
+    { name: 'dag-4mb.pte', small: true, make: () => dagPte(1000, 1_000_000) },
+    { name: 'dag-16mb.pte', make: () => dagPte(1000, 4_000_000) },
+    { name: 'dag-64mb.pte', make: () => dagPte(1000, 16_000_000) },
+    { name: 'doubles.pte', small: true, make: () => specialDoublesPte(et) },
+    { name: 'keys-200k.ptd', make: () => manyKeysPtd(et, 200_000) },
+    { name: 'keys-1m.ptd', make: () => manyKeysPtd(et, 1_000_000) },
+    { name: 'segments-150k.pte', make: () => manySegmentsPte(et, 150_000) },
+  ];
+  console.log(`executorch-pack hostile inputs — node ${process.version}, ${new Date().toISOString()}`);
+  console.log('file                  size      command   time      peak RSS  exit  first line of output');
+  const words = process.argv.slice(2);
+  for (const f of files.filter((x) => !words.length || words.some((w) => x.name.includes(w)))) {
+    const path = join(dir, f.name);
+    let made;
+    try {
+      made = f.make();
+    } catch (e) {
+      console.log(`${f.name.padEnd(21)} could not be built: ${e.code ?? ''} ${String(e.message).slice(0, 100)}`);
+      continue;
+    }
+    writeFileSync(path, made);
+    made = null;
+    const size = statSync(path).size;
+    for (const command of ['validate', 'inspect']) {
+      const r = runCli(dir, [command, path]);
+      const target = f.small ? (r.ms < 2000 && r.rssMiB < 256 ? ' ✓' : ' ✗ (target < 2 s, < 256 MiB)') : '';
+      console.log(`${f.name.padEnd(21)} ${`${(size / MiB).toFixed(2)} MiB`.padEnd(9)} ${command.padEnd(9)} ` +
+        `${`${(r.ms / 1000).toFixed(2)} s`.padEnd(9)} ${`${r.rssMiB.toFixed(0)} MiB`.padEnd(9)} ${String(r.status).padEnd(5)} ` +
+        `${r.first}${target}`);
+    }
+    rmSync(path, { force: true });
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
