@@ -49,6 +49,8 @@ class Value {
   static Value from_double(double v) { Value x; Scalar s; s.d = v; x.v_ = s; return x; }
   static Value from_string(std::string v) { Value x; x.v_ = std::move(v); return x; }
   static Value from_table(TableValue t);
+  // Shares `box`'s table (copy-on-write: a later write unshares it).
+  static Value from_box(TableBox box) { Value x; x.v_ = std::move(box); return x; }
   static Value from_items(Items items) { Value x; x.v_ = std::move(items); return x; }
   static Value from_scalars(Blob raw) { Value x; x.v_ = std::move(raw); return x; }
 

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <unordered_map>
+#include <vector>
 
 #include "core/checked_math.h"
 #include "core/le_bytes.h"
@@ -98,8 +100,7 @@ class Decoder {
         }
         case BaseType::kTable: {
           ETP_ASSIGN(uint64_t child, follow(at));
-          ETP_ASSIGN(TableValue t, table(child, *f.table, depth + 1));
-          out.fields[f.id] = Value::from_table(std::move(t));
+          ETP_ASSIGN(out.fields[f.id], table_value(child, *f.table, depth + 1));
           break;
         }
         case BaseType::kUnion: break;  // after the loop, once its type is known
@@ -159,10 +160,48 @@ class Decoder {
       if (type >= f.union_def->members.size() || f.union_def->members[type] == nullptr)
         return fail(pos, def.name + "." + f.name + "_type " + std::to_string(type) + " is not a member of " + f.union_def->name);
       ETP_ASSIGN(uint64_t child, follow(pos + voff));
-      ETP_ASSIGN(TableValue t, table(child, *f.union_def->members[type], depth + 1));
-      out.fields[f.id] = Value::from_table(std::move(t));
+      ETP_ASSIGN(out.fields[f.id], table_value(child, *f.union_def->members[type], depth + 1));
     }
     return out;
+  }
+
+  // A table reached through an offset. Builders never point two offsets at
+  // one table, but a crafted file may (a DAG). A table seen a second time
+  // is decoded once more and remembered; from then on each reference
+  // charges that table's whole cost again (so the budget still bounds the
+  // tree as its readers will walk it, expanded) but shares the decoded
+  // object instead of building it again: a DAG is refused in time
+  // proportional to its file, not to its expansion.
+  Result<Value> table_value(uint64_t pos, const TableDef& def, size_t depth) {
+    const bool again = seen_before(pos);
+    if (again) {
+      auto it = shared_.find(pos);
+      if (it != shared_.end() && it->second.def == &def) {
+        ETP_TRY(charge(it->second.cost, pos));
+        return Value::from_box(it->second.box);
+      }
+    }
+    const uint64_t before = budget_;
+    ETP_ASSIGN(TableValue t, table(pos, def, depth));
+    if (!again) return Value::from_table(std::move(t));
+    const uint64_t cost = before - budget_;
+    TableBox box(std::move(t));
+    if (shared_.find(pos) == shared_.end()) {
+      ETP_TRY(charge(sizeof(SharedTable) + 2 * kAllocationOverhead, pos));  // the memo entry itself
+      shared_.emplace(pos, SharedTable{&def, box, cost});
+    }
+    return Value::from_box(std::move(box));
+  }
+
+  // Marks the (4-aligned) table position; true when it was marked already.
+  bool seen_before(uint64_t pos) {
+    const uint64_t bit = pos / 4;
+    if (seen_.empty()) seen_.assign(static_cast<size_t>(size_ / 4 / 64 + 1), 0);  // size_ / 32 bytes
+    uint64_t& word = seen_[static_cast<size_t>(bit / 64)];
+    const uint64_t mask = uint64_t{1} << (bit % 64);
+    const bool was = (word & mask) != 0;
+    word |= mask;
+    return was;
   }
 
   Result<std::string> string_at(uint64_t at) {
@@ -193,8 +232,8 @@ class Decoder {
         items.push_back(Value::from_string(std::move(s)));
       } else {
         ETP_ASSIGN(uint64_t child, follow(elem));
-        ETP_ASSIGN(TableValue t, table(child, *f.table, depth + 1));
-        items.push_back(Value::from_table(std::move(t)));
+        ETP_ASSIGN(Value t, table_value(child, *f.table, depth + 1));
+        items.push_back(std::move(t));
       }
     }
     return Value::from_items(std::move(items));
@@ -206,6 +245,13 @@ class Decoder {
   DecodeLimits limits_;
   uint64_t budget_;  // bytes left
   uint64_t total_;
+  struct SharedTable {
+    const TableDef* def;
+    TableBox box;
+    uint64_t cost;  // budget bytes its decoding took
+  };
+  std::vector<uint64_t> seen_;                       // one bit per 4-byte position
+  std::unordered_map<uint64_t, SharedTable> shared_;  // tables reached more than once
 };
 
 }  // namespace

@@ -4,7 +4,9 @@
 // of `memory_factor` times the input size plus `memory_allowance` bytes. A
 // buffer whose vectors point many times at one table (a DAG: a few MB that
 // would expand to GBs) is refused once it has cost its budget, with
-// kResourceLimit naming the offset where it ran out. Other failures are
+// kResourceLimit naming the offset where it ran out; a table reached more
+// than once is charged in full each time but decoded once and shared
+// (copy-on-write), so refusing takes time in proportion to the file. Other failures are
 // kMalformedFile (bad offsets) / kLimitExceeded (depth) naming the offset.
 // Scalar and byte vectors come back as slices of `buffer` (no copy): the
 // tree keeps `buffer`'s storage alive through the Blob.
