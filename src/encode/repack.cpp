@@ -75,6 +75,47 @@ void ensure_constant_placeholder(TableValue& program) {
   constant_buffer = Value::from_items(std::move(items));
 }
 
+// A .pte without eh00 has no segment data, yet upstream writes one for a
+// program whose only constant is the empty placeholder: segments
+// [{0, 0}], constant_segment {0, [0]} and no header
+// (conformance 01b_placeholder_constant_only). The reader restores segments
+// only from files with a header; restore this one the same way (empty
+// constant buffers, no segments) so the writer can lay it out again.
+Status restore_headerless_segments(PteFile& pte) {
+  if (pte.header && pte.header->segment_base_offset != 0) return {};
+  TableValue& program = pte.program;
+  Value& segments = program.at("segments");
+  if (!segments.is_items() || segments.items().empty()) return {};
+  auto refuse = [](const std::string& what) {
+    return make_error(ErrorCode::kMalformedFile, "the .pte has no segment data (no eh00 header) but " + what);
+  };
+  for (const Value& s : segments.items())
+    if (s.table().get_uint("size") != 0) return refuse("lists a segment of " + std::to_string(s.table().get_uint("size")) + " bytes");
+  const Value& mutable_segments = program.get("mutable_data_segments");
+  if (mutable_segments.is_items() && !mutable_segments.items().empty()) return refuse("lists mutable data segments");
+  const Value& named = program.get("named_data");
+  if (named.is_items() && !named.items().empty()) return refuse("lists named data in segments");
+  Value& constant_segment = program.at("constant_segment");
+  if (constant_segment.is_table()) {
+    const Value& offsets = constant_segment.table().get("offsets");
+    const size_t n = scalar_vector_length(offsets, BaseType::kULong);
+    Value::Items buffers;
+    for (size_t i = 0; i < n; ++i) {
+      if (scalar_vector_uint(offsets, BaseType::kULong, i) != 0) return refuse("has constants at non-zero offsets");
+      TableValue buffer(&table_def("Buffer"));
+      buffer.at("storage") = Value::from_scalars(Blob());
+      buffers.push_back(Value::from_table(std::move(buffer)));
+    }
+    if (n > 0) {
+      program.at("constant_buffer") = Value::from_items(std::move(buffers));
+      constant_segment.table().set_uint("segment_index", 0);
+      constant_segment.table().at("offsets") = Value::from_scalars(Blob());
+    }
+  }
+  segments = Value::from_items({});
+  return {};
+}
+
 }  // namespace
 
 Result<RepackResult> repack(const FileSource& source, const RepackOptions& options, RepackRefusal* refusal) {
@@ -88,6 +129,7 @@ Result<RepackResult> repack(const FileSource& source, const RepackOptions& optio
   ETP_TRY(check_inputs(source, options.data, options.merge, why.findings));
 
   ETP_ASSIGN(PteFile pte, deserialize_pte_binary(source.head, source.file));
+  ETP_TRY(restore_headerless_segments(pte));
   std::vector<PtdFile> data;
   for (const auto& [name, file] : options.data) {
     ETP_ASSIGN(PtdFile ptd, deserialize_ptd(file.head, file.file));
