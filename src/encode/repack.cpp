@@ -1,5 +1,6 @@
 #include "encode/repack.h"
 
+#include <initializer_list>
 #include <set>
 
 #include "encode/repack_checks.h"
@@ -25,10 +26,11 @@ struct MissingData {
 };
 
 // EXTERNAL tensors whose key none of the data files holds.
-MissingData missing_external_data(const TableValue& program, const std::vector<PtdFile>& data) {
+MissingData missing_external_data(const TableValue& program, std::initializer_list<const std::vector<PtdFile>*> files) {
   std::set<std::string> available;
-  for (const PtdFile& ptd : data)
-    for (const auto& entry : ptd.payload.named_data) available.insert(entry.first);
+  for (const std::vector<PtdFile>* list : files)
+    for (const PtdFile& ptd : *list)
+      for (const auto& entry : ptd.payload.named_data) available.insert(entry.first);
   MissingData out;
   std::set<std::string> listed;
   const Value& plans = program.get("execution_plan");
@@ -130,15 +132,20 @@ Result<RepackResult> repack(const FileSource& source, const RepackOptions& optio
 
   ETP_ASSIGN(PteFile pte, deserialize_pte_binary(source.head, source.file));
   ETP_TRY(restore_headerless_segments(pte));
-  std::vector<PtdFile> data;
+  std::vector<PtdFile> data, merged;
   for (const auto& [name, file] : options.data) {
     ETP_ASSIGN(PtdFile ptd, deserialize_ptd(file.head, file.file));
     data.push_back(std::move(ptd));
   }
+  for (const FileSource& file : options.merge) {
+    ETP_ASSIGN(PtdFile ptd, deserialize_ptd(file.head, file.file));
+    merged.push_back(std::move(ptd));
+  }
 
-  // 2. Every EXTERNAL tensor must find its data, unless the caller says not.
+  // 2. Every EXTERNAL tensor must find its data (in a data file or a merged
+  // one: both are carried), unless the caller says not.
   RepackResult result;
-  MissingData missing = missing_external_data(pte.program, data);
+  MissingData missing = missing_external_data(pte.program, {&data, &merged});
   if (!missing.keys.empty()) {
     if (!options.allow_missing_data) {
       why.missing_keys = missing.keys;
@@ -170,8 +177,7 @@ Result<RepackResult> repack(const FileSource& source, const RepackOptions& optio
   }
   if (options.externalize)
     ETP_TRY(externalize_constants(pte.program, *options.externalize, store, layouts, result.moved));
-  for (const FileSource& ptd_source : options.merge) {
-    ETP_ASSIGN(PtdFile ptd, deserialize_ptd(ptd_source.head, ptd_source.file));
+  for (const PtdFile& ptd : merged) {
     for (const auto& [key, entry] : ptd.payload.named_data) {
       if (entry.buffer_index >= ptd.payload.buffers.size())
         return make_error(ErrorCode::kMalformedFile, "'" + key + "' in a merged .ptd names a missing segment");

@@ -5,11 +5,12 @@
 //
 // What repack guarantees (issue 10: outputs the real runtime loads):
 // - Inputs are checked first: the .pte is validated with its data files, and
-//   every merged .ptd on its own; any error refuses (kInvalidInput, the
+//   the merged .ptd files; any error refuses (kInvalidInput, the
 //   findings in RepackRefusal), except a missing constant-segment
 //   placeholder (repack adds it) and EXTERNAL tensors not found (below).
 //   Warnings pass.
-// - EXTERNAL tensors of the .pte whose keys are in none of `data` refuse
+// - EXTERNAL tensors of the .pte whose keys are in none of `data` and
+//   `merge` refuse
 //   (kMissingExternalData, the keys in RepackRefusal) unless
 //   allow_missing_data: then the output keeps referring to keys it does not
 //   carry, as the input did.

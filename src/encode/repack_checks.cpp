@@ -77,11 +77,11 @@ Result<FileSource> output_source(const Cord& cord, bool ptd) {
 
 Status check_inputs(const FileSource& pte, const std::vector<std::pair<std::string, FileSource>>& data,
                     const std::vector<FileSource>& merge, std::vector<Finding>& findings) {
-  ETP_ASSIGN(ValidationReport report, validate_artifacts(pte, data));
-  for (size_t i = 0; i < merge.size(); ++i) {
-    ETP_ASSIGN(ValidationReport one, validate_ptd("merge[" + std::to_string(i) + "]", merge[i]));
-    report.errors.insert(report.errors.end(), one.errors.begin(), one.errors.end());
-  }
+  // Merged files join the data: EXTERNAL tensors may resolve in them too
+  // (their entries are carried into the output just the same).
+  std::vector<std::pair<std::string, FileSource>> ptds = data;
+  for (size_t i = 0; i < merge.size(); ++i) ptds.emplace_back("merge[" + std::to_string(i) + "]", merge[i]);
+  ETP_ASSIGN(ValidationReport report, validate_artifacts(pte, ptds));
   for (Finding& f : report.errors)
     if (!handled_by_repack(f)) findings.push_back(std::move(f));
   if (findings.empty()) return {};

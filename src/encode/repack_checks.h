@@ -19,7 +19,7 @@ namespace etpack {
 // lacks the placeholder): repack fixes it, so it does not refuse an input.
 constexpr const char* kNoPlaceholderFinding = "CONSTANT_SEGMENT_NO_PLACEHOLDER";
 
-// Validates the .pte with its data files and each merged .ptd on its own.
+// Validates the .pte with its data files and the merged .ptd files.
 // Errors other than the ones repack handles itself (the missing
 // placeholder, EXTERNAL tensors not found) give kInvalidInput; `findings`
 // receives them.

@@ -212,6 +212,20 @@ TEST(RepackRules, MissingDataIsRefusedWithItsKeys) {
   EXPECT_EQ(refused.error().code, ErrorCode::kMissingExternalData) << refused.error().message;
 }
 
+TEST(RepackRules, MergedFilesAlsoResolveExternalTensors) {
+  std::string dir = conformance_dir() + "/13_everything";
+  RepackOptions options;
+  for (auto& [name, source] : ptds_beside(dir)) options.merge.push_back(source);
+  options.merge_tag = "all";
+  auto result = repack(FileSource::in_memory(load_file(dir + "/out.pte")), options);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  Outputs out = materialize(result->artifacts);
+  ASSERT_EQ(out.ptds.size(), 1u);
+  EXPECT_EQ(out.ptds[0].first, "all.ptd");
+  ValidationReport report = validate_outputs(out);
+  EXPECT_TRUE(report.ok()) << codes(report.errors);
+}
+
 TEST(RepackRules, AllowMissingDataKeepsTheReferences) {
   Blob file = load_file(conformance_dir() + "/13_everything/out.pte");
   RepackOptions options;
