@@ -46,8 +46,9 @@ test('packager: missing data and invalid inputs are refused with their details; 
   await page.click('#preview');
   await page.waitForFunction(() => /Outputs validate: ok/.test(document.getElementById('result').textContent));
   assert.equal((await page.textContent('#refusal')).trim(), '');
-  assert.match(await page.textContent('#result'), /model\.ptd/);
-  assert.match(await page.textContent('#result'), /shard_b\.ptd/);
+  // Carried under their tags; named apart from the inputs they came from.
+  assert.match(await page.textContent('#result'), /model\.repacked\.ptd/);
+  assert.match(await page.textContent('#result'), /shard_b\.repacked\.ptd/);
 
   const bad = readFileSync(join(c13, 'out.pte'));
   bad[8] = 0x78;  // eh00 -> xh00
