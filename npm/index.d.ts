@@ -616,6 +616,16 @@ export interface ExternalizeOptions {
 }
 
 export interface RepackOptions extends PteConfig, OutputOptions {
+  /**
+   * The .ptd files the .pte uses, by name: `{ 'model.ptd': file }` (paths in Node).
+   * Their named data is carried into the outputs, each under its tag = the name
+   * without a trailing `.ptd` (written back as `<tag>.ptd`), so external tensors
+   * that stay external keep resolving. EXTERNAL tensors whose keys none of them
+   * holds make repack throw MISSING_EXTERNAL_DATA (`error.keys` lists them).
+   */
+  data?: Record<string, Source | string>;
+  /** Repack even when EXTERNAL tensors' data is not given (the output keeps referring to it); default false. */
+  allowMissingData?: boolean;
   /** Move constant tensors into a .ptd: true for the defaults, or options. */
   externalize?: boolean | ExternalizeOptions | null;
   /** .ptd files whose named data joins `mergeTag` (an array, or an object of name -> file); paths in Node. */
@@ -632,6 +642,10 @@ export interface RepackResult<T = Uint8Array> extends SerializedArtifacts<T> {
   /** Externalized tensors, in key order of first use. */
   moved: { key: string; bytes: number; paths: string[] }[];
   mergedEntries: number;
+  /** Named-data entries carried from `data`. */
+  carriedEntries: number;
+  /** EXTERNAL keys no data file held (only with allowMissingData). */
+  missingKeys: string[];
 }
 
 // --- errors --------------------------------------------------------------------
@@ -640,6 +654,10 @@ export declare class EtpackError extends Error {
   constructor(code: ErrorCode, message: string);
   readonly name: 'EtpackError';
   readonly code: ErrorCode;
+  /** MISSING_EXTERNAL_DATA: the EXTERNAL tensor keys no given .ptd holds. */
+  readonly keys?: string[];
+  /** INVALID_INPUT / INVALID_OUTPUT: the validator's error findings. */
+  readonly findings?: Finding[];
 }
 
 // --- the API -------------------------------------------------------------------
@@ -708,6 +726,9 @@ export interface ExecutorchPack {
    * Rewrites a .pte with a new layout; can move constants out into a .ptd and
    * merge .ptd files in. Only the heads of the inputs are read; segment bytes
    * are referenced and streamed into the outputs. `pte` may be a path (Node).
+   * The inputs are validated first (INVALID_INPUT with `error.findings`,
+   * except a missing constant-segment placeholder, which repack adds), and
+   * so are the outputs before anything is returned (INVALID_OUTPUT).
    */
   repack(pte: Source | string, options?: (RepackOptions & { output?: 'bytes' }) | null): RepackResult;
   repack(pte: Source | string, options: RepackOptions & { output: 'blob' }): RepackResult<Blob>;

@@ -3,7 +3,8 @@ import { wireWeights } from './weights-tools.mjs';
 
 const $ = (id) => document.getElementById(id);
 const status = (text, isError = false) => { $('status').textContent = text; $('status').className = `status${isError ? ' error' : ''}`; };
-// { name, pte, merge[] }: opened Blobs (only their heads were read) or bytes.
+// { name, pte, data: [[name, file]], merge[] }: opened Blobs (only their
+// heads were read) or bytes.
 let source = null;
 let lastOut = null;
 
@@ -39,11 +40,29 @@ function clearResults() {
   $('downloads').replaceChildren();
   $('result').replaceChildren(el('p', { class: 'hint', text: 'Preview to see the new file map.' }));
   $('progress').value = 0;
+  $('refusal').replaceChildren();
   lastOut = null;
+}
+
+// A refusal shows what repack said and why: the keys whose data is missing
+// (MISSING_EXTERNAL_DATA), the validator's findings (INVALID_INPUT,
+// INVALID_OUTPUT). Nothing is offered for download then.
+function showRefusal(e) {
+  const box = $('refusal'); box.replaceChildren();
+  if (!e) return;
+  if (e.code === 'MISSING_EXTERNAL_DATA') {
+    box.append(el('p', { text: 'Add the .ptd files that hold these keys (or allow missing data):' }),
+      el('ul', {}, ...(e.keys ?? []).map((k) => el('li', {}, el('code', { text: k })))));
+  }
+  for (const f of e.findings ?? []) {
+    const where = [f.file, f.path, f.offset !== null && f.offset !== undefined ? `offset ${f.offset}` : null].filter(Boolean).join(' · ');
+    box.append(el('div', { class: 'finding' }, el('code', { text: f.code }), ` ${where}: ${f.message}`));
+  }
 }
 
 function showError(e) {
   clearResults();
+  showRefusal(e);
   const text = errorText(e);
   const id = FIELD_OF_ERROR.find(([re]) => re.test(String(e?.message ?? '')))?.[1];
   if (!id) { status(text, true); return; }
@@ -59,7 +78,7 @@ function showError(e) {
 // (default <input>.repacked.pte); a .ptd whose tag matches an input file's
 // name gets `.repacked` too.
 function outputNames(tags) {
-  const inputs = new Set([source.name, ...source.merge.map((m) => m.blob?.name ?? m.name).filter(Boolean)]);
+  const inputs = new Set([source.name, ...source.data.map(([n]) => n), ...source.merge.map((m) => m.blob?.name ?? m.name).filter(Boolean)]);
   const pteName = $('outName').value.trim();
   if (!pteName) throw Object.assign(new Error('output file name is empty'), { code: 'INVALID_ARGUMENT' });
   if (inputs.has(pteName)) throw Object.assign(new Error(`output file name ${pteName} is the name of an input file`), { code: 'INVALID_ARGUMENT' });
@@ -71,8 +90,10 @@ function outputNames(tags) {
 async function repack() {
   const et = await etReady;
   await et.ready();  // a core restarted after a failure is usable again
-  const o = { ...options(), output: 'artifact' };
+  const o = { ...options(), output: 'artifact', allowMissingData: $('allowMissing').checked };
   if (source.merge.length) o.merge = source.merge;
+  // Each file the program uses is carried under its name: model.ptd -> model.
+  o.data = Object.fromEntries(source.data);
   try {
     return { et, out: et.repack(source.pte, o) };
   } catch (e) {
@@ -80,7 +101,12 @@ async function repack() {
     // Merging needed to compare data it could not read synchronously: load
     // the files whole once and try again.
     status('Reading the input files whole to compare their data…');
-    source = { ...source, pte: await readFile(source.pte.blob), merge: await Promise.all(source.merge.map((m) => readFile(m.blob ?? m))) };
+    const whole = (f) => (f.blob ? readFile(f.blob) : f);
+    source = {
+      ...source, pte: await whole(source.pte), merge: await Promise.all(source.merge.map(whole)),
+      data: await Promise.all(source.data.map(async ([n, f]) => [n, await whole(f)])),
+    };
+    o.merge = source.merge; o.data = Object.fromEntries(source.data);
     return { et, out: et.repack(source.pte, o) };
   }
 }
@@ -115,7 +141,9 @@ async function showResult(et, out) {
 
 $('preview').addEventListener('click', async () => {
   clearFieldErrors();
-  try { const { et, out } = await repack(); lastOut = out; await showResult(et, out); status('Preview ready; nothing written yet.'); } catch (e) { showError(e); }
+  try {
+    const { et, out } = await repack(); showRefusal(null); lastOut = out; await showResult(et, out); status('Preview ready; nothing written yet.');
+  } catch (e) { showError(e); }
 });
 
 $('write').addEventListener('click', async () => {
@@ -139,24 +167,34 @@ $('write').addEventListener('click', async () => {
   } catch (e) { showError(e); }
 });
 
-async function load(name, pte, merge) {
-  source = { name, pte, merge };
+async function load(name, pte, data, merge) {
+  source = { name, pte, data, merge };
   clearFieldErrors(); clearResults();
   $('outName').value = `${name.replace(/\.pte$/i, '')}.repacked.pte`;
   $('preview').disabled = false; $('write').disabled = false;
-  status(`Loaded ${name} (${fmt(pte.size ?? pte.byteLength)})${merge.length ? ` + ${merge.length} .ptd` : ''}.`);
+  const extra = [data.length ? `${data.length} .ptd used` : '', merge.length ? `${merge.length} .ptd to merge` : ''].filter(Boolean);
+  status(`Loaded ${name} (${fmt(pte.size ?? pte.byteLength)})${extra.length ? ` + ${extra.join(', ')}` : ''}.`);
 }
 // Files are opened, not read: only the head of each (header and flatbuffer).
 const openAll = async (files) => { const et = await etReady; return Promise.all([...files].map((f) => et.openBlob(f, { digest: false }))); };
+const openData = async (files) => { const opened = await openAll(files); return [...files].map((f, i) => [f.name, opened[i]]); };
 $('pte').addEventListener('change', async (e) => {
   const f = e.target.files[0]; if (!f) return;
-  try { const [pte] = await openAll([f]); await load(f.name, pte, await openAll($('merge').files)); } catch (err) { status(errorText(err), true); }
+  try { const [pte] = await openAll([f]); await load(f.name, pte, await openData($('data').files), await openAll($('merge').files)); } catch (err) { status(errorText(err), true); }
+});
+$('data').addEventListener('change', async () => {
+  try { if (source) source.data = await openData($('data').files); } catch (err) { status(errorText(err), true); }
 });
 $('merge').addEventListener('change', async () => {
   try { if (source) source.merge = await openAll($('merge').files); } catch (err) { status(errorText(err), true); }
 });
+// The demo's .ptd is the data its .pte uses (an external bias).
 $('demo').addEventListener('click', async () => {
-  try { const { pte, ptd } = buildDemo(await etReady); await load('demo.pte', pte, Object.values(ptd)); $('preview').click(); } catch (e) { status(errorText(e), true); }
+  try {
+    const { pte, ptd } = buildDemo(await etReady);
+    await load('demo.pte', pte, Object.entries(ptd).map(([tag, bytes]) => [`${tag}.ptd`, bytes]), []);
+    $('preview').click();
+  } catch (e) { status(errorText(e), true); }
 });
 const syncExt = () => { for (const i of $('extFields').querySelectorAll('input')) i.disabled = !$('externalize').checked; };
 $('externalize').addEventListener('change', syncExt); syncExt();

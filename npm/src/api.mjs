@@ -505,11 +505,14 @@ export function createApi(initialModule, platform, version) {
     return report;
   }
 
-  // Repack a .pte (+ merge .ptd files) with a new layout; see
-  // src/encode/repack.h for externalize's naming rule.
+  // Repack a whole model (a .pte and the .ptd files it uses, + .ptd files to
+  // merge) with a new layout; see src/encode/repack.h for what is checked and
+  // refused, and src/encode/externalize.h for externalize's naming rule.
   function repack(pte, options = {}) {
     const checked = checkOptions(options, SPECS.repack, 'options');
-    const { externalize = null, merge = [], mergeTag = 'model', dataSerializer = null } = checked;
+    const {
+      externalize = null, merge = [], mergeTag = 'model', dataSerializer = null, data = {}, allowMissingData = false,
+    } = checked;
     const delivery = outputOptions(options, 'options', SPECS.repack);
     if (mergeTag === '') throw invalidArgument('options.mergeTag must not be empty (it names the merged .ptd file)');
     if (merge === null || typeof merge !== 'object') throw invalidArgument('options.merge must be an array or an object of .ptd files');
@@ -519,18 +522,37 @@ export function createApi(initialModule, platform, version) {
     if (externalize !== null && typeof externalize !== 'boolean' && (typeof externalize !== 'object' || Array.isArray(externalize))) {
       throw invalidArgument('options.externalize must be true, false, null or an object');
     }
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+      throw invalidArgument("options.data must be an object {'model.ptd': file, ...}");
+    }
     // Files opened here from paths are closed here once nothing refers to
     // them any more (contiguous outputs); Artifacts keep them open.
     const opened = [];
     const open = (p) => openPath(p, opened);
-    return withScope((scope, heap) => {
+    // Contiguous outputs and refusals no longer need the opened files.
+    let keepOpen = false;
+    try {
+      return withScope((scope, heap) => repackIn(scope, heap));
+    } finally {
+      if (!keepOpen) closeAll(opened);
+    }
+
+    function repackIn(scope, heap) {
       const request = {
-        pte: fileRequest(open(pte), 'pte', scope, heap, 'pte'),
+        // Lenient heads: a malformed input reaches the core's validator, which
+        // refuses it with its findings (INVALID_INPUT) instead of a bare parse error.
+        pte: fileRequest(open(pte), 'pte', scope, heap, 'pte', true),
         config: pteConfigToCore(options ?? {}, false, 'options', SPECS.repack),
         data_serializer_config: { segment_alignment: dataSerializer?.config?.segmentAlignment ?? checked.dataSegmentAlignment ?? 128 },
         merge: (Array.isArray(merge) ? merge : Object.values(merge))
-          .map((p, i) => fileRequest(open(p), 'ptd', scope, heap, `merge[${i}]`)),
+          .map((p, i) => fileRequest(open(p), 'ptd', scope, heap, `merge[${i}]`, true)),
         merge_tag: mergeTag,
+        // The .ptd files the .pte uses; each is carried under its tag (the
+        // name without a trailing .ptd).
+        data: Object.entries(data).map(([name, p]) => ({
+          name, ...fileRequest(open(p), 'ptd', scope, heap, `data['${name}']`, true),
+        })),
+        allow_missing_data: allowMissingData,
       };
       if (externalize) {
         const e = externalize === true ? {} : checkOptions(externalize, SPECS.externalize, 'options.externalize');
@@ -547,12 +569,15 @@ export function createApi(initialModule, platform, version) {
         const [pteBytes, ...files] = deliver(out, delivery);
         const ptd = {};
         reply.ptd_tags.forEach((tag, i) => setOwn(ptd, tag, files[i]));
-        return { pte: pteBytes, ptd, moved: reply.moved, mergedEntries: reply.merged_entries };
+        keepOpen = delivery.output !== 'bytes';
+        return {
+          pte: pteBytes, ptd, moved: reply.moved, mergedEntries: reply.merged_entries,
+          carriedEntries: reply.carried_entries, missingKeys: reply.missing_keys,
+        };
       } finally {
         out.delete();
-        if (delivery.output === 'bytes') closeAll(opened);
       }
-    });
+    }
   }
 
   // A file on disk as an input (Node): read in ranges when needed, never

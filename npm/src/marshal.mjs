@@ -205,12 +205,28 @@ export function parseLossless(text) {
 export function call(fn) {
   const out = fn();
   try {
-    if (!out.ok()) throw new EtpackError(out.code(), out.message());
+    if (!out.ok()) throw withDetails(new EtpackError(out.code(), out.message()), out.json());
     return out;
   } catch (e) {
     out.delete();
     throw e;
   }
+}
+
+// A refusal's details, which a failed Output carries as JSON (repack:
+// `keys` for MISSING_EXTERNAL_DATA, `findings` for INVALID_INPUT /
+// INVALID_OUTPUT), become properties of the error.
+function withDetails(error, json) {
+  if (!json) return error;
+  let details;
+  try {
+    details = parseLossless(json);
+  } catch {
+    return error;
+  }
+  if (Array.isArray(details?.keys)) error.keys = details.keys;
+  if (Array.isArray(details?.findings)) error.findings = details.findings;
+  return error;
 }
 
 // Returned byte arrays: views of the caller's own sources where possible;

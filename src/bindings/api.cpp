@@ -338,6 +338,24 @@ Output* validate_js(std::string request_text, val host) {
   });
 }
 
+// {keys: [...]} for missing external data, {findings: [...]} (validate's
+// finding shape) for an input or output that does not validate.
+Json refusal_to_json(const RepackRefusal& why) {
+  Json j = Json::object();
+  if (!why.missing_keys.empty()) {
+    Json keys = Json::array();
+    for (const std::string& k : why.missing_keys) keys.push(Json::string(k));
+    j.set("keys", std::move(keys));
+  }
+  if (!why.findings.empty()) {
+    ValidationReport report;
+    report.errors = why.findings;
+    Json reported = report.to_json();
+    if (const Json* errors = reported.find("errors")) j.set("findings", *errors);
+  }
+  return j;
+}
+
 Output* repack_js(std::string request_text, val host) {
   HostScope scope(host);
   return run([&](Output& out) -> Status {
@@ -362,7 +380,24 @@ Output* repack_js(std::string request_text, val host) {
         options.merge.push_back(std::move(s));
       }
     if (const Json* tag = request.find("merge_tag"); tag && tag->is_string()) options.merge_tag = tag->text();
-    ETP_ASSIGN(RepackResult result, repack(source, options));
+    if (const Json* data = request.find("data"); data && data->is_array())
+      for (const Json& d : data->items()) {
+        const Json* name = d.find("name");
+        if (name == nullptr || !name->is_string()) return make_error(ErrorCode::kInvalidArgument, "data entries need a name");
+        ETP_ASSIGN(FileSource s, file_source_from_json(d));
+        options.data.emplace_back(name->text(), std::move(s));
+      }
+    if (const Json* allow = request.find("allow_missing_data"); allow && allow->is_bool())
+      options.allow_missing_data = allow->bool_value();
+    RepackRefusal why;
+    auto repacked = repack(source, options, &why);
+    if (!repacked.ok()) {
+      // The refusal's details travel in the failed Output's JSON; the glue
+      // puts them on the EtpackError (.keys, .findings).
+      out.set_json(write_json(refusal_to_json(why)));
+      return repacked.take_error();
+    }
+    RepackResult& result = *repacked;
     Json j = Json::object();
     Json tags = Json::array();
     out.add_cord(std::move(result.artifacts.pte));
@@ -383,6 +418,10 @@ Output* repack_js(std::string request_text, val host) {
     }
     j.set("moved", std::move(moved));
     j.set("merged_entries", Json::unsigned_integer(result.merged_entries));
+    j.set("carried_entries", Json::unsigned_integer(result.carried_entries));
+    Json missing = Json::array();
+    for (const std::string& k : result.missing_keys) missing.push(Json::string(k));
+    j.set("missing_keys", std::move(missing));
     out.set_json(write_json(j));
     return {};
   });

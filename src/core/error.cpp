@@ -20,6 +20,10 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kUnsupportedVersion: return "UNSUPPORTED_VERSION";
     case ErrorCode::kLimitExceeded: return "LIMIT_EXCEEDED";
     case ErrorCode::kIoError: return "IO_ERROR";
+    case ErrorCode::kMissingExternalData: return "MISSING_EXTERNAL_DATA";
+    case ErrorCode::kInvalidInput: return "INVALID_INPUT";
+    case ErrorCode::kInvalidOutput: return "INVALID_OUTPUT";
+    case ErrorCode::kLayoutConflict: return "LAYOUT_CONFLICT";
     case ErrorCode::kInternal: return "INTERNAL";
     case ErrorCode::kResourceLimit: return "RESOURCE_LIMIT";
   }

@@ -29,6 +29,10 @@ enum class ErrorCode : uint8_t {
   kUnsupportedVersion,        // a known format at a version we do not read
   kLimitExceeded,             // a safety limit (size, depth, count) was hit
   kIoError,                   // file or stream failure (tools, bindings)
+  kMissingExternalData,       // repack: EXTERNAL tensors whose .ptd was not given
+  kInvalidInput,              // repack: an input fails validation
+  kInvalidOutput,             // repack: what it would write fails validation
+  kLayoutConflict,            // one named-data key, two tensor layouts
   kInternal,                  // a broken invariant: a bug in executorch-pack
   kResourceLimit,             // untrusted input would cost more memory/work than its size allows
 };

@@ -1,166 +1,194 @@
 #include "encode/repack.h"
 
-#include <map>
+#include <initializer_list>
+#include <set>
 
-#include "model/scalar_type.h"
+#include "encode/repack_checks.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"
 
 namespace etpack {
 
-bool glob_match(const std::string& pattern, const std::string& text) {
-  size_t p = 0, t = 0, star = std::string::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (star != std::string::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
+std::string data_tag(const std::string& name) {
+  static const std::string kSuffix = ".ptd";
+  if (name.size() > kSuffix.size() && name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0)
+    return name.substr(0, name.size() - kSuffix.size());
+  return name;
 }
 
 namespace {
 
 const TableDef& table_def(const char* name) { return *program_schema().find_table(name); }
 
-struct ConstantTensor {
-  TableValue* tensor;
-  std::string path;
-  uint64_t buffer;
+struct MissingData {
+  std::vector<std::string> keys;  // in order of first use
+  std::set<std::string> paths;    // every tensor that uses one of them
 };
 
-// Every constant tensor (data_buffer_idx > 0, no allocation_info) that is not
-// already external, with where it is.
-std::vector<ConstantTensor> constant_tensors(TableValue& program, uint64_t buffer_count) {
-  std::vector<ConstantTensor> out;
-  Value& plans = program.at("execution_plan");
+// EXTERNAL tensors whose key none of the data files holds.
+MissingData missing_external_data(const TableValue& program, std::initializer_list<const std::vector<PtdFile>*> files) {
+  std::set<std::string> available;
+  for (const std::vector<PtdFile>* list : files)
+    for (const PtdFile& ptd : *list)
+      for (const auto& entry : ptd.payload.named_data) available.insert(entry.first);
+  MissingData out;
+  std::set<std::string> listed;
+  const Value& plans = program.get("execution_plan");
   if (!plans.is_items()) return out;
   for (size_t p = 0; p < plans.items().size(); ++p) {
-    Value& values = plans.items()[p].table().at("values");
+    const Value& values = plans.items()[p].table().get("values");
     if (!values.is_items()) continue;
     for (size_t v = 0; v < values.items().size(); ++v) {
-      Value& val = values.items()[v].table().at("val");
+      const Value& val = values.items()[v].table().get("val");
       if (!val.is_table() || val.table().def->name != "Tensor") continue;
-      TableValue& tensor = val.table();
-      uint64_t index = tensor.get_uint("data_buffer_idx");
-      if (index == 0 || index >= buffer_count || tensor.has("allocation_info")) continue;
-      const Value& info = tensor.get("extra_tensor_info");
-      if (info.is_table() && info.table().get_uint("location") == 1) continue;  // already EXTERNAL
-      out.push_back({&tensor, "execution_plan[" + std::to_string(p) + "].values[" + std::to_string(v) + "]", index});
+      const Value& info = val.table().get("extra_tensor_info");
+      if (!info.is_table() || info.table().get_uint("location") != 1) continue;
+      const Value& fqn = info.table().get("fully_qualified_name");
+      if (!fqn.is_string() || available.count(fqn.str())) continue;  // no name: the validator's error
+      if (listed.insert(fqn.str()).second) out.keys.push_back(fqn.str());
+      out.paths.insert("execution_plan[" + std::to_string(p) + "].values[" + std::to_string(v) + "]");
     }
   }
   return out;
 }
 
-TensorLayout layout_of(const TableValue& tensor, std::vector<int64_t>& sizes) {
-  TensorLayout layout;
-  layout.scalar_type = static_cast<int8_t>(tensor.get_int("scalar_type"));
-  const Value& s = tensor.get("sizes");
-  for (size_t i = 0; i < scalar_vector_length(s, BaseType::kInt); ++i) {
-    int64_t d = scalar_vector_int(s, BaseType::kInt, i);
-    sizes.push_back(d);
-    layout.sizes.push_back(static_cast<int32_t>(d));
-  }
-  const Value& dims = tensor.get("dim_order");
-  if (dims.is_scalars())
-    layout.dim_order.assign(dims.scalars().data(), dims.scalars().data() + dims.scalars().size());
-  return layout;
+std::string key_list(const std::vector<std::string>& keys) {
+  constexpr size_t kNamed = 10;
+  std::string out;
+  for (size_t i = 0; i < keys.size() && i < kNamed; ++i) out += (i ? ", '" : "'") + keys[i] + "'";
+  if (keys.size() > kNamed) out += " and " + std::to_string(keys.size() - kNamed) + " more";
+  return out;
 }
 
-Status externalize(TableValue& program, const ExternalizeOptions& options, NamedDataStore& store,
-                   std::vector<MovedTensor>& moved) {
+// The runtime's default build refuses a program whose constant_segment has
+// no placeholder entry. A restored program holds its constants (the
+// placeholder first) in constant_buffer, which the writer turns into the
+// constant segment: a program without any gets the empty placeholder,
+// exactly what upstream's emitter writes for a program without constants.
+// Constants of old exports already in constant_buffer move to the segment
+// through the same writer step.
+void ensure_constant_placeholder(TableValue& program) {
   Value& constant_buffer = program.at("constant_buffer");
-  const uint64_t count = constant_buffer.is_items() ? constant_buffer.items().size() : 0;
-  std::vector<ConstantTensor> tensors = constant_tensors(program, count);
-  std::vector<bool> still_used(count, false);
-  std::map<std::string, size_t> moved_index;
-  bool any_moved = false;
+  if (constant_buffer.is_items() && !constant_buffer.items().empty()) return;
+  TableValue placeholder(&table_def("Buffer"));
+  placeholder.at("storage") = Value::from_scalars(Blob());
+  Value::Items items;
+  items.push_back(Value::from_table(std::move(placeholder)));
+  constant_buffer = Value::from_items(std::move(items));
+}
 
-  for (ConstantTensor& c : tensors) {
-    TableValue& tensor = *c.tensor;
-    std::vector<int64_t> sizes;
-    TensorLayout layout = layout_of(tensor, sizes);
-    auto nbytes = tensor_nbytes(layout.scalar_type, sizes);
-    const Value& info = tensor.get("extra_tensor_info");
-    std::string key = info.is_table() && info.table().get("fully_qualified_name").is_string()
-                          ? info.table().get("fully_qualified_name").str()
-                          : "constant." + std::to_string(c.buffer);
-    bool selected = nbytes.has_value() && *nbytes >= options.min_bytes;
-    if (selected && !options.patterns.empty()) {
-      selected = false;
-      for (const std::string& pattern : options.patterns) selected = selected || glob_match(pattern, key);
+// A .pte without eh00 has no segment data, yet upstream writes one for a
+// program whose only constant is the empty placeholder: segments
+// [{0, 0}], constant_segment {0, [0]} and no header
+// (conformance 01b_placeholder_constant_only). The reader restores segments
+// only from files with a header; restore this one the same way (empty
+// constant buffers, no segments) so the writer can lay it out again.
+Status restore_headerless_segments(PteFile& pte) {
+  if (pte.header && pte.header->segment_base_offset != 0) return {};
+  TableValue& program = pte.program;
+  Value& segments = program.at("segments");
+  if (!segments.is_items() || segments.items().empty()) return {};
+  auto refuse = [](const std::string& what) {
+    return make_error(ErrorCode::kMalformedFile, "the .pte has no segment data (no eh00 header) but " + what);
+  };
+  for (const Value& s : segments.items())
+    if (s.table().get_uint("size") != 0) return refuse("lists a segment of " + std::to_string(s.table().get_uint("size")) + " bytes");
+  const Value& mutable_segments = program.get("mutable_data_segments");
+  if (mutable_segments.is_items() && !mutable_segments.items().empty()) return refuse("lists mutable data segments");
+  const Value& named = program.get("named_data");
+  if (named.is_items() && !named.items().empty()) return refuse("lists named data in segments");
+  Value& constant_segment = program.at("constant_segment");
+  if (constant_segment.is_table()) {
+    const Value& offsets = constant_segment.table().get("offsets");
+    const size_t n = scalar_vector_length(offsets, BaseType::kULong);
+    Value::Items buffers;
+    for (size_t i = 0; i < n; ++i) {
+      if (scalar_vector_uint(offsets, BaseType::kULong, i) != 0) return refuse("has constants at non-zero offsets");
+      TableValue buffer(&table_def("Buffer"));
+      buffer.at("storage") = Value::from_scalars(Blob());
+      buffers.push_back(Value::from_table(std::move(buffer)));
     }
-    if (!selected) {
-      still_used[c.buffer] = true;
-      continue;
+    if (n > 0) {
+      program.at("constant_buffer") = Value::from_items(std::move(buffers));
+      constant_segment.table().set_uint("segment_index", 0);
+      constant_segment.table().at("offsets") = Value::from_scalars(Blob());
     }
-    const Value& storage_value = constant_buffer.items()[c.buffer].table().get("storage");
-    Blob storage = storage_value.is_scalars() ? storage_value.scalars() : Blob();
-    if (*nbytes > storage.size())
-      return make_error(ErrorCode::kMalformedFile, c.path + " needs " + std::to_string(*nbytes) + " bytes but constant " +
-                                                       std::to_string(c.buffer) + " holds " +
-                                                       std::to_string(storage.size()));
-    // Only the tensor's own bytes move; the slice keeps referring to the source.
-    ETP_TRY(store.add_named_data(key, storage.slice(0, *nbytes), options.alignment, options.tag, layout));
-
-    Value& info_field = tensor.at("extra_tensor_info");
-    if (!info_field.is_table()) info_field = Value::from_table(TableValue(&table_def("ExtraTensorInfo")));
-    info_field.table().at("fully_qualified_name") = Value::from_string(key);
-    info_field.table().set_uint("location", 1);  // EXTERNAL
-    tensor.set_uint("data_buffer_idx", 0);       // ignored for EXTERNAL tensors
-    any_moved = true;
-
-    auto [it, fresh] = moved_index.emplace(key, moved.size());
-    if (fresh) moved.push_back({key, *nbytes, {}});
-    moved[it->second].paths.push_back(c.path);
   }
-  if (!any_moved) return {};
-
-  // Compact constant_buffer: keep the placeholder and what is still used.
-  std::vector<uint64_t> new_index(count, 0);
-  Value::Items kept;
-  bool keeps_data = false;
-  for (uint64_t i = 0; i < count; ++i) {
-    if (i != 0 && !still_used[i]) continue;
-    keeps_data = keeps_data || i != 0;
-    new_index[i] = kept.size();
-    kept.push_back(constant_buffer.items()[i]);
-  }
-  for (ConstantTensor& c : tensors) {
-    TableValue& tensor = *c.tensor;
-    uint64_t index = tensor.get_uint("data_buffer_idx");
-    if (index != 0) tensor.set_uint("data_buffer_idx", new_index[index]);
-  }
-  constant_buffer = Value::from_items(keeps_data ? std::move(kept) : Value::Items{});
+  segments = Value::from_items({});
   return {};
 }
 
 }  // namespace
 
-Result<RepackResult> repack(const FileSource& source, const RepackOptions& options) {
+Result<RepackResult> repack(const FileSource& source, const RepackOptions& options, RepackRefusal* refusal) {
+  RepackRefusal unused;
+  RepackRefusal& why = refusal ? *refusal : unused;
+  for (const auto& [name, file] : options.data)
+    if (data_tag(name).empty())
+      return make_error(ErrorCode::kInvalidArgument, "the data file name '" + name + "' leaves an empty tag");
+
+  // 1. The inputs must validate (errors repack fixes or handles aside).
+  ETP_TRY(check_inputs(source, options.data, options.merge, why.findings));
+
   ETP_ASSIGN(PteFile pte, deserialize_pte_binary(source.head, source.file));
+  ETP_TRY(restore_headerless_segments(pte));
+  std::vector<PtdFile> data, merged;
+  for (const auto& [name, file] : options.data) {
+    ETP_ASSIGN(PtdFile ptd, deserialize_ptd(file.head, file.file));
+    data.push_back(std::move(ptd));
+  }
+  for (const FileSource& file : options.merge) {
+    ETP_ASSIGN(PtdFile ptd, deserialize_ptd(file.head, file.file));
+    merged.push_back(std::move(ptd));
+  }
+
+  // 2. Every EXTERNAL tensor must find its data (in a data file or a merged
+  // one: both are carried), unless the caller says not.
   RepackResult result;
+  MissingData missing = missing_external_data(pte.program, {&data, &merged});
+  if (!missing.keys.empty()) {
+    if (!options.allow_missing_data) {
+      why.missing_keys = missing.keys;
+      return make_error(ErrorCode::kMissingExternalData,
+                        std::to_string(missing.keys.size()) + " EXTERNAL tensor key" + (missing.keys.size() == 1 ? " is" : "s are") +
+                            " in none of the given .ptd files: " + key_list(missing.keys) +
+                            "; give the .ptd files the .pte uses (or allow missing data to repack without them)");
+    }
+    result.missing_keys = missing.keys;
+  }
+
+  // 3. Named data: the .pte's own, the data files' (carried under their
+  // tags), externalized constants, merged files. Bytes stay references.
   NamedDataStore store;
-  if (pte.named_data) ETP_TRY(store.merge_named_data_store(*pte.named_data));
-  if (options.externalize) ETP_TRY(externalize(pte.program, *options.externalize, store, result.moved));
-  for (const FileSource& ptd_source : options.merge) {
-    ETP_ASSIGN(PtdFile ptd, deserialize_ptd(ptd_source.head, ptd_source.file));
+  KeyLayouts layouts;
+  if (pte.named_data) {
+    ETP_TRY(store.merge_named_data_store(*pte.named_data));
+    for (const auto& [key, entry] : pte.named_data->pte_data) layouts.emplace(key, entry.tensor_layout);
+  }
+  for (size_t i = 0; i < data.size(); ++i) {
+    const std::string tag = data_tag(options.data[i].first);
+    for (const auto& [key, entry] : data[i].payload.named_data) {
+      if (entry.buffer_index >= data[i].payload.buffers.size())
+        return make_error(ErrorCode::kMalformedFile, "'" + key + "' in " + options.data[i].first + " names a missing segment");
+      ETP_TRY(add_keyed_data(store, layouts, key, data[i].payload.buffers[entry.buffer_index], entry.alignment, tag,
+                             entry.tensor_layout));
+      ++result.carried_entries;
+    }
+  }
+  if (options.externalize)
+    ETP_TRY(externalize_constants(pte.program, *options.externalize, store, layouts, result.moved));
+  for (const PtdFile& ptd : merged) {
     for (const auto& [key, entry] : ptd.payload.named_data) {
-      ETP_TRY(store.add_named_data(key, ptd.payload.buffers[entry.buffer_index], entry.alignment, options.merge_tag,
-                                   entry.tensor_layout));
+      if (entry.buffer_index >= ptd.payload.buffers.size())
+        return make_error(ErrorCode::kMalformedFile, "'" + key + "' in a merged .ptd names a missing segment");
+      ETP_TRY(add_keyed_data(store, layouts, key, ptd.payload.buffers[entry.buffer_index], entry.alignment,
+                             options.merge_tag, entry.tensor_layout));
       ++result.merged_entries;
     }
   }
 
+  // 4. The runtime's rules, then the files.
+  ensure_constant_placeholder(pte.program);
   EmitterOutput emitter;
   emitter.program = std::move(pte.program);
   if (pte.mutable_data) {
@@ -170,6 +198,9 @@ Result<RepackResult> repack(const FileSource& source, const RepackOptions& optio
   NamedDataStoreOutput named = store.get_named_data_store_output();
   FlatTensorSerializer serializer(options.data_config);
   ETP_ASSIGN(result.artifacts, serialize_for_executorch(emitter, options.config, serializer, &named));
+
+  // 5. Nothing leaves that our validator would reject.
+  ETP_TRY(check_outputs(result.artifacts.pte, result.artifacts.ptd, missing.paths, why.findings));
   return result;
 }
 

@@ -1,65 +1,81 @@
-// repack: rewrite a .pte (and optionally its .ptd files) with a new layout,
-// without loading segment data: only the flatbuffer head is parsed, and
-// every segment of the output refers to its range in the source (an
-// external Blob when the source stays on disk or in a browser Blob).
+// repack: rewrite a whole model — a .pte and the .ptd files it uses — with a
+// new layout, without loading segment data: only the flatbuffer heads are
+// parsed, and every segment of the output refers to its range in a source
+// (an external Blob when the source stays on disk or in a browser Blob).
 //
-// Options beyond alignment/extraction:
-// - externalize: move constant tensors out of the .pte into named data under
-//   one tag (a .ptd), as if the model had been exported with external
-//   constants. Each moved tensor gets extra_tensor_info {fully_qualified_name,
-//   location EXTERNAL} and data_buffer_idx 0; its key is its existing fully
-//   qualified name, or "constant.<i>" (i = its original constant_buffer index)
-//   when it has none. Only the tensor's exact bytes move (numel x element
-//   size; padding stays behind). constant_buffer is compacted and the
-//   remaining tensors re-indexed; when nothing but the placeholder would
-//   remain it becomes empty, as upstream writes external-only programs.
-// - merge: named data from other .ptd files is added under one tag.
+// What repack guarantees (issue 10: outputs the real runtime loads):
+// - Inputs are checked first: the .pte is validated with its data files, and
+//   the merged .ptd files; any error refuses (kInvalidInput, the
+//   findings in RepackRefusal), except a missing constant-segment
+//   placeholder (repack adds it) and EXTERNAL tensors not found (below).
+//   Warnings pass.
+// - EXTERNAL tensors of the .pte whose keys are in none of `data` and
+//   `merge` refuse
+//   (kMissingExternalData, the keys in RepackRefusal) unless
+//   allow_missing_data: then the output keeps referring to keys it does not
+//   carry, as the input did.
+// - The named data of every `data` file is carried into an output .ptd of
+//   tag = its name without a trailing ".ptd" ("model.ptd" -> "model"), so
+//   external tensors that stay external keep resolving; a host writes it
+//   back as <tag>.ptd.
+// - Every output has the constant-segment placeholder (offsets [0, ...]):
+//   an input without it gets it, and constants of old exports kept in the
+//   deprecated constant_buffer move into the constant segment (the runtime's
+//   default build refuses both). An input that had the placeholder comes out
+//   byte-identical to upstream's deserialize + serialize round trip.
+// - externalize: see encode/externalize.h (keys, one per layout).
+// - merge: named data of other .ptd files is added under `merge_tag`.
+// - The outputs are validated together (heads + sizes; no segment data is
+//   read) before they are returned; any error refuses (kInvalidOutput, the
+//   findings in RepackRefusal).
 #pragma once
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/blob.h"
-#include "read/file_source.h"
-#include "core/json.h"
 #include "core/result.h"
+#include "encode/externalize.h"
 #include "encode/serialize_for_executorch.h"
+#include "read/file_source.h"
+#include "read/validate.h"
 
 namespace etpack {
-
-struct ExternalizeOptions {
-  std::string tag = "model";
-  std::vector<std::string> patterns;  // glob ('*', '?') on the key; empty: all
-  uint64_t min_bytes = 0;             // smaller tensors stay in the .pte
-  uint64_t alignment = 16;            // named-data alignment of moved tensors
-};
 
 struct RepackOptions {
   PteConfig config;
   FlatTensorConfig data_config;
   std::optional<ExternalizeOptions> externalize;
+  // The .ptd files the .pte uses, by name ("model.ptd"); carried as tags.
+  std::vector<std::pair<std::string, FileSource>> data;
+  bool allow_missing_data = false;
   std::vector<FileSource> merge;  // .ptd files whose named data joins `merge_tag`
   std::string merge_tag = "model";
-};
-
-struct MovedTensor {
-  std::string key;
-  uint64_t bytes = 0;
-  std::vector<std::string> paths;  // e.g. "execution_plan[0].values[3]"
 };
 
 struct RepackResult {
   SerializedArtifacts artifacts;
   std::vector<MovedTensor> moved;  // externalized tensors, in key order of first use
   uint64_t merged_entries = 0;
+  uint64_t carried_entries = 0;           // named data carried from `data`
+  std::vector<std::string> missing_keys;  // allowed missing (allow_missing_data)
 };
 
-// Errors: those of the readers (kMalformedFile, ...), the writers, and
-// kDuplicateKey when an externalized or merged key already names other bytes.
-Result<RepackResult> repack(const FileSource& pte, const RepackOptions& options);
+// Why repack refused, beyond the error's message.
+struct RepackRefusal {
+  std::vector<std::string> missing_keys;  // kMissingExternalData
+  std::vector<Finding> findings;          // kInvalidInput / kInvalidOutput: the errors
+};
 
-// Glob match with '*' (any run) and '?' (one character).
-bool glob_match(const std::string& pattern, const std::string& text);
+// Errors: kInvalidInput, kMissingExternalData, kInvalidOutput (details in
+// `refusal` when given), kInvalidArgument (a data name that leaves an empty
+// tag), kLayoutConflict and kDuplicateKey (a key that would stand for other
+// bytes or another layout), and those of the readers and writers.
+Result<RepackResult> repack(const FileSource& pte, const RepackOptions& options, RepackRefusal* refusal = nullptr);
+
+// "model.ptd" -> "model"; other names stay as they are.
+std::string data_tag(const std::string& name);
 
 }  // namespace etpack

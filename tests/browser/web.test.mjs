@@ -184,7 +184,9 @@ const weightFiles = ['out.pte', 'model.ptd', 'shard_b.ptd'].map((f) => join(ever
 test('validator: Compare with… a repack says equivalent, another model different', async () => {
   const et = await init();
   const repacked = join(tmp, 'repacked.pte');
-  writeFileSync(repacked, et.repack(weightFiles[0], { segmentAlignment: 4096 }).pte);
+  writeFileSync(repacked, et.repack(weightFiles[0], {
+    segmentAlignment: 4096, data: { 'model.ptd': weightFiles[1], 'shard_b.ptd': weightFiles[2] },
+  }).pte);
   const { page, problems } = await openPage('validator.html');
   await page.setInputFiles('#files', weightFiles);
   await page.waitForFunction(() => /^Valid/.test(document.getElementById('verdict').textContent));
@@ -226,6 +228,42 @@ test('packager: new weights from safetensors give a .ptd with the new bytes; Exp
   const header = JSON.parse(st.subarray(8, 8 + n).toString());
   assert.deepEqual(Object.keys(header).filter((k) => k !== '__metadata__'), ['lin.weight', 'lin.bias']);
   assert.equal(header.__metadata__['executorch-pack.data'], 'model.ptd');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// Issue 10: the packager takes a whole model (the .pte, the .ptd files it
+// uses) and shows repack's refusals with their details.
+const conformance13 = join(root, '..', 'shared', 'conformance', '13_everything');
+test('packager: missing data and invalid inputs are refused with their details; with its data the model repacks', async () => {
+  const { page, problems } = await openPage('packager.html');
+
+  await page.setInputFiles('#pte', join(conformance13, 'out.pte'));
+  await page.waitForFunction(() => /Loaded/.test(document.getElementById('status').textContent));
+  await page.click('#preview');
+  await page.waitForFunction(() => /MISSING_EXTERNAL_DATA/.test(document.getElementById('status').textContent));
+  const refusal = await page.textContent('#refusal');
+  assert.match(refusal, /lin\.weight/);
+  assert.match(refusal, /lin\.bias/);
+  assert.equal(await page.$$eval('#downloads a', (a) => a.length), 0);
+
+  await page.setInputFiles('#data', [join(conformance13, 'model.ptd'), join(conformance13, 'shard_b.ptd')]);
+  await page.click('#preview');
+  await page.waitForFunction(() => /Outputs validate: ok/.test(document.getElementById('result').textContent));
+  assert.equal((await page.textContent('#refusal')).trim(), '');
+  // Carried under their tags; named apart from the inputs they came from.
+  assert.match(await page.textContent('#result'), /model\.repacked\.ptd/);
+  assert.match(await page.textContent('#result'), /shard_b\.repacked\.ptd/);
+
+  const bad = readFileSync(join(conformance13, 'out.pte'));
+  bad[8] = 0x78;  // eh00 -> xh00
+  const badPath = join(tmp, 'bad.pte');
+  writeFileSync(badPath, bad);
+  await page.setInputFiles('#pte', badPath);
+  await page.waitForFunction(() => /Loaded bad\.pte/.test(document.getElementById('status').textContent));
+  await page.click('#preview');
+  await page.waitForFunction(() => /INVALID_INPUT/.test(document.getElementById('status').textContent));
+  assert.ok(await page.$$eval('#refusal .finding', (f) => f.length) > 0, 'findings are listed');
   assert.deepEqual(problems, []);
   await page.close();
 });

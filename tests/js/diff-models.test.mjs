@@ -16,7 +16,9 @@ const { dir: tmp, file } = scratch('etpack-diff-');
 const run = runCli;
 
 // 13_everything repacked with 4096-byte segments and its delegates inline.
-const repacked = file('repacked.pte', et.repack(join(EVERYTHING, 'out.pte'), { segmentAlignment: 4096 }).pte);
+const repacked = file('repacked.pte', et.repack(join(EVERYTHING, 'out.pte'), {
+  segmentAlignment: 4096, data: { 'model.ptd': DATA[0], 'shard_b.ptd': DATA[1] },
+}).pte);
 
 test('a program and its repack with another segment alignment: equivalent, not identical, layout listed', async () => {
   const r = await et.diff(join(EVERYTHING, 'out.pte'), repacked, { dataA: DATA, dataB: DATA });

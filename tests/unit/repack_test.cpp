@@ -40,9 +40,13 @@ std::vector<uint8_t> resolve(const Cord& cord, const Blob& source) {
 }
 
 TEST(Repack, DefaultReproducesAndNeverLoadsSegments) {
-  Blob file = load(std::string(ETPACK_CONFORMANCE_DIR) + "/13_everything/out.pte");
+  const std::string dir = std::string(ETPACK_CONFORMANCE_DIR) + "/13_everything";
+  Blob file = load(dir + "/out.pte");
   RepackOptions options;
   options.config.extract_delegate_segments = true;
+  // The .ptd files the .pte uses are inputs (repack refuses without them).
+  options.data = {{"model.ptd", FileSource::in_memory(load(dir + "/model.ptd"))},
+                  {"shard_b.ptd", FileSource::in_memory(load(dir + "/shard_b.ptd"))}};
   FileSource source = external_source(file);
   auto result = repack(source, options);
   ASSERT_TRUE(result.ok()) << result.error().message;

@@ -1,0 +1,40 @@
+// The checks repack runs before reading its inputs and before returning its
+// outputs, with our validator (read/validate.h): the runtime's rules live
+// there, so a repack output that validates clean loads.
+#pragma once
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+#include "encode/cord.h"
+#include "read/file_source.h"
+#include "read/validate.h"
+
+namespace etpack {
+
+// Finding code (added by the validator for a .pte whose constant_segment
+// lacks the placeholder): repack fixes it, so it does not refuse an input.
+constexpr const char* kNoPlaceholderFinding = "CONSTANT_SEGMENT_NO_PLACEHOLDER";
+
+// Validates the .pte with its data files and the merged .ptd files.
+// Errors other than the ones repack handles itself (the missing
+// placeholder, EXTERNAL tensors not found) give kInvalidInput; `findings`
+// receives them.
+Status check_inputs(const FileSource& pte, const std::vector<std::pair<std::string, FileSource>>& data,
+                    const std::vector<FileSource>& merge, std::vector<Finding>& findings);
+
+// Validates the written .pte with every written .ptd (named "<tag>.ptd").
+// `allowed_missing_paths`: tensors whose keys were allowed to be missing (an
+// EXTERNAL_TENSOR_NOT_FOUND there is expected). Errors give kInvalidOutput.
+Status check_outputs(const Cord& pte, const std::vector<std::pair<std::string, Cord>>& ptds,
+                     const std::set<std::string>& allowed_missing_paths, std::vector<Finding>& findings);
+
+// A written file as validate reads it: its head (header and flatbuffer,
+// owned metadata: a slice of the first piece, or a copy of the few head
+// bytes when they span pieces) and its size. Segment data is never read.
+Result<FileSource> output_source(const Cord& cord, bool ptd);
+
+}  // namespace etpack
