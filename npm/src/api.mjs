@@ -15,6 +15,7 @@ import {
   blobs, call as callCore, entriesFromCore, entriesToCore, parseLossless, parseReply, programText, pteConfigToCore,
   storeOutputFromCore, storeOutputToCore, layoutToCore, setOwn,
 } from './marshal.mjs';
+import { readProgramReply } from './program-reply.mjs';
 
 // platform: { createHasher(module) -> {update(view), digest() -> hex},
 //             openFile?(path) -> a file source (Node),
@@ -399,7 +400,7 @@ export function createApi(initialModule, platform, version) {
     return withScope((scope, heap) => {
       const out = call(() => module.deserializePteBinary(JSON.stringify(fileRequest(data, 'pte', scope, heap, 'data')), sources.host()));
       try {
-        const reply = parseReply(out.json(), blobs(module, sources, out));
+        const reply = readProgramReply(module, out, blobs(module, sources, out));
         return {
           program: reply.program,
           mutableData: reply.mutable_data,

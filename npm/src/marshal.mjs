@@ -146,7 +146,7 @@ export function parseReply(text, blobs) {
 
 // The markers of a parsed reply replaced in place, by an iterative walk
 // (faster than a JSON.parse reviver, and no recursion whatever the depth).
-function resolveMarkers(root, blobs) {
+export function resolveMarkers(root, blobs) {
   const resolve = (v) => {
     if (typeof v === 'string') {
       if (v.charCodeAt(0) !== 0) return v;

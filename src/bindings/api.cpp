@@ -7,6 +7,7 @@
 
 #include "bindings/host_call.h"
 #include "bindings/marshal.h"
+#include "bindings/program_reply.h"
 #include "core/sha256.h"
 #include "encode/repack.h"
 #include "encode/serialize_for_executorch.h"
@@ -182,17 +183,23 @@ Output* deserialize_pte_binary_js(std::string request_text, val host) {
     ETP_ASSIGN(Json request, parse_request(request_text));
     ETP_ASSIGN(FileSource source, file_source_from_json(request));
     ETP_ASSIGN(PteFile pte, deserialize_pte_binary(source.head, source.file));
-    Json result = Json::object();
-    result.set("program", program_to_js_json(pte.program, out));
+    // {"fixups": [...], "mutable_data": ..., "named_data": ..., "program": {...}}:
+    // the program streamed as text (bindings/program_reply.h), the rest as
+    // small documents with blob markers.
+    ProgramReply program = write_program_reply(pte.program, out);
+    Json mutable_data = Json::null();
     if (pte.mutable_data) {
-      Json list = Json::array();
-      for (const Blob& b : *pte.mutable_data) list.push(blob_marker(out.add_blob(b)));
-      result.set("mutable_data", std::move(list));
-    } else {
-      result.set("mutable_data", Json::null());
+      mutable_data = Json::array();
+      for (const Blob& b : *pte.mutable_data) mutable_data.push(blob_marker(out.add_blob(b)));
     }
-    result.set("named_data", pte.named_data ? store_output_to_json(*pte.named_data, out) : Json::null());
-    out.set_json(write_json(result));
+    std::string text = "{\"fixups\":" + program.fixups + ",\"mutable_data\":" + write_json(mutable_data) + ",\"named_data\":" +
+                       (pte.named_data ? write_json(store_output_to_json(*pte.named_data, out)) : std::string("null")) +
+                       ",\"program\":";
+    program.fixups = std::string();
+    text.reserve(text.size() + program.text.size() + 1);
+    text += program.text;
+    text.push_back('}');
+    out.set_json(std::move(text));
     return {};
   });
 }
@@ -505,6 +512,8 @@ EMSCRIPTEN_BINDINGS(executorch_pack) {
       .function("code", &Output::code)
       .function("message", &Output::message)
       .function("json", &Output::json)
+      .function("jsonPtr", &Output::json_ptr)
+      .function("jsonSize", &Output::json_size)
       .function("cordCount", &Output::cord_count)
       .function("cordSize", &Output::cord_size)
       .function("cordPieces", &Output::cord_pieces)

@@ -24,6 +24,10 @@ class Output {
   std::string code() const { return ok() ? "" : error_code_name(error_.code); }
   std::string message() const { return error_.message; }
   std::string json() const { return json_; }
+  // json() where it lies in the heap, for the glue to decode in place (a
+  // program's megabytes of text, spared embind's copies).
+  double json_ptr() const { return static_cast<double>(reinterpret_cast<uintptr_t>(json_.data())); }
+  double json_size() const { return static_cast<double>(json_.size()); }
 
   // Cords (artifacts) as flat piece lists: [kind, a, b, c] quadruples with
   // kind 0 = heap bytes (a = pointer, b = length), 1 = zeros (b = count),

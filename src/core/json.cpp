@@ -228,6 +228,8 @@ void write_string(const std::string& s, std::string& out) {
 
 }  // namespace
 
+void write_json_string(const std::string& s, std::string& out) { write_string(s, out); }
+
 Result<Json> parse_json(std::string_view text, size_t max_depth) {
   return Parser(text, max_depth).parse_document();
 }

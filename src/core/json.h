@@ -75,6 +75,9 @@ Result<Json> parse_json(std::string_view text, size_t max_depth = 256);
 std::string write_json(const Json& value);
 void write_json(const Json& value, std::string& out);
 
+// A string as a JSON string token, appended to `out` (escapes as write_json).
+void write_json_string(const std::string& s, std::string& out);
+
 // Python float repr (shortest round-trip digits, "1e-05", "2.0").
 std::string python_float_repr(double v);
 

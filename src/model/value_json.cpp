@@ -9,7 +9,6 @@
 #include "core/le_bytes.h"
 
 namespace etpack {
-namespace {
 
 Scalar get_scalar(const uint8_t* p, BaseType type) {
   Scalar s;
@@ -42,6 +41,8 @@ Scalar get_scalar(const uint8_t* p, BaseType type) {
   }
 }
 
+namespace {
+
 constexpr int64_t kMaxSafeInteger = (int64_t{1} << 53) - 1;
 
 Json scalar_to_json(Scalar s, BaseType type, bool in_vector, const ToJsonOptions& options) {
@@ -67,6 +68,8 @@ Json string_to_json(const std::string& s, const ToJsonOptions& options) {
   if (options.js_bigint_markers && !s.empty() && s[0] == '\0') return Json::string(std::string(1, '\0') + s);
   return Json::string(s);
 }
+
+}  // namespace
 
 // The order upstream's _program_to_json writes a table's fields in: that of
 // the exir/schema.py dataclass, which json.dumps follows. It is the
@@ -96,8 +99,6 @@ const std::vector<const FieldDef*>& json_field_order(const TableDef& def) {
     if (std::find(order.begin(), order.end(), &f) == order.end()) order.push_back(&f);
   return cache.emplace(&def, std::move(order)).first->second;
 }
-
-}  // namespace
 
 Json table_to_json(const TableValue& table, const ToJsonOptions& options) {
   Json out = Json::object();
