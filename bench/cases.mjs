@@ -8,13 +8,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import init from '../npm/index.node.mjs';
 import { syntheticProgram } from '../tests/js/helpers/programs.mjs';
+import { reportMetadata, runMetadata } from './metadata.mjs';
 
 const MiB = 1 << 20;
 const GiB = 2 ** 30;
-// Upstream Python's serialize_for_executorch on case 1's program, as stated
-// in issue 5 for this machine class (1.3-1.9 s); the lower bound is used.
-const UPSTREAM_PYTHON_CASE1_MS = 1300;
-const UPSTREAM_PYTHON_CASE1_MAX_MS = 1900;
 
 const ms = (t) => `${t.toFixed(t < 100 ? 1 : 0)} ms`;
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
@@ -85,31 +82,9 @@ function fsConcat(out, inputs) {
 
 export const cases = {
   1: {
-    title: 'metadata: 20,000 EValues (10k Int, 5k IntList, 5k Tensor) and 2,000 KernelCalls -> .pte',
-    async run() {
-      const et = await init();
-      // One input tensor plus 4,999 planned tensors: 5,000 Tensor values.
-      const program = syntheticProgram({ ints: 10000, intLists: 5000, tensors: 4999, kernelCalls: 2000 });
-      const values = program.execution_plan[0].values.length;
-      const runs = [];
-      let size = 0;
-      for (let i = 0; i < 15; ++i) {
-        const r = time(() => et.serializeForExecutorch({ program }));
-        size = r.value.pte.byteLength;
-        if (i >= 3) runs.push(r.ms);  // the first runs warm up the JIT and the wasm heap
-      }
-      const ours = median(runs);
-      const peak = rssNow();
-      const stringify = median(Array.from({ length: 10 }, () => time(() => JSON.stringify(program)).ms));
-      return { values, size, ours, stringify, peakOurs: peak };
-    },
-    report: (r) => [
-      `${r.values} values -> ${r.size} byte .pte: ours ${ms(r.ours)} (median of 12, from a JS object)`,
-      `baseline: upstream Python ${UPSTREAM_PYTHON_CASE1_MS}-${UPSTREAM_PYTHON_CASE1_MAX_MS} ms (issue 5; not runnable here); ` +
-        `in-process floor: JSON.stringify of the same program ${ms(r.stringify)}`,
-      `ratio: ${(UPSTREAM_PYTHON_CASE1_MS / r.ours).toFixed(1)}x-${(UPSTREAM_PYTHON_CASE1_MAX_MS / r.ours).toFixed(1)}x faster than ` +
-        `upstream's 1.3-1.9 s (target ≥ 25x, ≤ 60 ms)`,
-    ],
+    title: 'metadata: P1 = 20,000 EValues (10k Int, 5k IntList, 5k Tensor) and 2,000 KernelCalls, both ways, against JSON (bench/metadata.mjs)',
+    run: runMetadata,
+    report: reportMetadata,
   },
 
   2: {

@@ -9,7 +9,7 @@
 //   BENCH_DIR=/path node bench/run.mjs   where temporary files go (default: os.tmpdir())
 //
 // Cases (issue 5):
-//   1 metadata: 20,000 EValues (10k Int, 5k IntList, 5k Tensor), 2,000 KernelCalls
+//   1 metadata: P1 (20,000 EValues, 2,000 KernelCalls) both ways vs JSON, 2k/20k/200k scaling
 //   2 500 constant tensors, 512 MiB -> contiguous Uint8Array
 //   3 256 MiB external + 256 MiB in-.pte named data -> files, streamed
 //   4 a 5 GiB .ptd from file-backed inputs, streamed
