@@ -1,0 +1,56 @@
+// deserializePteBinary's reply (src/bindings/program_reply.h): the program
+// comes back as streamed JSON text plus fixups; every value JSON.parse
+// cannot give exactly must land at its own place, in lists and tables alike.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadApi } from './helpers/common.mjs';
+import { syntheticProgram } from './helpers/programs.mjs';
+
+const et = await loadApi();
+
+function roundTrip(extraValues, patch = () => {}) {
+  const program = syntheticProgram({ constants: [new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])] });
+  program.execution_plan[0].values.push(...extraValues);
+  patch(program);
+  return et.deserializePteBinary(et.serializeForExecutorch({ program }).pte).program;
+}
+
+test('special doubles, BigInts, blobs and NUL-led strings come back at their own places', () => {
+  const doubles = [NaN, Infinity, -Infinity, -0, 1.5, 5e-324];
+  const ints = [2n ** 62n, -(2n ** 62n) , 5n, 2n ** 53n - 1n];
+  const p = roundTrip([
+    { val: { items: doubles }, val_type: 'DoubleList' },
+    { val: { double_val: NaN }, val_type: 'Double' },
+    { val: { double_val: -0 }, val_type: 'Double' },
+    { val: { double_val: -Infinity }, val_type: 'Double' },
+    { val: { int_val: -(2n ** 63n) }, val_type: 'Int' },
+    { val: { items: ints }, val_type: 'IntList' },
+    { val: { string_val: '\u0000N5' }, val_type: 'String' },
+  ], (program) => { program.execution_plan[0].name = '\u0000\u0000forward'; });
+  const values = p.execution_plan[0].values;
+  const base = values.length - 7;
+  const got = values[base].val.items;
+  assert.equal(got.length, doubles.length);
+  doubles.forEach((d, i) => assert.ok(Object.is(got[i], d), `DoubleList[${i}]: ${got[i]} vs ${d}`));
+  assert.ok(Number.isNaN(values[base + 1].val.double_val));
+  assert.ok(Object.is(values[base + 2].val.double_val, -0));
+  assert.equal(values[base + 3].val.double_val, '-inf');  // upstream's Double spelling, as before
+  assert.equal(values[base + 4].val.int_val, -(2n ** 63n));
+  assert.deepEqual(values[base + 5].val.items, [2n ** 62n, -(2n ** 62n), 5, 2 ** 53 - 1]);
+  assert.equal(values[base + 6].val.string_val, '\u0000N5');
+  assert.equal(values[base + 6].val_type, 'String');
+  assert.equal(p.execution_plan[0].name, '\u0000\u0000forward');
+  assert.deepEqual([...p.constant_buffer[1].storage], [1, 2, 3, 4, 5, 6, 7, 8]);
+  assert.ok(p.constant_buffer[0].storage instanceof Uint8Array);
+  assert.deepEqual(values[0].val.dim_order, [0]);  // structural bytes stay a plain list
+  assert.deepEqual(Object.keys(values[0].val), ['scalar_type', 'storage_offset', 'sizes', 'dim_order', 'requires_grad',
+    'layout', 'data_buffer_idx', 'allocation_info', 'shape_dynamism', 'extra_tensor_info']);
+});
+
+test('a reserialized reply gives the same bytes', () => {
+  const program = syntheticProgram({ ints: 50, intLists: 20, tensors: 20, kernelCalls: 10, constants: [new Uint8Array(16)] });
+  const first = et.serializeForExecutorch({ program }).pte;
+  const back = et.deserializePteBinary(first);
+  const again = et.serializePteBinary(back);
+  assert.deepEqual(Buffer.from(again), Buffer.from(first));
+});
