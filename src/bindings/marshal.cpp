@@ -145,16 +145,4 @@ Result<TableValue> program_from_text(std::string_view text) {
   return table_from_json_text(text, *program_schema().root, [](const Json& reference) { return blob_from_json(reference); });
 }
 
-Json program_to_js_json(const TableValue& program, Output& out) {
-  ToJsonOptions options;
-  options.js_bigint_markers = true;
-  options.byte_vector = [&out](const FieldDef& field, const Blob& bytes) -> std::optional<Json> {
-    // Weights and blobs go back by reference; small structural byte lists
-    // (dim_order) stay plain number lists.
-    if (field.name == "dim_order") return std::nullopt;
-    return blob_marker(out.add_blob(bytes));
-  };
-  return table_to_json(program, options);
-}
-
 }  // namespace etpack::bindings

@@ -31,8 +31,6 @@ FlatTensorConfig data_config_from_json(const Json* j);
 
 // Program text with byte references, into the model.
 Result<TableValue> program_from_text(std::string_view text);
-// The model as JSON for JS: BigInt markers, byte vectors as returned blobs.
-Json program_to_js_json(const TableValue& program, Output& out);
 
 Json blob_marker(size_t index);
 

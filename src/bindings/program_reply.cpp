@@ -112,15 +112,9 @@ class ReplyWriter {
       }
     } else {
       const size_t width = scalar_size(f.element);
-      const Blob& raw = v.scalars();
-      std::vector<uint8_t> fetched;  // external bytes read from the host, to print them
-      const uint8_t* data = raw.data();
-      if (raw.is_external()) {
-        fetched.resize(static_cast<size_t>(raw.size()));
-        if (!raw.read_into(fetched.data())) fetched.clear();
-        data = fetched.data();
-      }
-      const size_t size = raw.is_external() ? fetched.size() : static_cast<size_t>(raw.size());
+      std::vector<uint8_t> fetched;
+      size_t size = 0;
+      const uint8_t* data = scalar_vector_bytes(v.scalars(), fetched, size);
       for (size_t i = 0, n = 0; i + width <= size; i += width, ++n) {
         if (n) t.push_back(',');
         path_.push_back({nullptr, n});

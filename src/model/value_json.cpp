@@ -41,6 +41,17 @@ Scalar get_scalar(const uint8_t* p, BaseType type) {
   }
 }
 
+const uint8_t* scalar_vector_bytes(const Blob& raw, std::vector<uint8_t>& fetched, size_t& size) {
+  if (!raw.is_external()) {
+    size = static_cast<size_t>(raw.size());
+    return raw.data();
+  }
+  fetched.resize(static_cast<size_t>(raw.size()));
+  if (!raw.read_into(fetched.data())) fetched.clear();
+  size = fetched.size();
+  return fetched.data();
+}
+
 namespace {
 
 constexpr int64_t kMaxSafeInteger = (int64_t{1} << 53) - 1;
@@ -137,15 +148,9 @@ Json table_to_json(const TableValue& table, const ToJsonOptions& options) {
                                       : string_to_json(item.is_string() ? item.str() : "", options));
         } else {
           size_t width = scalar_size(f.element);
-          const Blob& raw = v.scalars();
-          std::vector<uint8_t> fetched;  // external bytes read from the host, to print them
-          const uint8_t* data = raw.data();
-          if (raw.is_external()) {
-            fetched.resize(static_cast<size_t>(raw.size()));
-            if (!raw.read_into(fetched.data())) fetched.clear();
-            data = fetched.data();
-          }
-          const size_t size = raw.is_external() ? fetched.size() : static_cast<size_t>(raw.size());
+          std::vector<uint8_t> fetched;
+          size_t size = 0;
+          const uint8_t* data = scalar_vector_bytes(v.scalars(), fetched, size);
           list.items().reserve(size / width);
           for (size_t i = 0; i + width <= size; i += width)
             list.push(scalar_to_json(get_scalar(data + i, f.element), f.element, true, options));

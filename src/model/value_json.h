@@ -58,5 +58,8 @@ Json table_to_json(const TableValue& table, const ToJsonOptions& options = {});
 // upstream's dataclass order, and one little-endian vector element.
 const std::vector<const FieldDef*>& json_field_order(const TableDef& def);
 Scalar get_scalar(const uint8_t* p, BaseType type);
+// A scalar vector's bytes: in memory where they are, external ones read
+// from the host into `fetched` (to print them); `size` is their count.
+const uint8_t* scalar_vector_bytes(const Blob& raw, std::vector<uint8_t>& fetched, size_t& size);
 
 }  // namespace etpack
