@@ -10,9 +10,17 @@
 namespace etpack {
 namespace {
 
-// The findings that repack does not refuse in an input.
+// An EXTERNAL tensor that no given .ptd provides: "not found" when .ptd
+// files were given, "unresolved" when none were.
+bool is_missing_external(const Finding& f) {
+  return f.code == finding::kExternalTensorNotFound || f.code == finding::kExternalTensorUnresolved;
+}
+
+// The findings that repack does not refuse in an input: it adds the
+// placeholder, and missing external data is refused (or allowed) by its own
+// step, with the keys listed.
 bool handled_by_repack(const Finding& f) {
-  return f.code == kNoPlaceholderFinding || f.code == finding::kExternalTensorNotFound;
+  return f.code == finding::kConstantSegmentNoPlaceholder || is_missing_external(f);
 }
 
 // "<what> does not validate (2 errors): pte: CODE at path: message; ..." —
@@ -99,7 +107,7 @@ Status check_outputs(const Cord& pte, const std::vector<std::pair<std::string, C
   }
   ETP_ASSIGN(ValidationReport report, validate_artifacts(pte_source, ptd_sources));
   for (Finding& f : report.errors) {
-    const bool allowed = f.code == finding::kExternalTensorNotFound && allowed_missing_paths.count(f.path) != 0;
+    const bool allowed = is_missing_external(f) && allowed_missing_paths.count(f.path) != 0;
     if (!allowed) findings.push_back(std::move(f));
   }
   if (findings.empty()) return {};

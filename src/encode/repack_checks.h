@@ -15,13 +15,9 @@
 
 namespace etpack {
 
-// Finding code (added by the validator for a .pte whose constant_segment
-// lacks the placeholder): repack fixes it, so it does not refuse an input.
-constexpr const char* kNoPlaceholderFinding = "CONSTANT_SEGMENT_NO_PLACEHOLDER";
-
 // Validates the .pte with its data files and the merged .ptd files.
 // Errors other than the ones repack handles itself (the missing
-// placeholder, EXTERNAL tensors not found) give kInvalidInput; `findings`
+// placeholder, EXTERNAL tensors not found or unresolved) give kInvalidInput; `findings`
 // receives them.
 Status check_inputs(const FileSource& pte, const std::vector<std::pair<std::string, FileSource>>& data,
                     const std::vector<FileSource>& merge, std::vector<Finding>& findings);
