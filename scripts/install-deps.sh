@@ -29,6 +29,8 @@ if ! command -v node >/dev/null; then
   echo "Node.js 20+ is required (it ships with this machine image)." >&2
   exit 1
 fi
-if [ -f package-lock.json ] && [ ! -d node_modules ]; then
+# node_modules is (re)installed when missing or older than the lock file: a
+# checkout whose lock gained dev dependencies must not run with stale ones.
+if [ -f package-lock.json ] && { [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; }; then
   npm ci --no-audit --no-fund
 fi

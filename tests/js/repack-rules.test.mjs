@@ -35,8 +35,10 @@ test('allowMissingData keeps the references, as before', () => {
   const r = et.repack(c13.file('out.pte'), { allowMissingData: true });
   assert.deepEqual(r.missingKeys, ['lin.weight', 'lin.bias']);
   assert.deepEqual(r.ptd, {});
+  // Only the references left unresolved on purpose are findings (errors:
+  // load_method fails without the .ptd that provides them).
   const report = et.validate(r.pte);
-  assert.equal(report.ok, true, JSON.stringify(report.errors));
+  assert.deepEqual(report.errors.map((f) => f.code), ['EXTERNAL_TENSOR_UNRESOLVED', 'EXTERNAL_TENSOR_UNRESOLVED']);
 });
 
 test('the data files are carried under their tags and keep resolving', () => {

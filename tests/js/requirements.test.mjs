@@ -99,7 +99,7 @@ test('et.validate options: runtime, backends, deprecatedConstantBuffer; bad opti
   const lenient = et.validate(linear, {}, { deprecatedConstantBuffer: true });
   assert.equal(lenient.ok, true);
   assert.deepEqual(lenient.warnings.map((w) => w.code), ['CONSTANT_SEGMENT_NO_PLACEHOLDER']);
-  for (const options of [{ runtime: 'x' }, { runtime: 1 }, { backends: 'XnnpackBackend' }, { backends: [1] }, { deprecatedConstantBuffer: 'yes' }, null]) {
+  for (const options of [{ runtime: 'x' }, { runtime: 1 }, { backends: 'XnnpackBackend' }, { backends: [1] }, { deprecatedConstantBuffer: 'yes' }]) {
     assert.throws(() => et.validate(pte, {}, options), (e) => e.code === 'INVALID_ARGUMENT', JSON.stringify(options));
   }
 });

@@ -68,12 +68,14 @@ test('CLI repack --weights writes the new constants; a mismatch exits 1 and writ
   const input = file('named.pte', NAMED);
   const st = file('bias.safetensors', safetensorsBytes([{ name: 'head.bias', dtype: 'F32', shape: [3], bytes: NEW_BIAS }]));
   const out = join(tmp, 'out.pte');
-  let r = await run(['repack', input, '--weights', st, '-o', out]);
+  // The program's own .ptd files come along (its EXTERNAL tensors keep resolving).
+  const data = ['model.ptd', 'shard_b.ptd'].map((f) => join(EVERYTHING, f));
+  let r = await run(['repack', input, ...data, '--weights', st, '-o', out]);
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(constantBytes(readFileSync(out), 1).subarray(0, 12), NEW_BIAS);
   const bad = file('bad.safetensors', safetensorsBytes([{ name: 'head.bias', dtype: 'F32', shape: [1, 3], bytes: NEW_BIAS }]));
   const never = join(tmp, 'never.pte');
-  r = await run(['repack', input, '--weights', bad, '-o', never]);
+  r = await run(['repack', input, ...data, '--weights', bad, '-o', never]);
   assert.equal(r.status, 1);
   assert.match(r.stderr, /WEIGHTS_MISMATCH/);
   assert.match(r.stderr, /head\.bias/);
