@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "core/le_bytes.h"
+#include "format/headers.h"
 #include "read/inspect_details.h"
 
 namespace etpack {
@@ -232,8 +233,18 @@ std::optional<std::string> ptd_old_layout_fields(const Blob& ptd) {
   // Flatbuffer at byte 0: root offset, then the root table's soffset to its
   // vtable, whose first uint16 is its size in bytes (4 + 2 per field slot).
   const uint8_t* d = ptd.data();
-  const uint64_t n = ptd.size();
-  if (d == nullptr || n < 8) return std::nullopt;
+  if (d == nullptr || ptd.size() < 8) return std::nullopt;
+  // Only the flatbuffer's own bytes (up to the FH01 header's flatbuffer end)
+  // are looked at: past them lies segment data, which a head-only read does
+  // not hold, and the answer must not depend on how much was read. A header
+  // that is absent, corrupt or points past the bytes given: not this check's
+  // to judge (the readers report it).
+  auto header = parse_ptd_header(d, ptd.size());
+  if (!header.ok() || !header->has_value()) return std::nullopt;
+  const PtdHeader& h = **header;
+  if (h.flatbuffer_offset > ptd.size() || h.flatbuffer_size > ptd.size() - h.flatbuffer_offset) return std::nullopt;
+  const uint64_t n = h.flatbuffer_offset + h.flatbuffer_size;
+  if (n < 8) return std::nullopt;
   const uint64_t root = read_le<uint32_t>(d);
   if (root > n - 4) return std::nullopt;
   const int64_t vtable = static_cast<int64_t>(root) - read_le<int32_t>(d + root);

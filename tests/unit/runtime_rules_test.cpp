@@ -4,6 +4,8 @@
 // files the runtime misloads are errors; targets (--runtime, --backends).
 #include <gtest/gtest.h>
 
+#include "format/headers.h"
+
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -171,16 +173,28 @@ TEST(RuntimeRules, TensorListOfANonTensorIsAnError) {
 
 TEST(RuntimeRules, PtdInTheLayoutOf06IsNamed) {
   // A FlatTensor root whose vtable has the five fields of ExecuTorch 0.6:
-  // version, tensor_alignment, tensors, segments, named_data.
-  std::vector<uint8_t> fb(64, 0);
-  write_le<uint32_t>(&fb[0], 32);  // root table at 32
-  write_le<uint16_t>(&fb[8], 14);  // vtable at 8: 4 + 5 slots
-  write_le<uint16_t>(&fb[10], 20);
-  for (uint16_t i = 1; i < 5; ++i) write_le<uint16_t>(&fb[12 + 2 * i], static_cast<uint16_t>(4 * i));
-  write_le<int32_t>(&fb[32], 32 - 8);
+  // version, tensor_alignment, tensors, segments, named_data. The FH01
+  // header (bytes 8..56) bounds the flatbuffer: 48 + 64 bytes.
+  std::vector<uint8_t> fb(112, 0);
+  write_le<uint32_t>(&fb[0], 80);  // root table at 80
+  PtdHeader header;
+  header.flatbuffer_size = 64;
+  header.segment_base_offset = 112;
+  const std::vector<uint8_t> encoded = encode_ptd_header(header);
+  std::copy(encoded.begin(), encoded.end(), fb.begin() + 8);
+  write_le<uint16_t>(&fb[56], 14);  // vtable at 56: 4 + 5 slots
+  write_le<uint16_t>(&fb[58], 20);
+  for (uint16_t i = 1; i < 5; ++i) write_le<uint16_t>(&fb[60 + 2 * i], static_cast<uint16_t>(4 * i));
+  write_le<int32_t>(&fb[80], 80 - 56);
   auto old = ptd_old_layout_fields(view(fb));
   ASSERT_TRUE(old);
   EXPECT_EQ(*old, "tensor_alignment, tensors, segments, named_data");
+  // The same vtable past the flatbuffer's declared end is not looked at.
+  std::vector<uint8_t> short_header = fb;
+  header.flatbuffer_size = 16;
+  const std::vector<uint8_t> shorter = encode_ptd_header(header);
+  std::copy(shorter.begin(), shorter.end(), short_header.begin() + 8);
+  EXPECT_FALSE(ptd_old_layout_fields(view(short_header)));
   for (const char* ptd : {"model.ptd", "shard_b.ptd"})
     EXPECT_FALSE(ptd_old_layout_fields(load_file(conformance("13_everything") / ptd))) << ptd;
 }
