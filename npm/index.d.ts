@@ -557,6 +557,8 @@ export interface PtdSummary {
   rootOffset: number;
   header: { length: number; flatbufferOffset: number; flatbufferSize: number; segmentBaseOffset: number; segmentDataSize: number };
   version: number;
+  /** The fields set at their ExecuTorch 0.6 positions when the FlatTensor table uses that old layout (validate refuses it: PTD_OLD_LAYOUT), else null. */
+  oldLayoutFields: string | null;
   segmentAlignment: number | null;
   namedData: {
     key: string | null; segment: number; size: number | null;

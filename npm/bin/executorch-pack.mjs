@@ -101,6 +101,7 @@ function formatInspect(path, s) {
     out.push('header: none (no segments)');
   }
   if (s.segmentAlignment !== null && s.segmentAlignment !== undefined) out.push(`segment alignment: ${s.segmentAlignment}`);
+  if (s.oldLayoutFields) out.push(`old layout: the FlatTensor table of ExecuTorch 0.6 (${printable(s.oldLayoutFields)}); runtimes since 0.7 cannot read it`);
   if (s.requirements) out.push('', formatRequirements(s.requirements));
   if (s.format === 'pte') {
     out.push('', `Methods (${s.methods.length})`);

@@ -57,10 +57,6 @@ Result<Json> inspect_ptd(const Blob& ptd) { return inspect_ptd(FileSource::in_me
 
 Result<Json> inspect_ptd(const FileSource& source) {
   const Blob& ptd = source.head;
-  if (auto old = ptd_old_layout_fields(ptd))
-    return make_error(ErrorCode::kUnsupportedVersion,
-                      "the .ptd uses the FlatTensor layout of ExecuTorch 0.6 (fields " + *old +
-                          "), which runtimes since 0.7 cannot read; re-export it");
   ETP_ASSIGN(PtdTable table, read_ptd_table(ptd, source.size()));
   const PtdHeader& h = table.header;
   Json out = Json::object();
@@ -76,6 +72,11 @@ Result<Json> inspect_ptd(const FileSource& source) {
   header.set("segmentDataSize", u64(h.segment_data_size));
   out.set("header", std::move(header));
   out.set("version", u64(table.root.get_uint("version")));
+  // A table in the FlatTensor layout of ExecuTorch 0.6 still decodes with
+  // today's schema (its fields read as other fields): summarized, and the
+  // old fields named, so the user learns why validate refuses it.
+  auto old = ptd_old_layout_fields(ptd);
+  out.set("oldLayoutFields", old ? Json::string(*old) : Json::null());
   const Value& segments = table.root.get("segments");
   auto alignment = actual_segment_alignment(segments, h.segment_base_offset);
   out.set("segmentAlignment", alignment ? u64(*alignment) : Json::null());
