@@ -137,13 +137,16 @@ function closest(key, known) {
   let best = null;
   let bestDistance = Math.max(2, Math.floor(key.length / 4)) + 1;
   for (const k of known) {
-    const d = distance(key.toLowerCase(), k.toLowerCase());
+    const d = editDistance(key.toLowerCase(), k.toLowerCase());
     if (d < bestDistance) [best, bestDistance] = [k, d];
   }
   return best;
 }
 
-function distance(a, b) {
+// Edit distance (insertions, deletions, substitutions) for "did you mean";
+// Infinity for words too far apart in length to be typos of each other
+// (or too long to be option names), so a hostile key costs nothing.
+export function editDistance(a, b) {
   if (Math.abs(a.length - b.length) > 3 || a.length > 64 || b.length > 64) return Infinity;
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; ++i) {

@@ -2,6 +2,8 @@
 // checks of values that must never reach the library unchecked (alignments,
 // tags used as file names). Every mistake is a UsageError (exit status 2).
 
+import { editDistance } from '../options.mjs';
+
 // A mistake on the command line. `code` is printed with the message
 // (USAGE unless a more precise one says what was wrong).
 export class UsageError extends Error {
@@ -12,19 +14,6 @@ export class UsageError extends Error {
   }
 }
 
-// Edit distance (insertions, deletions, substitutions), for "did you mean".
-function distance(a, b) {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; ++i) {
-    const row = [i];
-    for (let j = 1; j <= b.length; ++j) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length];
-}
-
 // The known word closest to `word`, when it is close enough to be a typo
 // (or `word` is a prefix of exactly one known word); else null.
 export function closest(word, known) {
@@ -33,7 +22,7 @@ export function closest(word, known) {
   let best = null;
   let bestDistance = Infinity;
   for (const k of known) {
-    const d = distance(word, k);
+    const d = editDistance(word, k);
     if (d < bestDistance) {
       best = k;
       bestDistance = d;
