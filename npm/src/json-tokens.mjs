@@ -44,6 +44,39 @@ export function rewriteTokens(text, onString, onBare) {
   return parts.join('');
 }
 
+// The first key that appears twice in one object of valid JSON text, as
+// {key, offset} (offset: of the second occurrence), or null. JSON.parse keeps
+// the last of duplicates silently; a reader of untrusted headers refuses
+// them instead, since another reader may keep the first. One pass; each
+// object's keys in a Set, so linear whatever the text holds; the nesting is
+// tracked on an explicit stack (no recursion).
+export function firstDuplicateKey(text) {
+  const stack = [];  // per open bracket: a Set of keys ({) or null ([)
+  for (let i = 0; i < text.length;) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      const keys = stack[stack.length - 1];
+      if (keys) {
+        let k = end;
+        while (k < text.length && isSpace(text.charCodeAt(k))) ++k;
+        if (text.charCodeAt(k) === 0x3a) {
+          const key = JSON.parse(text.slice(i, end));
+          if (keys.has(key)) return { key, offset: i };
+          keys.add(key);
+        }
+      }
+      i = end;
+    } else {
+      if (c === 0x7b) stack.push(new Set());
+      else if (c === 0x5b) stack.push(null);
+      else if (c === 0x7d || c === 0x5d) stack.pop();
+      ++i;
+    }
+  }
+  return null;
+}
+
 // Index just past the string starting at `start` (a quote).
 function stringEnd(text, start) {
   let from = start + 1;

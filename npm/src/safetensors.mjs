@@ -6,6 +6,7 @@
 // every problem is an EtpackError with a SAFETENSORS_* code naming the tensor.
 // Tensor bytes are never read here: callers get (entry, offset, size) ranges.
 import { EtpackError } from './errors.mjs';
+import { firstDuplicateKey } from './json-tokens.mjs';
 
 // safetensors dtype <-> ExecuTorch ScalarType (src/model/scalar_type.cpp order).
 export const DTYPE_TO_SCALAR = new Map([
@@ -48,7 +49,16 @@ export async function readSafetensorsHeader(entry, file) {
     // Copy: the header text, at most MAX_HEADER_BYTES, read once to parse.
     const text = new TextDecoder('utf-8', { fatal: true }).decode(await entry.read(8, headerSize));
     header = JSON.parse(text);  // JSON.parse keeps '__proto__' as an own key
+    // Only parsed text is scanned, so the scan sees valid JSON.
+    const duplicate = firstDuplicateKey(text);
+    if (duplicate) {
+      // Readers disagree on duplicates (JSON.parse keeps the last; others
+      // the first or refuse): which bytes a name means would depend on the tool.
+      throw new EtpackError('SAFETENSORS_HEADER',
+        at(file, `header key ${JSON.stringify(duplicate.key)} appears twice (again at offset ${8 + new TextEncoder().encode(text.slice(0, duplicate.offset)).byteLength})`));
+    }
   } catch (e) {
+    if (e instanceof EtpackError) throw e;
     throw new EtpackError('SAFETENSORS_HEADER', at(file, `header at offset 8 is not UTF-8 JSON (${e.message})`));
   }
   if (header === null || typeof header !== 'object' || Array.isArray(header)) {

@@ -136,6 +136,10 @@ test('hostile safetensors headers are coded errors', async () => {
     ['SAFETENSORS_SHAPE', safetensorsBytes([], { header: { neg: { dtype: 'F32', shape: [-1], data_offsets: [0, 0] } } })],
     ['SAFETENSORS_HEADER', safetensorsBytes([], { header: { __metadata__: { a: 1 } } })],
   ];
+  // Duplicate keys, at the top and inside a tensor's entry: JSON.parse would
+  // silently keep the last.
+  cases.push(['SAFETENSORS_HEADER', safetensorsBytes([], { header: '{"a":{"dtype":"U8","shape":[0],"data_offsets":[0,0]},"\\u0061":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}}' })]);
+  cases.push(['SAFETENSORS_HEADER', safetensorsBytes([], { header: '{"a":{"dtype":"U8","dtype":"F32","shape":[0],"data_offsets":[0,0]}}' })]);
   for (const [i, [code, bytes]] of cases.entries()) {
     await rejectsWith(et.ptdFromWeights(pte, [bytes]), code);
     // Bytes in memory and the same bytes as a file fail alike.

@@ -10,7 +10,8 @@ export function safetensorsBytes(tensors, { metadata = null, header: override = 
     });
     at += t.bytes.byteLength;
   }
-  let text = JSON.stringify(override ?? header);
+  // A string override is the header text as it is (e.g. with duplicate keys).
+  let text = typeof override === 'string' ? override : JSON.stringify(override ?? header);
   if (pad) while ((Buffer.byteLength(text) % 8) !== 0) text += ' ';
   const json = Buffer.from(text);
   const out = Buffer.alloc(8 + json.byteLength + at);
