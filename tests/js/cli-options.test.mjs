@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ARTIFACTS, NPM, loadApi } from './helpers/common.mjs';
+import { ARTIFACTS, CONFORMANCE, NPM, loadApi } from './helpers/common.mjs';
 import { patternBytes, syntheticProgram } from './helpers/programs.mjs';
 import { all, runCli } from './helpers/cli.mjs';
 
@@ -44,6 +44,30 @@ function check(schema, value, at = '$') {
   }
   return errors;
 }
+
+test('--json of diff, weights and export-weights carries schema 1 and matches the shipped JSON Schema', async () => {
+  const everything = join(CONFORMANCE, '13_everything');
+  const data = ['model.ptd', 'shard_b.ptd'].map((f) => join(everything, f));
+  const dir = join(tmp, 'json-weights');
+  mkdirSync(dir, { recursive: true });
+  const weights = join(dir, 'w.safetensors');
+  const exported = await runCli(['export-weights', join(everything, 'out.pte'), ...data, '-o', weights, '--json']);
+  assert.equal(exported.status, 0, exported.stderr);
+  const [written, same, different] = await all([
+    () => runCli(['weights', join(everything, 'out.pte'), '--from', weights, '-o', join(dir, 'n.ptd'), '--json']),
+    () => runCli(['diff', join(everything, 'out.pte'), join(everything, 'out.pte'), '--data-a', data[0], '--data-b', data[0], '--json']),
+    () => runCli(['diff', join(everything, 'out.pte'), ADD, '--json']),
+  ]);
+  assert.deepEqual([written.status, same.status, different.status], [0, 0, 1], written.stderr + different.stderr);
+  const docs = [exported, written, same, different].map((r) => JSON.parse(r.stdout));
+  assert.deepEqual(docs.map((d) => d.command), ['export-weights', 'weights', 'diff', 'diff']);
+  assert.equal(docs[3].equivalent, false);
+  assert.ok(docs[3].methods.added.length + docs[3].methods.removed.length + docs[3].methods.changed.length > 0);
+  for (const d of docs) {
+    assert.equal(d.schema, 1);
+    assert.deepEqual(check(SCHEMA, d), [], `${d.command}: ${JSON.stringify(d).slice(0, 200)}`);
+  }
+});
 
 test('--json of inspect, validate and repack (written and refused) carries schema 1 and matches the shipped JSON Schema', async () => {
   const out = join(tmp, 'json', 'out.pte');
