@@ -185,7 +185,7 @@ export declare class Artifact {
   chunks(options?: { chunkSize?: number; signal?: AbortSignal }): AsyncGenerator<Uint8Array>;
   /** `for await (const chunk of artifact)`: the same as chunks(). */
   [Symbol.asyncIterator](): AsyncGenerator<Uint8Array>;
-  /** A web ReadableStream of the file; an aborted `signal` errors the stream with the signal's reason. */
+  /** A web ReadableStream of the file; an aborted `signal` errors the stream with EtpackError ABORTED (`cause`: the signal's reason). */
   stream(options?: { chunkSize?: number; onProgress?: (p: Progress) => void; signal?: AbortSignal }): ReadableStream<Uint8Array>;
   /**
    * Node: writes the file with bounded memory; resolves to the byte count. The bytes go to a temporary

@@ -596,7 +596,7 @@ export function createApi(initialModule, platform, version) {
     if (!(typeof Blob !== 'undefined' && blob instanceof Blob)) throw invalidArgument('openBlob takes a Blob or File');
     options = checkOptions(options, SPECS.openBlob, 'options');
     const signal = checkSignal(options.signal);
-    throwIfAborted(signal);
+    throwIfAborted(signal, 'openBlob');
     const entry = blobEntry(blob);
     // The first 64 KiB are kept whatever the file is (enough to say what is
     // wrong with one that is not a .pte/.ptd).
@@ -606,13 +606,13 @@ export function createApi(initialModule, platform, version) {
     const kind = entry.size >= 8 && magic === 'ET' ? 'pte' : entry.size >= 8 && magic === 'FT' ? 'ptd' : null;
     if (kind) {
       const headSize = guard(headSizeOf, null, [kind, probe.subarray(0, Math.min(probe.byteLength, kind === 'ptd' ? 56 : 64)), entry.size]);
-      throwIfAborted(signal);
+      throwIfAborted(signal, 'openBlob');
       if (headSize > probe.byteLength) entry.head = await entry.read(0, headSize);
     }
     if (options?.digest ?? !kind) {
       const hasher = platform.createHasher(module);
       for (let at = 0; at < entry.size; at += 8 << 20) {
-        throwIfAborted(signal);  // before each 8 MiB read: a long digest stops soon after an abort
+        throwIfAborted(signal, 'openBlob');  // before each 8 MiB read: a long digest stops soon after an abort
         hasher.update(await entry.read(at, Math.min(8 << 20, entry.size - at)));
       }
       entry.digests = new Map([[`0:${entry.size}`, hasher.digest()]]);

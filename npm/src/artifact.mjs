@@ -3,7 +3,7 @@
 // small), runs of zero padding, and ranges of the caller's own inputs
 // (weights), which are referenced and copied only when the artifact is
 // materialised: once into a contiguous array, never for a Blob or a stream.
-import { EtpackError, invalidArgument, markCallerError } from './errors.mjs';
+import { EtpackError, abortedError, invalidArgument } from './errors.mjs';
 import { SOURCE } from './sources.mjs';
 import { SPECS, checkOptions } from './options.mjs';
 
@@ -13,16 +13,15 @@ const ZEROS = new Uint8Array(1 << 16);
 export const platformHooks = { writeTo: null, nodeStream: null };
 export const CHUNK = 8 << 20;  // bound on the bytes a stream holds at once
 
-// An AbortSignal option: checked, and thrown as the signal's reason once aborted.
+// An AbortSignal option, checked (an abort is ABORTED: errors.mjs abortedError).
 export function checkSignal(signal) {
   if (signal === undefined || signal === null) return null;
   if (typeof signal !== 'object' || typeof signal.aborted !== 'boolean') throw invalidArgument('signal must be an AbortSignal');
   return signal;
 }
 
-export function throwIfAborted(signal) {
-  // The signal's reason is the caller's: it reaches them as it is (not re-coded).
-  if (signal?.aborted) throw markCallerError(signal.reason ?? new DOMException('This operation was aborted', 'AbortError'));
+export function throwIfAborted(signal, what) {
+  if (signal?.aborted) throw abortedError(signal, what);
 }
 
 function checkProgress(onProgress) {
@@ -100,14 +99,14 @@ export class Artifact {
   // Async iterable of Uint8Array chunks in file order, holding at most
   // CHUNK bytes of file-backed data at a time. Byte-array pieces come out as
   // views (no copy); file and Blob ranges are read chunk by chunk.
-  // An aborted `signal` ends the iteration with the signal's reason (checked
-  // before every chunk).
+  // An aborted `signal` ends the iteration with ABORTED (checked before
+  // every chunk).
   async* chunks(options = {}) {
     checkOptions(options, SPECS.chunks, 'options');
     const size = options?.chunkSize ?? CHUNK;
     const signal = checkSignal(options?.signal);
     for (const p of this.#chunksOf(size)) {
-      throwIfAborted(signal);
+      throwIfAborted(signal, 'reading the artifact');
       yield typeof p === 'function' ? await p() : p;
     }
   }
@@ -141,7 +140,7 @@ export class Artifact {
   }
 
   // A web ReadableStream of the file (Node 20 and browsers). An aborted
-  // `signal` errors the stream with the signal's reason.
+  // `signal` errors the stream with ABORTED.
   stream(options = {}) {
     checkOptions(options, SPECS.stream, 'options');
     const onProgress = checkProgress(options?.onProgress);
@@ -152,13 +151,13 @@ export class Artifact {
     return new ReadableStream({
       start(controller) {
         signal?.addEventListener('abort', () => {
-          controller.error(signal.reason);
+          controller.error(abortedError(signal, 'the artifact stream'));
           iterator.return();
         }, { once: true });
-        if (signal?.aborted) controller.error(signal.reason);
+        if (signal?.aborted) controller.error(abortedError(signal, 'the artifact stream'));
       },
       async pull(controller) {
-        throwIfAborted(signal);
+        throwIfAborted(signal, 'the artifact stream');
         const { value, done } = await iterator.next();
         if (done) {
           controller.close();

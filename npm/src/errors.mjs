@@ -18,6 +18,12 @@ export function invalidArgument(message) {
   return new EtpackError('INVALID_ARGUMENT', message);
 }
 
+// One convention for every `signal` option: an abort is EtpackError
+// ABORTED saying what stopped, with the signal's reason as `cause`.
+export function abortedError(signal, what) {
+  return new EtpackError('ABORTED', `${what} was aborted`, { cause: signal?.reason });
+}
+
 // Errors thrown by the caller's own callbacks (onProgress, a custom data
 // serializer): they reach the caller unchanged, never re-coded.
 const callerErrors = new WeakSet();

@@ -6,7 +6,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { EtpackError, invalidArgument } from './errors.mjs';
+import { EtpackError, abortedError, invalidArgument } from './errors.mjs';
 import { SOURCE } from './sources.mjs';
 import { Artifact, CHUNK, checkSignal } from './artifact.mjs';
 import { DISPOSE } from './dispose.mjs';
@@ -129,9 +129,7 @@ function ioError(what, path, e) {
 }
 
 function aborted(signal, path) {
-  const err = new EtpackError('ABORTED', `writing ${path} was aborted`);
-  err.cause = signal.reason;
-  return err;
+  return abortedError(signal, `writing ${path}`);
 }
 
 // A new, empty temporary file beside `path`: { fd, temp }.

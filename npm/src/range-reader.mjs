@@ -10,7 +10,7 @@
 // to another host unless the caller's policy says so). Errors name the URL
 // without its query (signed URLs carry credentials there) and never quote a
 // header value.
-import { EtpackError } from './errors.mjs';
+import { EtpackError, abortedError } from './errors.mjs';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 10;
@@ -336,6 +336,6 @@ export class RangeReader {
   }
 
   #aborted() {
-    return new EtpackError('ABORTED', `${this.display}: the request was aborted`);
+    return abortedError(this.#signal, `${this.display}: the request`);
   }
 }
