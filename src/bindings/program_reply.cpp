@@ -1,8 +1,10 @@
 #include "bindings/program_reply.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include "core/json.h"
@@ -42,17 +44,55 @@ std::vector<KeyedField> keyed_fields(const TableDef& def) {
   return out;
 }
 
+// The reply text, written through an index into a string kept at its
+// capacity: libc++'s push_back and append are out-of-line calls in the wasm
+// build (a fifth of the writer's time); these inline to stores.
+class Text {
+ public:
+  Text(std::string& s, size_t reserve) : s_(s), n_(s.size()) { s_.resize(n_ + reserve); }
+  ~Text() { s_.resize(n_); }
+  Text(const Text&) = delete;
+  Text& operator=(const Text&) = delete;
+
+  size_t size() const { return n_; }
+  void push_back(char c) {
+    room(1)[0] = c;
+    ++n_;
+  }
+  Text& operator+=(std::string_view v) {
+    std::memcpy(room(v.size()), v.data(), v.size());
+    n_ += v.size();
+    return *this;
+  }
+  Text& operator+=(const char* c) { return *this += std::string_view(c); }
+  template <typename Int>
+  void append_integer(Int v) {
+    char* p = room(24);
+    n_ += static_cast<size_t>(std::to_chars(p, p + 24, v).ptr - p);
+  }
+
+ private:
+  char* room(size_t k) {
+    if (s_.size() - n_ < k) s_.resize(std::max(s_.size() * 2, n_ + k));
+    return s_.data() + n_;
+  }
+
+  std::string& s_;
+  size_t n_;
+};
+
 // Walks the flatbuffer once, appending to the text and the fixup list.
 // Recursion follows the schema's nesting (a handful of levels), not the file.
 class ReplyWriter {
  public:
   ReplyWriter(const PteProgramBytes& pte, Output& out, std::string& text, std::string& fixups)
-      : pte_(pte), bytes_(pte.flatbuffer.data(), pte.flatbuffer.size(), 0), out_(out), t_(text), f_(fixups),
+      : pte_(pte), bytes_(pte.flatbuffer.data(), pte.flatbuffer.size(), 0), out_(out),
+        limit_(text.size() + bytes_.size() * kTextFactor + kTextAllowance),
+        // Most programs write 2-3 bytes of text per flatbuffer byte: one
+        // allocation up front instead of a doubling series. Capped: a
+        // flatbuffer may be mostly weights, which go by reference.
+        t_(text, static_cast<size_t>(std::min<uint64_t>(bytes_.size() * 3, kTextAllowance)) + 4096), f_(fixups),
         schema_(program_schema()), keys_(schema_.tables.size()) {
-    limit_ = text.size() + bytes_.size() * kTextFactor + kTextAllowance;
-    // Most programs write 2-3 bytes of text per flatbuffer byte: one
-    // allocation up front instead of a doubling series.
-    t_.reserve(text.size() + static_cast<size_t>(std::min<uint64_t>(bytes_.size() * 3, limit_)) + 4096);
     program_def_ = schema_.root;
     delegate_def_ = schema_.find_table("BackendDelegate");
   }
@@ -135,7 +175,7 @@ class ReplyWriter {
           const char* token = std::isnan(s.d) ? "\"NaN\"" : s.d > 0 ? "\"Infinity\"" : "\"-Infinity\"";
           fixup(2, [&](std::string& f) { f += token; }, index);
         } else {
-          t_ += python_float_repr(s.d);
+          t_ += std::string_view(python_float_repr(s.d));
         }
         return;
       default:
@@ -143,14 +183,20 @@ class ReplyWriter {
           if (s.i > kMaxSafeInteger || s.i < -kMaxSafeInteger) {
             fixup(1, [&](std::string& f) { f.push_back('"'); append_int(f, s.i); f.push_back('"'); }, index);
           } else {
-            append_int(t_, s.i);
+            t_.append_integer(s.i);
           }
         } else if (s.u > static_cast<uint64_t>(kMaxSafeInteger)) {
           fixup(1, [&](std::string& f) { f.push_back('"'); append_uint(f, s.u); f.push_back('"'); }, index);
         } else {
-          append_uint(t_, s.u);
+          t_.append_integer(s.u);
         }
     }
+  }
+
+  void string(const std::string& s) {
+    scratch_.clear();
+    write_json_string(s, scratch_);
+    t_ += std::string_view(scratch_);
   }
 
   void blob(const Blob& bytes) {
@@ -179,7 +225,7 @@ class ReplyWriter {
         const uint64_t elem = v.first + 4 * n;
         if (f.element == BaseType::kString) {
           ETP_ASSIGN(std::string_view s, bytes_.string(elem));
-          write_json_string(std::string(s), t_);
+          string(std::string(s));
         } else {
           ETP_ASSIGN(uint64_t child, bytes_.follow(elem));
           path_.push_back({nullptr, n});
@@ -206,7 +252,7 @@ class ReplyWriter {
       const FieldDef& f = *k.field;
       if (!first) t_.push_back(',');
       first = false;
-      t_ += k.key;
+      t_ += std::string_view(k.key);
       ETP_ASSIGN(uint64_t at, bytes_.field(tab, def, f));
       path_.push_back({&f.name, 0});
       if (restoring_program) {
@@ -233,8 +279,8 @@ class ReplyWriter {
           }
           path_.pop_back();
           t_.push_back(',');
-          t_ += k.type_key;
-          if (member) write_json_string(member->name, t_);
+          t_ += std::string_view(k.type_key);
+          if (member) string(member->name);
           else t_ += "null";
           continue;
         }
@@ -243,7 +289,7 @@ class ReplyWriter {
             t_ += "null";
           } else {
             ETP_ASSIGN(std::string_view s, bytes_.string(at));
-            write_json_string(std::string(s), t_);
+            string(std::string(s));
           }
           break;
         case BaseType::kTable:
@@ -355,7 +401,7 @@ class ReplyWriter {
     if (next_delegate_ >= pte_.restored.delegates.size())
       return make_error(ErrorCode::kInternal, "restored delegates do not match the program's");
     t_ += "{\"location\":0,\"index\":";
-    append_uint(t_, delegate_data_count_ + next_delegate_++);
+    t_.append_integer(delegate_data_count_ + next_delegate_++);
     t_.push_back('}');
     return true;
   }
@@ -377,13 +423,14 @@ class ReplyWriter {
   const PteProgramBytes& pte_;
   FbBytes bytes_;
   Output& out_;
-  std::string& t_;
+  uint64_t limit_;
+  Text t_;
   std::string& f_;
+  std::string scratch_;
   const Schema& schema_;
   std::vector<std::vector<KeyedField>> keys_;  // by table index in the schema
   const TableDef* program_def_;
   const TableDef* delegate_def_;
-  uint64_t limit_ = 0;
   uint64_t delegate_data_count_ = 0;
   size_t next_delegate_ = 0;
   std::vector<Step> path_;
