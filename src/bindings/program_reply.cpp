@@ -65,6 +65,7 @@ class Text {
     return *this;
   }
   Text& operator+=(const char* c) { return *this += std::string_view(c); }
+  void truncate(size_t n) { n_ = n; }  // n <= size()
   template <typename Int>
   void append_integer(Int v) {
     char* p = room(24);
@@ -95,6 +96,7 @@ class ReplyWriter {
         schema_(program_schema()), keys_(schema_.tables.size()) {
     program_def_ = schema_.root;
     delegate_def_ = schema_.find_table("BackendDelegate");
+    reference_def_ = schema_.find_table("BackendDelegateDataReference");
   }
 
   Status run() {
@@ -145,6 +147,7 @@ class ReplyWriter {
   template <typename WriteValue>
   void fixup(int kind, WriteValue write_value, const size_t* last = nullptr) {
     t_ += "null";
+    if (checking_) return;  // a value restoring replaces: dropped
     if (f_.size() > 1) f_.push_back(',');
     f_.push_back('[');
     f_.push_back(static_cast<char>('0' + kind));
@@ -200,6 +203,10 @@ class ReplyWriter {
   }
 
   void blob(const Blob& bytes) {
+    if (checking_) {
+      t_ += "null";
+      return;
+    }
     const size_t index = out_.add_blob(bytes);
     fixup(0, [&](std::string& s) { append_uint(s, index); });
   }
@@ -255,67 +262,81 @@ class ReplyWriter {
       t_ += std::string_view(k.key);
       ETP_ASSIGN(uint64_t at, bytes_.field(tab, def, f));
       path_.push_back({&f.name, 0});
+      bool replace = false;
       if (restoring_program) {
-        ETP_ASSIGN(bool written, restored_program_field(f, at, depth));
-        if (written) {
-          path_.pop_back();
-          continue;
-        }
+        ETP_ASSIGN(replace, replaced_program_field(f, at));
       } else if (restoring_delegate && f.name == "processed" && at != 0) {
-        ETP_ASSIGN(bool written, restored_processed(at));
-        if (written) {
-          path_.pop_back();
-          continue;
-        }
+        ETP_ASSIGN(replace, replaced_processed(at));
       }
-      switch (f.type) {
-        case BaseType::kUnion: {
-          ETP_ASSIGN(const TableDef* member, union_member(tab, def, f, at));
-          if (member) {
-            ETP_ASSIGN(uint64_t child, bytes_.follow(at));
-            ETP_TRY(table(child, *member, depth + 1));
-          } else {
-            t_ += "null";
-          }
-          path_.pop_back();
-          t_.push_back(',');
-          t_ += std::string_view(k.type_key);
-          if (member) string(member->name);
-          else t_ += "null";
-          continue;
-        }
-        case BaseType::kString:
-          if (at == 0) {
-            t_ += "null";
-          } else {
-            ETP_ASSIGN(std::string_view s, bytes_.string(at));
-            string(std::string(s));
-          }
-          break;
-        case BaseType::kTable:
-          if (at == 0) {
-            t_ += "null";
-          } else {
-            ETP_ASSIGN(uint64_t child, bytes_.follow(at));
-            ETP_TRY(table(child, *f.table, depth + 1));
-          }
-          break;
-        case BaseType::kVector:
-          if (at == 0) t_ += "null";
-          else ETP_TRY(vector(at, def, f, depth));
-          break;
-        default: {
-          Scalar s;
-          if (at != 0) s = get_scalar(bytes_.data() + at, f.type);
-          else if (f.type == BaseType::kDouble || f.type == BaseType::kFloat) s.d = f.default_real;
-          else s.i = f.default_integer;
-          scalar(s, f.type, nullptr);
-        }
+      const size_t mark = t_.size();
+      // A value that restoring replaces is still walked (and then dropped):
+      // its bytes get the same checks as everywhere, as when the model
+      // decoded them.
+      if (replace) ++checking_;
+      Status written = value(k, tab, def, at, depth);
+      if (replace) --checking_;
+      ETP_TRY(std::move(written));
+      if (replace) {
+        t_.truncate(mark);
+        ETP_TRY(replacement(f, at));
+      } else if (restoring_program && f.name == "backend_delegate_data" && !pte_.restored.delegates.empty()) {
+        append_delegate_data(at, mark);
       }
       path_.pop_back();
     }
     t_.push_back('}');
     return {};
+  }
+
+  // Field `k`'s value (a union's followed by its `_type` key and name).
+  Status value(const KeyedField& k, const FbTable& tab, const TableDef& def, uint64_t at, size_t depth) {
+    const FieldDef& f = *k.field;
+    switch (f.type) {
+      case BaseType::kUnion: {
+        ETP_ASSIGN(const TableDef* member, union_member(tab, def, f, at));
+        if (member) {
+          ETP_ASSIGN(uint64_t child, bytes_.follow(at));
+          ETP_TRY(table(child, *member, depth + 1));
+        } else {
+          t_ += "null";
+        }
+        t_.push_back(',');
+        t_ += std::string_view(k.type_key);
+        if (member) string(member->name);
+        else t_ += "null";
+        return {};
+      }
+      case BaseType::kString:
+        if (at == 0) {
+          t_ += "null";
+        } else {
+          ETP_ASSIGN(std::string_view s, bytes_.string(at));
+          string(std::string(s));
+        }
+        return {};
+      case BaseType::kTable:
+        if (at == 0) {
+          t_ += "null";
+          return {};
+        } else {
+          ETP_ASSIGN(uint64_t child, bytes_.follow(at));
+          return table(child, *f.table, depth + 1);
+        }
+      case BaseType::kVector:
+        if (at == 0) {
+          t_ += "null";
+          return {};
+        }
+        return vector(at, def, f, depth);
+      default: {
+        Scalar s;
+        if (at != 0) s = get_scalar(bytes_.data() + at, f.type);
+        else if (f.type == BaseType::kDouble || f.type == BaseType::kFloat) s.d = f.default_real;
+        else s.i = f.default_integer;
+        scalar(s, f.type, nullptr);
+        return {};
+      }
+    }
   }
 
   // A union's member table, or null when the table holds no value.
@@ -330,10 +351,29 @@ class ReplyWriter {
     return f.union_def->members[type];
   }
 
-  // Segment restoring (read/pte_reader.h): the Program's own fields.
-  Result<bool> restored_program_field(const FieldDef& f, uint64_t at, size_t depth) {
+  // Segment restoring (read/pte_reader.h): whether restoring replaces
+  // this field of the Program.
+  Result<bool> replaced_program_field(const FieldDef& f, uint64_t at) const {
     const PteRestored& r = pte_.restored;
-    if (f.name == "constant_buffer" && r.constants) {
+    if (f.name == "constant_buffer" || f.name == "constant_segment") return r.constants.has_value();
+    if (f.name == "mutable_data_segments") return r.mutable_data.has_value();
+    if (f.name == "segments" || f.name == "named_data") return at != 0;
+    return false;
+  }
+
+  // Whether a delegate's processed data was in a segment.
+  Result<bool> replaced_processed(uint64_t at) const {
+    const TableDef& ref_def = *reference_def_;
+    ETP_ASSIGN(uint64_t child, bytes_.follow(at));
+    ETP_ASSIGN(FbTable ref, bytes_.table(child, ref_def));
+    ETP_ASSIGN(uint64_t location_at, bytes_.field(ref, ref_def, *ref_def.find("location")));
+    return location_at != 0 && bytes_.data()[location_at] == 1;
+  }
+
+  // What restoring makes of a replaced field.
+  Status replacement(const FieldDef& f, uint64_t at) {
+    const PteRestored& r = pte_.restored;
+    if (f.name == "constant_buffer") {
       t_.push_back('[');
       for (size_t i = 0; i < r.constants->size(); ++i) {
         if (i) t_.push_back(',');
@@ -346,64 +386,46 @@ class ReplyWriter {
         path_.pop_back();
       }
       t_.push_back(']');
-      return true;
-    }
-    if (f.name == "backend_delegate_data" && !r.delegates.empty()) {
-      t_.push_back('[');
-      size_t i = 0;
-      if (at != 0) {
-        // The file's own entries first, as written.
-        ETP_ASSIGN(FbVector v, bytes_.vector(at, *program_def_, f));
-        for (; i < v.count; ++i) {
-          if (i) t_.push_back(',');
-          ETP_ASSIGN(uint64_t child, bytes_.follow(v.first + 4 * i));
-          path_.push_back({nullptr, i});
-          ETP_TRY(table(child, *f.table, depth + 1));
-          path_.pop_back();
-        }
-      }
-      for (const Blob& data : r.delegates) {
-        if (i) t_.push_back(',');
-        path_.push_back({nullptr, i++});
-        t_ += "{\"data\":";
-        path_.push_back({&kData, 0});
-        blob(data);
-        path_.pop_back();
-        t_.push_back('}');
-        path_.pop_back();
-      }
-      t_.push_back(']');
-      return true;
-    }
-    if (f.name == "constant_segment" && r.constants) {
+    } else if (f.name == "constant_segment") {
       t_ += "{\"segment_index\":0,\"offsets\":[]}";
-      return true;
-    }
-    if (f.name == "mutable_data_segments" && r.mutable_data) {
+    } else if (f.name == "mutable_data_segments") {
       t_ += "null";
-      return true;
-    }
-    if ((f.name == "segments" || f.name == "named_data") && at != 0) {
+    } else if (f.name == "segments" || f.name == "named_data") {
       t_ += "[]";  // emptied, as before serialization
-      return true;
+    } else {
+      // A delegate's processed data: now its backend_delegate_data entry
+      // (appended after the file's own).
+      if (next_delegate_ >= r.delegates.size())
+        return make_error(ErrorCode::kInternal, "restored delegates do not match the program's (at byte offset " +
+                                                    std::to_string(at) + ")");
+      t_ += "{\"location\":0,\"index\":";
+      t_.append_integer(delegate_data_count_ + next_delegate_++);
+      t_.push_back('}');
     }
-    return false;
+    return {};
   }
 
-  // A delegate whose processed data was in a segment now refers to its
-  // backend_delegate_data entry (appended after the file's own).
-  Result<bool> restored_processed(uint64_t at) {
-    const TableDef& ref_def = *schema_.find_table("BackendDelegateDataReference");
-    ETP_ASSIGN(uint64_t child, bytes_.follow(at));
-    ETP_ASSIGN(FbTable ref, bytes_.table(child, ref_def));
-    ETP_ASSIGN(uint64_t location_at, bytes_.field(ref, ref_def, *ref_def.find("location")));
-    if (location_at == 0 || bytes_.data()[location_at] != 1) return false;
-    if (next_delegate_ >= pte_.restored.delegates.size())
-      return make_error(ErrorCode::kInternal, "restored delegates do not match the program's");
-    t_ += "{\"location\":0,\"index\":";
-    t_.append_integer(delegate_data_count_ + next_delegate_++);
-    t_.push_back('}');
-    return true;
+  // backend_delegate_data as written from the file (from `mark`), plus an
+  // entry for each delegate restored from a segment.
+  void append_delegate_data(uint64_t at, size_t mark) {
+    if (at == 0) {
+      t_.truncate(mark);  // the file had none: its `null` becomes the list
+      t_.push_back('[');
+    } else {
+      t_.truncate(t_.size() - 1);  // reopen the file's list
+    }
+    size_t i = static_cast<size_t>(delegate_data_count_);
+    for (const Blob& data : pte_.restored.delegates) {
+      if (i) t_.push_back(',');
+      path_.push_back({nullptr, i++});
+      t_ += "{\"data\":";
+      path_.push_back({&kData, 0});
+      blob(data);
+      path_.pop_back();
+      t_.push_back('}');
+      path_.pop_back();
+    }
+    t_.push_back(']');
   }
 
   // The length of the file's own backend_delegate_data.
@@ -431,6 +453,8 @@ class ReplyWriter {
   std::vector<std::vector<KeyedField>> keys_;  // by table index in the schema
   const TableDef* program_def_;
   const TableDef* delegate_def_;
+  const TableDef* reference_def_;
+  int checking_ = 0;  // > 0 while walking a value that restoring replaces
   uint64_t delegate_data_count_ = 0;
   size_t next_delegate_ = 0;
   std::vector<Step> path_;
