@@ -3,6 +3,7 @@
 // cannot give exactly must land at its own place, in lists and tables alike.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { loadApi } from './helpers/common.mjs';
 import { syntheticProgram } from './helpers/programs.mjs';
 
@@ -82,4 +83,13 @@ test('a program with delegates and constants in segments comes back as it went i
   assert.deepEqual([...back.program.constant_buffer[1].storage.subarray(0, 32)], Array(32).fill(7));
   assert.deepEqual(back.program.segments, []);
   assert.deepEqual(Buffer.from(et.serializePteBinary(back, { extractDelegateSegments: true })), Buffer.from(pte));
+});
+
+test('bytes that restoring replaces are still checked: a broken segment or named-data table is refused', () => {
+  const file = new Uint8Array(readFileSync(new URL('../fuzz/regressions/hostile_segments.pte', import.meta.url)));
+  for (const [at, xor, message] of [[10885, 5, /DataSegment vtable size 0 invalid/], [1837, 6, /NamedData vtable size 0 invalid/]]) {
+    const bad = file.slice();
+    bad[at] ^= xor;
+    assert.throws(() => et.deserializePteBinary(bad), (e) => e.code === 'MALFORMED_FILE' && message.test(e.message));
+  }
 });
