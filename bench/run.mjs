@@ -45,6 +45,7 @@ if (caseArg >= 0) {
     const r = JSON.parse(line);
     for (const text of c.report(r)) console.log(`  ${text}`);
     const budget = r.rssBudgetMiB ? ` (target ≤ ${r.rssBudgetMiB.toFixed(0)} MiB)` : '';
-    console.log(`  peak RSS: ours ${r.peakOurs.toFixed(0)} MiB${budget}; whole process incl. baseline ${r.peakRssMiB.toFixed(0)} MiB`);
+    const what = r.peakOursWhat ? ` (${r.peakOursWhat})` : '';
+    console.log(`  peak RSS: ours${what} ${r.peakOurs.toFixed(0)} MiB${budget}; whole process incl. baseline ${r.peakRssMiB.toFixed(0)} MiB`);
   }
 }

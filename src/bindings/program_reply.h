@@ -1,12 +1,14 @@
-// A program for the JS glue as JSON text written straight from the model (no
-// JSON document in between), plus the list of values JSON.parse cannot give
-// exactly, which the glue sets after one plain JSON.parse
-// (npm/src/program-reply.mjs is the other half).
+// A program for the JS glue as JSON text written straight from its
+// verified flatbuffer (no model, no JSON document in between), plus the
+// list of values JSON.parse cannot give exactly, which the glue sets after
+// one plain JSON.parse (npm/src/program-reply.mjs is the other half).
 //
 // The text has upstream's _program_to_json shape and order (as
-// table_to_json). Each value below is written as `null` in the text and
-// listed in `fixups`, a JSON array of [kind, value, ...path], the path being
-// field names and list indices from the program's root:
+// table_to_json of the model deserialize_pte_binary builds, segments
+// restored the same way: read/pte_reader.h). Each value below is written as
+// `null` in the text and listed in the fixups, a JSON array of
+// [kind, value, ...path], the path being field names and list indices from
+// the program's root:
 //   [0, i, ...]       the i-th blob of the Output (a [ubyte] field, by reference)
 //   [1, "digits", ...] an integer outside +/-(2^53 - 1): a BigInt
 //   [2, "NaN" | "Infinity" | "-Infinity", ...] a special double
@@ -16,15 +18,19 @@
 #include <string>
 
 #include "bindings/host_call.h"
-#include "model/fb_value.h"
+#include "read/pte_reader.h"
 
 namespace etpack::bindings {
 
-struct ProgramReply {
-  std::string text;
-  std::string fixups;
-};
+// Appends the program's text to `text` and its fixup array to `fixups`.
+// The text is bounded by the flatbuffer's size (kResourceLimit past 16x
+// + 8 MiB: a file whose offsets reach the same bytes from many places).
+// Errors are the decoder's for the same bytes.
+// `text` starts with a space; this makes it a newline when the text holds
+// a byte past ASCII. The glue decodes an ASCII text as Latin-1, several
+// times faster than UTF-8 in Node (both are exact for ASCII).
+void mark_ascii(std::string& text);
 
-ProgramReply write_program_reply(const TableValue& program, Output& out);
+Status write_program_reply(const PteProgramBytes& pte, Output& out, std::string& text, std::string& fixups);
 
 }  // namespace etpack::bindings

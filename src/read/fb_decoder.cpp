@@ -7,6 +7,7 @@
 
 #include "core/checked_math.h"
 #include "core/le_bytes.h"
+#include "read/fb_bytes.h"
 
 namespace etpack {
 namespace {
@@ -14,23 +15,19 @@ namespace {
 class Decoder {
  public:
   Decoder(const Blob& buffer, uint64_t base, const DecodeLimits& limits)
-      : buf_(buffer), size_(buffer.size()), base_(base), limits_(limits) {
+      : buf_(buffer), bytes_(buffer.data(), buffer.size(), base), size_(buffer.size()), base_(base), limits_(limits) {
     auto scaled = checked_mul(static_cast<uint64_t>(size_), limits.memory_factor);
     budget_ = scaled ? *scaled + limits.memory_allowance : UINT64_MAX;
     total_ = budget_;
   }
 
   Result<TableValue> root(const TableDef& def) {
-    if (size_ < 8) return fail(0, "flatbuffer is " + std::to_string(size_) + " bytes, smaller than its 8-byte preamble");
-    ETP_ASSIGN(uint64_t table_pos, follow(0));
+    if (size_ < 8) return bytes_.fail(0, "flatbuffer is " + std::to_string(size_) + " bytes, smaller than its 8-byte preamble");
+    ETP_ASSIGN(uint64_t table_pos, bytes_.follow(0));
     return table(table_pos, def, 0);
   }
 
  private:
-  Error fail(uint64_t at, const std::string& what) const {
-    return make_error(ErrorCode::kMalformedFile, what + " (at byte offset " + std::to_string(base_ + at) + ")");
-  }
-
   // Heap bytes one allocation costs beyond what it holds (allocator header,
   // shared_ptr control block), charged so that many tiny objects count.
   static constexpr uint64_t kAllocationOverhead = 32;
@@ -38,29 +35,20 @@ class Decoder {
     return sizeof(TableValue) + def.fields.size() * sizeof(Value) + 2 * kAllocationOverhead;
   }
 
-  // Charges `bytes` of model memory before they are allocated.
-  Status charge(uint64_t bytes, uint64_t at) {
-    if (bytes > budget_) {
-      return make_error(ErrorCode::kResourceLimit,
-                        "the flatbuffer would decode to more than " + std::to_string(total_ >> 20) + " MiB (" +
-                            std::to_string(limits_.memory_factor) + " x its " + std::to_string(size_) +
-                            " bytes + " + std::to_string(limits_.memory_allowance >> 20) +
-                            " MiB): its offsets reach the same tables or vectors from many places; memory budget "
-                            "exceeded at byte offset " + std::to_string(base_ + at));
-    }
-    budget_ -= bytes;
-    return {};
+  Error refuse(uint64_t at) const {
+    return make_error(ErrorCode::kResourceLimit,
+                      "the flatbuffer would decode to more than " + std::to_string(total_ >> 20) + " MiB (" +
+                          std::to_string(limits_.memory_factor) + " x its " + std::to_string(size_) + " bytes + " +
+                          std::to_string(limits_.memory_allowance >> 20) +
+                          " MiB): its offsets reach the same tables or vectors from many places; memory budget "
+                          "exceeded at byte offset " + std::to_string(base_ + at));
   }
 
-  bool has(uint64_t at, uint64_t n) const { return range_within(at, n, size_); }
-
-  // Follows the uoffset stored at `at` and returns the absolute target.
-  Result<uint64_t> follow(uint64_t at) {
-    if (!has(at, 4)) return fail(at, "offset field past the end of the flatbuffer");
-    uint64_t target = at + read_le<uint32_t>(buf_.data() + at);
-    if (target >= size_) return fail(at, "offset points past the end of the flatbuffer");
-    if (target % 4 != 0) return fail(at, "offset target is not 4-byte aligned");
-    return target;
+  // Charges `bytes` of model memory before they are allocated.
+  Status charge(uint64_t bytes, uint64_t at) {
+    if (bytes > budget_) return refuse(at);
+    budget_ -= bytes;
+    return {};
   }
 
   Result<TableValue> table(uint64_t pos, const TableDef& def, size_t depth) {
@@ -68,29 +56,13 @@ class Decoder {
       return make_error(ErrorCode::kLimitExceeded, "flatbuffer nesting deeper than " + std::to_string(limits_.max_depth) +
                                                        " at byte offset " + std::to_string(base_ + pos));
     ETP_TRY(charge(table_cost(def), pos));
-    if (!has(pos, 4)) return fail(pos, def.name + " table past the end");
-    int64_t soffset = static_cast<int32_t>(read_le<uint32_t>(buf_.data() + pos));
-    int64_t vt_signed = static_cast<int64_t>(pos) - soffset;
-    if (vt_signed < 0 || static_cast<uint64_t>(vt_signed) >= size_) return fail(pos, def.name + " vtable offset out of range");
-    uint64_t vt = static_cast<uint64_t>(vt_signed);
-    if (vt % 2 != 0 || !has(vt, 4)) return fail(vt, def.name + " vtable misaligned or truncated");
-    uint16_t vt_size = read_le<uint16_t>(buf_.data() + vt);
-    uint16_t obj_size = read_le<uint16_t>(buf_.data() + vt + 2);
-    if (vt_size < 4 || vt_size % 2 != 0 || !has(vt, vt_size)) return fail(vt, def.name + " vtable size " + std::to_string(vt_size) + " invalid");
-    if (obj_size < 4 || !has(pos, obj_size)) return fail(pos, def.name + " table size " + std::to_string(obj_size) + " runs past the end");
+    ETP_ASSIGN(FbTable t, bytes_.table(pos, def));
 
     TableValue out(&def);
     for (const FieldDef& f : def.fields) {
-      uint64_t slot = 4 + 2 * static_cast<uint64_t>(f.id);
-      if (slot + 2 > vt_size) continue;
-      uint16_t voff = read_le<uint16_t>(buf_.data() + vt + slot);
-      if (voff == 0) continue;
-      size_t width = is_scalar(f.type) ? scalar_size(f.type) : 4;
-      // Not bounded by the vtable's object size: the reference builder shares
-      // vtables between tables of different sizes, so only the buffer bounds.
-      if (voff < 4 || !has(pos + voff, width))
-        return fail(vt + slot, def.name + "." + f.name + " lies outside the flatbuffer");
-      uint64_t at = pos + voff;
+      if (f.type == BaseType::kUnion) continue;  // after the loop, once its type is known
+      ETP_ASSIGN(uint64_t at, bytes_.field(t, def, f));
+      if (at == 0) continue;
       const uint8_t* p = buf_.data() + at;
       switch (f.type) {
         case BaseType::kString: {
@@ -99,11 +71,10 @@ class Decoder {
           break;
         }
         case BaseType::kTable: {
-          ETP_ASSIGN(uint64_t child, follow(at));
+          ETP_ASSIGN(uint64_t child, bytes_.follow(at));
           ETP_ASSIGN(out.fields[f.id], table_value(child, *f.table, depth + 1));
           break;
         }
-        case BaseType::kUnion: break;  // after the loop, once its type is known
         case BaseType::kVector: {
           ETP_ASSIGN(Value v, vector_at(at, def, f, depth));
           out.fields[f.id] = std::move(v);
@@ -124,6 +95,7 @@ class Decoder {
           break;
         }
         default: {
+          const size_t width = scalar_size(f.type);
           if (is_signed_integer(f.type)) {
             int64_t v = 0;
             switch (width) {
@@ -149,17 +121,15 @@ class Decoder {
     // Unions: the value's table type comes from the companion _type field.
     for (const FieldDef& f : def.fields) {
       if (f.type != BaseType::kUnion) continue;
-      uint64_t slot = 4 + 2 * static_cast<uint64_t>(f.id);
-      if (slot + 2 > vt_size) continue;
-      uint16_t voff = read_le<uint16_t>(buf_.data() + vt + slot);
+      ETP_ASSIGN(uint64_t at, bytes_.field(t, def, f));
       uint64_t type = out.fields[f.id - 1u].is_scalar() ? out.fields[f.id - 1u].scalar().u : 0;
-      if (voff == 0 || type == 0) {
+      if (at == 0 || type == 0) {
         out.fields[f.id - 1u] = Value();
         continue;
       }
       if (type >= f.union_def->members.size() || f.union_def->members[type] == nullptr)
-        return fail(pos, def.name + "." + f.name + "_type " + std::to_string(type) + " is not a member of " + f.union_def->name);
-      ETP_ASSIGN(uint64_t child, follow(pos + voff));
+        return bytes_.fail(pos, def.name + "." + f.name + "_type " + std::to_string(type) + " is not a member of " + f.union_def->name);
+      ETP_ASSIGN(uint64_t child, bytes_.follow(at));
       ETP_ASSIGN(out.fields[f.id], table_value(child, *f.union_def->members[type], depth + 1));
     }
     return out;
@@ -205,33 +175,32 @@ class Decoder {
   }
 
   Result<std::string> string_at(uint64_t at) {
-    ETP_ASSIGN(uint64_t s, follow(at));
-    if (!has(s, 4)) return fail(s, "string length past the end");
-    uint64_t len = read_le<uint32_t>(buf_.data() + s);
-    if (!has(s + 4, len + 1)) return fail(s, "string of " + std::to_string(len) + " bytes runs past the end");
-    ETP_TRY(charge(len + kAllocationOverhead, s));
-    return std::string(reinterpret_cast<const char*>(buf_.data() + s + 4), len);
+    ETP_ASSIGN(std::string_view s, bytes_.string(at));
+    ETP_TRY(charge(s.size() + kAllocationOverhead, at));
+    return std::string(s);
   }
 
   Result<Value> vector_at(uint64_t at, const TableDef& def, const FieldDef& f, size_t depth) {
-    ETP_ASSIGN(uint64_t v, follow(at));
-    if (!has(v, 4)) return fail(v, def.name + "." + f.name + " vector length past the end");
-    uint64_t count = read_le<uint32_t>(buf_.data() + v);
-    size_t width = is_scalar(f.element) ? scalar_size(f.element) : 4;
-    auto bytes = checked_mul(count, width);
-    if (!bytes || !has(v + 4, *bytes))
-      return fail(v, def.name + "." + f.name + " vector of " + std::to_string(count) + " elements runs past the end");
-    if (is_scalar(f.element)) return Value::from_scalars(buf_.slice(static_cast<size_t>(v + 4), static_cast<size_t>(*bytes)));
+    ETP_ASSIGN(FbVector vec, bytes_.vector(at, def, f));
+    const uint64_t v = vec.first - 4;
+    if (is_scalar(f.element)) return Value::from_scalars(buf_.slice(static_cast<size_t>(vec.first), static_cast<size_t>(vec.count * vec.width)));
+    const uint64_t count = vec.count;
     ETP_TRY(charge(count * sizeof(Value) + kAllocationOverhead, v));  // count < 2^32: no overflow
+    // Each element will charge at least this much more (a string its
+    // allocation, a table its own cost, shared or not), so a vector whose
+    // elements cannot all fit is refused here, before its slots exist: a
+    // DAG's 16M-element vector costs no memory to refuse.
+    const uint64_t least = f.element == BaseType::kString ? kAllocationOverhead : table_cost(*f.table);
+    if (count * least > budget_) return refuse(v);
     Value::Items items;
-    items.reserve(static_cast<size_t>(count));  // bounded: count * 4 bytes exist
+    items.reserve(static_cast<size_t>(count));  // bounded: count * 4 bytes exist, and the budget covers them
     for (uint64_t i = 0; i < count; ++i) {
-      uint64_t elem = v + 4 + 4 * i;
+      uint64_t elem = vec.first + 4 * i;
       if (f.element == BaseType::kString) {
         ETP_ASSIGN(std::string s, string_at(elem));
         items.push_back(Value::from_string(std::move(s)));
       } else {
-        ETP_ASSIGN(uint64_t child, follow(elem));
+        ETP_ASSIGN(uint64_t child, bytes_.follow(elem));
         ETP_ASSIGN(Value t, table_value(child, *f.table, depth + 1));
         items.push_back(std::move(t));
       }
@@ -240,6 +209,7 @@ class Decoder {
   }
 
   Blob buf_;
+  FbBytes bytes_;
   size_t size_;
   uint64_t base_;
   DecodeLimits limits_;

@@ -6,7 +6,10 @@
 // would expand to GBs) is refused once it has cost its budget, with
 // kResourceLimit naming the offset where it ran out; a table reached more
 // than once is charged in full each time but decoded once and shared
-// (copy-on-write), so refusing takes time in proportion to the file. Other failures are
+// (copy-on-write), so refusing takes time in proportion to the file. A
+// vector is charged its slots and the least its elements will cost before
+// anything is allocated for it, so a vector that cannot fit is refused
+// without allocating in proportion to the count it claims. Other failures are
 // kMalformedFile (bad offsets) / kLimitExceeded (depth) naming the offset.
 // Scalar and byte vectors come back as slices of `buffer` (no copy): the
 // tree keeps `buffer`'s storage alive through the Blob.

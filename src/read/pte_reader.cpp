@@ -45,10 +45,18 @@ Result<uint64_t> pte_head_size(const Blob& first_bytes, uint64_t file_size) {
   return header->program_size;
 }
 
-Result<PteFile> read_pte_program(const Blob& head, uint64_t file_size) {
+namespace {
+
+// The header and the flatbuffer part of a .pte, checked.
+struct PteHead {
+  std::optional<PteHeader> header;
+  Blob flatbuffer;
+};
+
+Result<PteHead> read_pte_head(const Blob& head, uint64_t file_size) {
   if (head.is_external()) return make_error(ErrorCode::kInvalidArgument, "the .pte head must be in memory");
   ETP_TRY(check_identifier(head));
-  PteFile out;
+  PteHead out;
   ETP_ASSIGN(out.header, parse_pte_header(head.data(), static_cast<size_t>(head.size())));
   uint64_t program_size = file_size;
   if (out.header) {
@@ -64,79 +72,70 @@ Result<PteFile> read_pte_program(const Blob& head, uint64_t file_size) {
   if (program_size > head.size())
     return make_error(ErrorCode::kInvalidArgument, "the .pte head holds " + std::to_string(head.size()) +
                                                        " bytes; the flatbuffer needs " + std::to_string(program_size));
-  Blob flatbuffer = head.slice(0, static_cast<size_t>(program_size));
-  ETP_ASSIGN(out.program, decode_flatbuffer(flatbuffer, *program_schema().root));
-  // Second opinion from flatc's generated verifier (the runtime's check).
-  AlignedBytes aligned(flatbuffer.data(), static_cast<size_t>(flatbuffer.size()));
-  flatbuffers::Verifier verifier(aligned.data(), aligned.size(), 128, 100000000);
-  if (!executorch_flatbuffer::VerifyProgramBuffer(verifier))
-    return malformed("the Program flatbuffer fails flatbuffers verification (bytes 0.." + std::to_string(program_size) + ")");
+  out.flatbuffer = head.slice(0, static_cast<size_t>(program_size));
   return out;
 }
 
-Result<PteFile> deserialize_pte_binary(const Blob& file) { return deserialize_pte_binary(file, file); }
+Error verifier_failure(const Blob& flatbuffer) {
+  return malformed("the Program flatbuffer fails flatbuffers verification (bytes 0.." + std::to_string(flatbuffer.size()) + ")");
+}
 
-Result<PteFile> deserialize_pte_binary(const Blob& head, const Blob& file) {
-  ETP_ASSIGN(PteFile out, read_pte_program(head, file.size()));
-  if (!out.header || out.header->segment_base_offset == 0) return out;
+bool verify_program(const AlignedBytes& aligned, uint64_t max_tables) {
+  flatbuffers::Verifier verifier(aligned.data(), aligned.size(), 128, static_cast<flatbuffers::uoffset_t>(max_tables));
+  return executorch_flatbuffer::VerifyProgramBuffer(verifier);
+}
 
-  const uint64_t base = out.header->segment_base_offset;
+// What a program says about its segments, read from the model or straight
+// from the flatbuffer: the input of restore_segments.
+struct SubsegmentRef {
+  uint64_t segment_index = 0;
+  std::vector<uint64_t> offsets;
+};
+struct SegmentRefs {
+  std::vector<std::pair<uint64_t, uint64_t>> segments;  // offset, size
+  // Delegates stored in a segment, in plan order: plan, delegate, segment.
+  struct Delegate {
+    size_t plan, delegate;
+    uint64_t segment_index;
+  };
+  std::vector<Delegate> delegates;
+  std::optional<SubsegmentRef> constants;        // a constant_segment with offsets
+  size_t mutable_segment_count = 0;
+  std::optional<SubsegmentRef> mutable_segment;  // mutable_data_segments[0]
+  std::vector<std::pair<std::string, uint64_t>> named;  // key, segment index
+};
+
+// Restores segment data by the refs (all blobs are slices of `file`).
+Result<PteRestored> restore_segments(const SegmentRefs& refs, const Blob& file, uint64_t base) {
+  PteRestored out;
   const uint64_t data_size = file.size() - base;
-  TableValue& program = out.program;
-
   std::vector<Blob> segments;
-  const Value& segment_list = program.get("segments");
-  if (segment_list.is_items()) {
-    for (size_t i = 0; i < segment_list.items().size(); ++i) {
-      const TableValue& s = segment_list.items()[i].table();
-      uint64_t offset = s.get_uint("offset"), size = s.get_uint("size");
-      if (!range_within(offset, size, data_size))
-        return malformed("segment " + std::to_string(i) + " (offset " + std::to_string(offset) + ", size " +
-                         std::to_string(size) + ") overflows the " + std::to_string(data_size) +
-                         " bytes of segment data (at byte offset " + std::to_string(base + offset) + ")");
-      segments.push_back(file.slice(base + offset, size));
-    }
+  for (size_t i = 0; i < refs.segments.size(); ++i) {
+    const auto [offset, size] = refs.segments[i];
+    if (!range_within(offset, size, data_size))
+      return malformed("segment " + std::to_string(i) + " (offset " + std::to_string(offset) + ", size " +
+                       std::to_string(size) + ") overflows the " + std::to_string(data_size) +
+                       " bytes of segment data (at byte offset " + std::to_string(base + offset) + ")");
+    segments.push_back(file.slice(base + offset, size));
   }
-
-  // Delegates stored in segments come back inline, one entry per delegate.
-  Value& plans = program.at("execution_plan");
-  Value& bdd = program.at("backend_delegate_data");
-  if (plans.is_items()) {
-    for (size_t p = 0; p < plans.items().size(); ++p) {
-      Value& delegates = plans.items()[p].table().at("delegates");
-      if (!delegates.is_items()) continue;
-      for (size_t d = 0; d < delegates.items().size(); ++d) {
-        Value& processed = delegates.items()[d].table().at("processed");
-        if (!processed.is_table() || processed.table().get_uint("location") != 1) continue;
-        uint64_t index = processed.table().get_uint("index");
-        if (index >= segments.size())
-          return malformed("execution_plan[" + std::to_string(p) + "].delegates[" + std::to_string(d) +
-                           "] refers to segment " + std::to_string(index) + " of " + std::to_string(segments.size()));
-        if (!bdd.is_items()) bdd = Value::from_items({});
-        TableValue inline_data(&table_def("BackendDelegateInlineData"));
-        inline_data.at("data") = Value::from_scalars(segments[static_cast<size_t>(index)]);
-        TableValue ref(&table_def("BackendDelegateDataReference"));
-        ref.set_uint("index", bdd.items().size());
-        bdd.items().push_back(Value::from_table(std::move(inline_data)));
-        processed = Value::from_table(std::move(ref));
-      }
-    }
+  for (const SegmentRefs::Delegate& d : refs.delegates) {
+    if (d.segment_index >= segments.size())
+      return malformed("execution_plan[" + std::to_string(d.plan) + "].delegates[" + std::to_string(d.delegate) +
+                       "] refers to segment " + std::to_string(d.segment_index) + " of " + std::to_string(segments.size()));
+    out.delegates.push_back(segments[static_cast<size_t>(d.segment_index)]);
   }
-
   // Slices between consecutive offsets (the last runs to the segment end).
-  auto restore = [&](const TableValue& sub, const char* what) -> Result<std::vector<Blob>> {
-    uint64_t index = sub.get_uint("segment_index");
-    if (index >= segments.size())
-      return malformed(std::string(what) + " refers to segment " + std::to_string(index) + " of " +
+  auto restore = [&](const SubsegmentRef& sub, const char* what) -> Result<std::vector<Blob>> {
+    if (sub.segment_index >= segments.size())
+      return malformed(std::string(what) + " refers to segment " + std::to_string(sub.segment_index) + " of " +
                        std::to_string(segments.size()));
-    const Blob& seg = segments[static_cast<size_t>(index)];
-    const Value& offsets = sub.get("offsets");
-    size_t n = scalar_vector_length(offsets, BaseType::kULong);
+    const Blob& seg = segments[static_cast<size_t>(sub.segment_index)];
+    const size_t n = sub.offsets.size();
     std::vector<Blob> out_blobs;
     out_blobs.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-      uint64_t start = scalar_vector_uint(offsets, BaseType::kULong, i);
-      uint64_t end = i + 1 < n ? scalar_vector_uint(offsets, BaseType::kULong, i + 1) : seg.size();
+      uint64_t start = sub.offsets[i];
+      uint64_t end = i + 1 < n ? sub.offsets[i + 1] : seg.size();
       if (start > end || end > seg.size())
         return malformed(std::string(what) + " offset " + std::to_string(i) + " (" + std::to_string(start) +
                          ") is outside its segment of " + std::to_string(seg.size()) + " bytes or out of order");
@@ -144,39 +143,20 @@ Result<PteFile> deserialize_pte_binary(const Blob& head, const Blob& file) {
     }
     return out_blobs;
   };
-
-  Value& constant_segment = program.at("constant_segment");
-  if (constant_segment.is_table() &&
-      scalar_vector_length(constant_segment.table().get("offsets"), BaseType::kULong) > 0) {
-    ETP_ASSIGN(std::vector<Blob> constants, restore(constant_segment.table(), "constant_segment"));
-    Value::Items buffers;
-    for (Blob& b : constants) {
-      TableValue buffer(&table_def("Buffer"));
-      buffer.at("storage") = Value::from_scalars(std::move(b));
-      buffers.push_back(Value::from_table(std::move(buffer)));
-    }
-    program.at("constant_buffer") = Value::from_items(std::move(buffers));
-    constant_segment.table().set_uint("segment_index", 0);
-    constant_segment.table().at("offsets") = Value::from_scalars(Blob());
+  if (refs.constants) {
+    ETP_ASSIGN(std::vector<Blob> constants, restore(*refs.constants, "constant_segment"));
+    out.constants = std::move(constants);
   }
-
-  Value& mutable_segments = program.at("mutable_data_segments");
-  if (mutable_segments.is_items() && !mutable_segments.items().empty()) {
-    if (mutable_segments.items().size() > 1)
-      return malformed("the program has " + std::to_string(mutable_segments.items().size()) +
-                       " mutable data segments; only one can be restored");
-    ETP_ASSIGN(std::vector<Blob> mutable_data, restore(mutable_segments.items()[0].table(), "mutable_data_segments[0]"));
+  if (refs.mutable_segment_count > 1)
+    return malformed("the program has " + std::to_string(refs.mutable_segment_count) +
+                     " mutable data segments; only one can be restored");
+  if (refs.mutable_segment) {
+    ETP_ASSIGN(std::vector<Blob> mutable_data, restore(*refs.mutable_segment, "mutable_data_segments[0]"));
     out.mutable_data = std::move(mutable_data);
-    mutable_segments = Value();
   }
-
-  Value& named = program.at("named_data");
-  if (named.is_items() && !named.items().empty()) {
+  if (!refs.named.empty()) {
     NamedDataStore store;
-    for (const Value& entry : named.items()) {
-      const TableValue& nd = entry.table();
-      std::string key = nd.get("key").is_string() ? nd.get("key").str() : "";
-      uint64_t index = nd.get_uint("segment_index");
+    for (const auto& [key, index] : refs.named) {
       if (index >= segments.size())
         return malformed("named data '" + key + "' refers to segment " + std::to_string(index) + " of " +
                          std::to_string(segments.size()));
@@ -185,10 +165,171 @@ Result<PteFile> deserialize_pte_binary(const Blob& head, const Blob& file) {
     }
     out.named_data = store.get_named_data_store_output();
   }
+  return out;
+}
+
+SubsegmentRef subsegment_of(const TableValue& sub) {
+  SubsegmentRef ref{sub.get_uint("segment_index"), {}};
+  const Value& offsets = sub.get("offsets");
+  const size_t n = scalar_vector_length(offsets, BaseType::kULong);
+  ref.offsets.reserve(n);
+  for (size_t i = 0; i < n; ++i) ref.offsets.push_back(scalar_vector_uint(offsets, BaseType::kULong, i));
+  return ref;
+}
+
+SegmentRefs segment_refs_of(const TableValue& program) {
+  SegmentRefs refs;
+  const Value& segment_list = program.get("segments");
+  if (segment_list.is_items())
+    for (const Value& s : segment_list.items()) refs.segments.emplace_back(s.table().get_uint("offset"), s.table().get_uint("size"));
+  const Value& plans = program.get("execution_plan");
+  if (plans.is_items()) {
+    for (size_t p = 0; p < plans.items().size(); ++p) {
+      const Value& delegates = plans.items()[p].table().get("delegates");
+      if (!delegates.is_items()) continue;
+      for (size_t d = 0; d < delegates.items().size(); ++d) {
+        const Value& processed = delegates.items()[d].table().get("processed");
+        if (processed.is_table() && processed.table().get_uint("location") == 1)
+          refs.delegates.push_back({p, d, processed.table().get_uint("index")});
+      }
+    }
+  }
+  const Value& constant_segment = program.get("constant_segment");
+  if (constant_segment.is_table() && scalar_vector_length(constant_segment.table().get("offsets"), BaseType::kULong) > 0)
+    refs.constants = subsegment_of(constant_segment.table());
+  const Value& mutable_segments = program.get("mutable_data_segments");
+  if (mutable_segments.is_items() && !mutable_segments.items().empty()) {
+    refs.mutable_segment_count = mutable_segments.items().size();
+    refs.mutable_segment = subsegment_of(mutable_segments.items()[0].table());
+  }
+  const Value& named = program.get("named_data");
+  if (named.is_items()) {
+    for (const Value& entry : named.items()) {
+      const TableValue& nd = entry.table();
+      refs.named.emplace_back(nd.get("key").is_string() ? nd.get("key").str() : "", nd.get_uint("segment_index"));
+    }
+  }
+  return refs;
+}
+
+// The same, read through flatc's accessors from a verified flatbuffer.
+SegmentRefs segment_refs_of(const executorch_flatbuffer::Program& program) {
+  SegmentRefs refs;
+  if (const auto* segments = program.segments())
+    for (const auto* s : *segments) refs.segments.emplace_back(s->offset(), s->size());
+  if (const auto* plans = program.execution_plan()) {
+    for (flatbuffers::uoffset_t p = 0; p < plans->size(); ++p) {
+      const auto* delegates = plans->Get(p)->delegates();
+      if (delegates == nullptr) continue;
+      for (flatbuffers::uoffset_t d = 0; d < delegates->size(); ++d) {
+        const auto* processed = delegates->Get(d)->processed();
+        if (processed != nullptr && processed->location() == executorch_flatbuffer::DataLocation_SEGMENT)
+          refs.delegates.push_back({p, d, processed->index()});
+      }
+    }
+  }
+  auto subsegment = [](const executorch_flatbuffer::SubsegmentOffsets& sub) {
+    SubsegmentRef ref{sub.segment_index(), {}};
+    if (sub.offsets()) ref.offsets.assign(sub.offsets()->begin(), sub.offsets()->end());
+    return ref;
+  };
+  const auto* constant_segment = program.constant_segment();
+  if (constant_segment && constant_segment->offsets() && constant_segment->offsets()->size() > 0)
+    refs.constants = subsegment(*constant_segment);
+  if (const auto* mutable_segments = program.mutable_data_segments(); mutable_segments && mutable_segments->size() > 0) {
+    refs.mutable_segment_count = mutable_segments->size();
+    refs.mutable_segment = subsegment(*mutable_segments->Get(0));
+  }
+  if (const auto* named = program.named_data())
+    for (const auto* nd : *named) refs.named.emplace_back(nd->key() ? nd->key()->str() : "", nd->segment_index());
+  return refs;
+}
+
+}  // namespace
+
+Result<PteFile> read_pte_program(const Blob& head, uint64_t file_size) {
+  ETP_ASSIGN(PteHead pte, read_pte_head(head, file_size));
+  PteFile out;
+  out.header = pte.header;
+  ETP_ASSIGN(out.program, decode_flatbuffer(pte.flatbuffer, *program_schema().root));
+  // Second opinion from flatc's generated verifier (the runtime's check).
+  AlignedBytes aligned(pte.flatbuffer.data(), static_cast<size_t>(pte.flatbuffer.size()));
+  if (!verify_program(aligned, 100000000)) return verifier_failure(pte.flatbuffer);
+  return out;
+}
+
+Result<PteFile> deserialize_pte_binary(const Blob& file) { return deserialize_pte_binary(file, file); }
+
+Result<PteFile> deserialize_pte_binary(const Blob& head, const Blob& file) {
+  ETP_ASSIGN(PteFile out, read_pte_program(head, file.size()));
+  if (!out.header || out.header->segment_base_offset == 0) return out;
+  TableValue& program = out.program;
+  ETP_ASSIGN(PteRestored restored, restore_segments(segment_refs_of(program), file, out.header->segment_base_offset));
+
+  // Delegates stored in segments come back inline, one entry per delegate.
+  Value& plans = program.at("execution_plan");
+  Value& bdd = program.at("backend_delegate_data");
+  size_t next = 0;
+  if (plans.is_items()) {
+    for (Value& plan : plans.items()) {
+      Value& delegates = plan.table().at("delegates");
+      if (!delegates.is_items()) continue;
+      for (Value& delegate : delegates.items()) {
+        Value& processed = delegate.table().at("processed");
+        if (!processed.is_table() || processed.table().get_uint("location") != 1) continue;
+        if (!bdd.is_items()) bdd = Value::from_items({});
+        TableValue inline_data(&table_def("BackendDelegateInlineData"));
+        inline_data.at("data") = Value::from_scalars(restored.delegates[next++]);
+        TableValue ref(&table_def("BackendDelegateDataReference"));
+        ref.set_uint("index", bdd.items().size());
+        bdd.items().push_back(Value::from_table(std::move(inline_data)));
+        processed = Value::from_table(std::move(ref));
+      }
+    }
+  }
+  if (restored.constants) {
+    Value::Items buffers;
+    for (Blob& b : *restored.constants) {
+      TableValue buffer(&table_def("Buffer"));
+      buffer.at("storage") = Value::from_scalars(std::move(b));
+      buffers.push_back(Value::from_table(std::move(buffer)));
+    }
+    program.at("constant_buffer") = Value::from_items(std::move(buffers));
+    TableValue& constant_segment = program.at("constant_segment").table();
+    constant_segment.set_uint("segment_index", 0);
+    constant_segment.at("offsets") = Value::from_scalars(Blob());
+  }
+  if (restored.mutable_data) {
+    out.mutable_data = std::move(restored.mutable_data);
+    program.at("mutable_data_segments") = Value();
+  }
+  out.named_data = std::move(restored.named_data);
   // Empty, as before serialization; an absent list stays absent.
+  Value& named = program.at("named_data");
   if (named.is_items()) named = Value::from_items({});
   Value& seg_field = program.at("segments");
   if (seg_field.is_items()) seg_field = Value::from_items({});
+  return out;
+}
+
+Result<PteProgramBytes> read_pte_program_bytes(const Blob& head, const Blob& file) {
+  ETP_ASSIGN(PteHead pte, read_pte_head(head, file.size()));
+  PteProgramBytes out;
+  out.flatbuffer = pte.flatbuffer;
+  // flatc's verifier first, counting at most one table per four bytes: all
+  // a file can hold unless its offsets reach one table from many places.
+  // Such a file (or a malformed one) gets the decoder's verdict instead —
+  // its error naming the offset, or its budget's RESOURCE_LIMIT — before the
+  // verifier may walk it with the usual generous table count.
+  AlignedBytes aligned(pte.flatbuffer.data(), static_cast<size_t>(pte.flatbuffer.size()));
+  if (!verify_program(aligned, pte.flatbuffer.size() / 4 + 1024)) {
+    if (auto decoded = decode_flatbuffer(pte.flatbuffer, *program_schema().root); !decoded.ok()) return decoded.take_error();
+    if (!verify_program(aligned, 100000000)) return verifier_failure(pte.flatbuffer);
+  }
+  if (!pte.header || pte.header->segment_base_offset == 0) return out;
+  out.restore = true;
+  const auto& program = *executorch_flatbuffer::GetProgram(aligned.data());
+  ETP_ASSIGN(out.restored, restore_segments(segment_refs_of(program), file, pte.header->segment_base_offset));
   return out;
 }
 

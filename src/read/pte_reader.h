@@ -44,6 +44,33 @@ Result<PteFile> read_pte_program(const Blob& file);
 Result<PteFile> read_pte_program(const Blob& head, uint64_t file_size);
 Result<PteFile> deserialize_pte_binary(const Blob& head, const Blob& file);
 
+// Segment data a program gets back (deserialize_pte_binary's restoring,
+// as data): all slices of the file.
+struct PteRestored {
+  std::vector<Blob> delegates;                  // each delegate stored in a segment, in plan order
+  std::optional<std::vector<Blob>> constants;   // constant_buffer's storages, when in a segment
+  std::optional<std::vector<Blob>> mutable_data;
+  std::optional<NamedDataStoreOutput> named_data;
+};
+
+// deserialize_pte_binary without the model, for writers that stream the
+// program straight from its bytes (bindings/program_reply.cpp): the
+// flatbuffer, checked as read_pte_program checks it (the same errors), and
+// what restoring the segments gives back. When `restore` is set, the
+// program read from `flatbuffer` must be changed as deserialize_pte_binary
+// changes it: each delegate whose processed data is in a segment refers to
+// a new backend_delegate_data entry holding `restored.delegates[k]` (k
+// counting such delegates in plan order, entries appended after the file's
+// own); constants, when set, replace constant_buffer and empty
+// constant_segment; mutable_data_segments is dropped when mutable data was
+// restored; present segments and named_data lists become empty.
+struct PteProgramBytes {
+  Blob flatbuffer;
+  bool restore = false;
+  PteRestored restored;
+};
+Result<PteProgramBytes> read_pte_program_bytes(const Blob& head, const Blob& file);
+
 // Bytes of head read_pte_program needs, from the file's first
 // kPteProbeBytes bytes (or the whole file if shorter) and its size.
 constexpr uint64_t kPteProbeBytes = 64;

@@ -3,6 +3,7 @@
 // cannot give exactly must land at its own place, in lists and tables alike.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { loadApi } from './helpers/common.mjs';
 import { syntheticProgram } from './helpers/programs.mjs';
 
@@ -53,4 +54,42 @@ test('a reserialized reply gives the same bytes', () => {
   const back = et.deserializePteBinary(first);
   const again = et.serializePteBinary(back);
   assert.deepEqual(Buffer.from(again), Buffer.from(first));
+});
+
+test('text past ASCII comes back exact (the reply is then decoded as UTF-8, not Latin-1)', () => {
+  const names = ['fórward', 'ß→∑', '😀 plan', 'ÿ\u0080\u07ff\u0800\uffff'];
+  for (const name of names) {
+    const p = roundTrip([{ val: { string_val: `é${name}` }, val_type: 'String' }], (program) => {
+      program.execution_plan[0].name = name;
+      program.execution_plan[0].operators[0].name = `aten::${name}`;
+    });
+    assert.equal(p.execution_plan[0].name, name);
+    assert.equal(p.execution_plan[0].operators[0].name, `aten::${name}`);
+    assert.equal(p.execution_plan[0].values.at(-1).val.string_val, `é${name}`);
+  }
+});
+
+test('a program with delegates and constants in segments comes back as it went in', () => {
+  const program = syntheticProgram({ constants: [new Uint8Array(32).fill(7), new Uint8Array(8).fill(9)], ints: 4 });
+  program.execution_plan[0].delegates = [
+    { id: 'BackendA', processed: { location: 0, index: 0 }, compile_specs: [{ key: 'k', value: new Uint8Array([1, 2]) }] },
+    { id: 'BackendB', processed: { location: 0, index: 1 }, compile_specs: [] },
+  ];
+  program.backend_delegate_data = [{ data: new Uint8Array(40).fill(1) }, { data: new Uint8Array(24).fill(2) }];
+  const { pte } = et.serializeForExecutorch({ program }, { extractDelegateSegments: true });
+  const back = et.deserializePteBinary(pte);
+  assert.deepEqual(back.program.execution_plan[0].delegates.map((d) => d.processed), [{ location: 0, index: 0 }, { location: 0, index: 1 }]);
+  assert.deepEqual(back.program.backend_delegate_data.map((d) => [...d.data]), [Array(40).fill(1), Array(24).fill(2)]);
+  assert.deepEqual([...back.program.constant_buffer[1].storage.subarray(0, 32)], Array(32).fill(7));
+  assert.deepEqual(back.program.segments, []);
+  assert.deepEqual(Buffer.from(et.serializePteBinary(back, { extractDelegateSegments: true })), Buffer.from(pte));
+});
+
+test('bytes that restoring replaces are still checked: a broken segment or named-data table is refused', () => {
+  const file = new Uint8Array(readFileSync(new URL('../fuzz/regressions/hostile_segments.pte', import.meta.url)));
+  for (const [at, xor, message] of [[10885, 5, /DataSegment vtable size 0 invalid/], [1837, 6, /NamedData vtable size 0 invalid/]]) {
+    const bad = file.slice();
+    bad[at] ^= xor;
+    assert.throws(() => et.deserializePteBinary(bad), (e) => e.code === 'MALFORMED_FILE' && message.test(e.message));
+  }
 });

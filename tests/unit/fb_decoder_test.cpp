@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "read/fb_bytes.h"
 #include "read/fb_decoder.h"
 #include "schema/schema.h"
 #include "unit/flatbuffer_bytes.h"
@@ -198,6 +199,28 @@ TEST(FbDecoder, SharedTablesCannotExpandWithoutBound) {
   FlatbufferBytes fb = testing::program_with_shared_plans(1000, 1000);  // ~8 KB claiming a million tables
   expect_error(decode_flatbuffer(fb.blob(), *program_schema().root), ErrorCode::kResourceLimit,
                "memory budget exceeded at byte offset");
+}
+
+// A vector whose elements cannot all fit the budget is refused at the
+// vector itself, before its slots are allocated, not element by element.
+TEST(FbDecoder, VectorTooBigForItsElementsIsRefusedBeforeAllocating) {
+  FlatbufferBytes fb = testing::program_with_shared_plans(1, 8000);
+  // Where the values vector lies: root -> Program.execution_plan[0] -> .values.
+  const Blob blob = fb.blob();
+  FbBytes bytes(blob.data(), blob.size(), 0);
+  const Schema& schema = program_schema();
+  auto field_target = [&](uint64_t table_pos, const TableDef& def, const char* name) {
+    FbTable t = bytes.table(table_pos, def).value();
+    return bytes.follow(bytes.field(t, def, *def.find(name)).value()).value();
+  };
+  const uint64_t plans = field_target(bytes.follow(0).value(), *schema.root, "execution_plan");
+  const uint64_t plan = bytes.follow(plans + 4).value();
+  const uint64_t values = field_target(plan, *schema.find_table("ExecutionPlan"), "values");
+  DecodeLimits limits;
+  limits.memory_factor = 0;
+  limits.memory_allowance = 1 << 20;  // the 8000 slots fit; 8000 EValue tables do not
+  expect_error(decode_flatbuffer(blob, *schema.root, 0, limits), ErrorCode::kResourceLimit,
+               "memory budget exceeded at byte offset " + std::to_string(values));
 }
 
 }  // namespace
