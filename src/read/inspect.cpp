@@ -35,7 +35,7 @@ class PteInspector {
   PteInspector(const FileSource& file, const PteFile& pte)
       : source_(file), file_(file.head), size_(file.size()), pte_(pte), program_(pte.program), budget_(WorkBudget::for_file_size(size_)) {}
 
-  Result<Json> run() {
+  Result<std::string> run() {
     const std::optional<PteHeader>& h = pte_.header;
     Json out = Json::object();
     out.set("format", Json::string("pte"));
@@ -62,15 +62,17 @@ class PteInspector {
     out.set("constants", std::move(constants));
     ETP_ASSIGN(Json mutable_data, mutable_json());
     out.set("mutableData", std::move(mutable_data));
-    out.set("namedData", named_data_json());
+    // The long lists are written as column text at their place (null here).
+    out.set("namedData", Json::null());
     out.set("externalTensors", external_json());
     out.set("requirements", requirements_json(pte_requirements(file_, pte_)));
     size_t count = segments.is_items() ? segments.items().size() : 0;
-    out.set("segments", segments_json(segments, base, pte_segment_uses(program_, count)));
+    std::vector<SegmentUse> uses = pte_segment_uses(program_, count);
+    out.set("segments", Json::null());
     std::vector<Region> layout = pte_layout(file_, size_, pte_);
-    out.set("segmentMap", segment_map_json(layout));
+    out.set("segmentMap", Json::null());
     Json inner = Json::array();
-    for (const auto& [start, end] : pte_padding_in_segments(source_)) {
+    for (const auto& [start, end] : pte_padding_in_segments(source_, pte_)) {
       Json range = Json::object();
       range.set("start", u64(start));
       range.set("end", u64(end));
@@ -78,7 +80,9 @@ class PteInspector {
     }
     out.set("paddingInSegments", std::move(inner));
     out.set("bytesByCategory", bytes_by_category_json(layout));
-    return out;
+    return write_with_tables(out, {{"namedData", named_data_columns()},
+                                   {"segments", segments_columns(segments, base, uses)},
+                                   {"segmentMap", segment_map_columns(layout, uses)}});
   }
 
  private:
@@ -289,19 +293,20 @@ class PteInspector {
     return out;
   }
 
-  Json named_data_json() {
-    Json out = Json::array();
+  ColumnsText named_data_columns() {
+    enum { kKey, kSegment, kSize };
+    ColumnsText out({"key", "segment", "size"});
     const Value& named = program_.get("named_data");
     const Value& segments = program_.get("segments");
     for (size_t i = 0; named.is_items() && i < named.items().size(); ++i) {
       const TableValue& entry = named.items()[i].table();
       uint64_t index = entry.get_uint("segment_index");
-      Json j = Json::object();
-      j.set("key", opt_string(entry.get("key")));
-      j.set("segment", u64(index));
+      const Value& key = entry.get("key");
+      key.is_string() ? out.string(kKey, key.str()) : out.null(kKey);
+      out.u64(kSegment, index);
       bool known = segments.is_items() && index < segments.items().size();
-      j.set("size", known ? u64(segments.items()[index].table().get_uint("size")) : Json::null());
-      out.push(std::move(j));
+      known ? out.u64(kSize, segments.items()[index].table().get_uint("size")) : out.null(kSize);
+      out.end_row();
     }
     return out;
   }
@@ -336,6 +341,11 @@ class PteInspector {
 Result<Json> inspect_pte(const Blob& pte) { return inspect_pte(FileSource::in_memory(pte)); }
 
 Result<Json> inspect_pte(const FileSource& pte) {
+  ETP_ASSIGN(std::string reply, inspect_pte_reply(pte));
+  return summary_from_reply(reply, kInspectTables);
+}
+
+Result<std::string> inspect_pte_reply(const FileSource& pte) {
   ETP_ASSIGN(PteFile file, read_pte_program(pte.head, pte.size()));
   return PteInspector(pte, file).run();
 }
