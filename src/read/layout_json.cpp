@@ -8,11 +8,23 @@
 namespace etpack {
 namespace {
 
+// A JSON string token: names that need no escape (nearly all) copied whole,
+// the others through write_json_string (which goes byte by byte).
+void write_plain_or_escaped(const std::string& s, std::string& out) {
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == '"' || c == '\\') {
+      write_json_string(s, out);
+      return;
+    }
+  }
+  out.append(1, '"').append(s).append(1, '"');
+}
+
 std::string owners_text(const std::vector<std::string>& owners) {
   std::string out = "[";
   for (size_t i = 0; i < owners.size(); ++i) {
     if (i) out += ", ";
-    write_json_string(owners[i], out);
+    write_plain_or_escaped(owners[i], out);
   }
   out += "]";
   return out;
@@ -38,7 +50,7 @@ void ColumnsText::u64(size_t column, uint64_t v) { put(column, std::to_string(v)
 void ColumnsText::opt_u64(size_t column, std::optional<uint64_t> v) { v ? u64(column, *v) : null(column); }
 void ColumnsText::string(size_t column, const std::string& s) {
   scratch_.clear();
-  write_json_string(s, scratch_);
+  write_plain_or_escaped(s, scratch_);
   put(column, scratch_);
 }
 void ColumnsText::null(size_t column) { put(column, "null"); }
