@@ -60,10 +60,11 @@ Prints a summary of a .pte (program) or .ptd (data) file: what it needs to
 run (ExecuTorch release, backends, kernels, .ptd keys), methods with their
 inputs, outputs, operators, delegates (with compile specs) and memory plan,
 constants, named data, bytes by category and the segment map (every byte
-range of the file).
+range of the file). Tables longer than 40 rows show the first 40 and say
+how many more there are.
 
 Options:
-  --json     print inspect()'s full JSON summary instead of tables
+  --json     print inspect()'s full JSON summary (every row) instead of tables
   --header 'Name: value'  HTTP header for a URL input (repeatable)
 `,
   validate: `Usage: executorch-pack validate PTE [PTD...] [--json] [--runtime X.Y] [--backends A,B]

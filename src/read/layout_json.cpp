@@ -182,8 +182,14 @@ Json rows_of(const Json& table) {
   const uint64_t n = rows ? rows->as_uint64().value_or(0) : 0;
   for (uint64_t i = 0; columns && i < n; ++i) {
     Json row = Json::object();
-    for (const auto& [name, column] : columns->members())
-      row.set(name, column.is_array() ? column.items()[i] : *column.find("same"));
+    for (const auto& [name, column] : columns->members()) {
+      const Json* same = column.find("same");
+      if (column.is_array() && i < column.items().size()) {
+        row.set(name, column.items()[i]);
+      } else {
+        row.set(name, same ? *same : Json::null());
+      }
+    }
     out.push(std::move(row));
   }
   return out;
