@@ -58,13 +58,22 @@ class PteInspector {
     out.set("segmentAlignment", opt_u64(actual_segment_alignment(segments, base)));
     ETP_ASSIGN(Json methods, methods_json());
     out.set("methods", std::move(methods));
-    ETP_ASSIGN(Json constants, constants_json());
+    // One walk over the tensors for the largest constants and the external ones.
+    LargestConstants largest(program_);
+    Json external = Json::array();
+    std::unordered_set<std::string> seen;
+    for_each_tensor(program_, [&](size_t p, size_t v, const TableValue& table) {
+      TensorView t = view_tensor(table, file_);
+      largest.add(p, v, t);
+      add_external(external, seen, t);
+    });
+    ETP_ASSIGN(Json constants, constants_json(largest.json()));
     out.set("constants", std::move(constants));
     ETP_ASSIGN(Json mutable_data, mutable_json());
     out.set("mutableData", std::move(mutable_data));
     // The long lists are written as column text at their place (null here).
     out.set("namedData", Json::null());
-    out.set("externalTensors", external_json());
+    out.set("externalTensors", std::move(external));
     out.set("requirements", requirements_json(pte_requirements(file_, pte_)));
     size_t count = segments.is_items() ? segments.items().size() : 0;
     std::vector<SegmentUse> uses = pte_segment_uses(program_, count);
@@ -252,7 +261,7 @@ class PteInspector {
     j.set("totalBytes", u64(total));
   }
 
-  Result<Json> constants_json() {
+  Result<Json> constants_json(Json largest) {
     Json out = Json::object();
     const Value& cs = program_.get("constant_segment");
     const Value& cb = program_.get("constant_buffer");
@@ -274,7 +283,7 @@ class PteInspector {
       out.set("segment", Json::null());
     }
     summarize(out, sizes);
-    out.set("largest", largest_constants_json(file_, program_));
+    out.set("largest", std::move(largest));
     return out;
   }
 
@@ -311,21 +320,16 @@ class PteInspector {
     return out;
   }
 
-  Json external_json() {
-    Json out = Json::array();
-    std::unordered_set<std::string> seen;
-    for_each_tensor(program_, [&](size_t, size_t, const TableValue& table) {
-      TensorView t = view_tensor(table, file_);
-      if (t.data != TensorData::kExternalConstant && t.data != TensorData::kExternalMutable) return;
-      if (!t.fqn || !seen.insert(*t.fqn).second) return;
-      Json j = Json::object();
-      j.set("name", Json::string(*t.fqn));
-      set_dtype_shape(j, t);
-      j.set("size", opt_u64(view_nbytes(t)));
-      j.set("mutable", Json::boolean(t.data == TensorData::kExternalMutable));
-      out.push(std::move(j));
-    });
-    return out;
+  // An EXTERNAL tensor's first use (by name) joins `out`.
+  static void add_external(Json& out, std::unordered_set<std::string>& seen, const TensorView& t) {
+    if (t.data != TensorData::kExternalConstant && t.data != TensorData::kExternalMutable) return;
+    if (!t.fqn || !seen.insert(*t.fqn).second) return;
+    Json j = Json::object();
+    j.set("name", Json::string(*t.fqn));
+    set_dtype_shape(j, t);
+    j.set("size", opt_u64(view_nbytes(t)));
+    j.set("mutable", Json::boolean(t.data == TensorData::kExternalMutable));
+    out.push(std::move(j));
   }
 
   const FileSource& source_;
