@@ -18,30 +18,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import init from '../npm/index.node.mjs';
-import { dagPte } from '../tests/js/helpers/hostile_files.mjs';
+import { dagPte, manyKeysPtd, manySegmentsPte } from '../tests/js/helpers/hostile_files.mjs';
 
 const cli = fileURLToPath(new URL('../npm/bin/executorch-pack.mjs', import.meta.url));
 const MiB = 1 << 20;
-
-function manyKeysPtd(et, keys) {
-  const namedData = {};
-  for (let i = 0; i < keys; i++) namedData[`k${i}`] = { bufferIndex: 0 };
-  return new et.FlatTensorSerializer().serialize({ buffers: [new Uint8Array([1, 2, 3, 4])], namedData });
-}
-
-// `segments` named-data buffers of 72 bytes, equal but for 4 middle bytes.
-function manySegmentsPte(et, segments) {
-  const all = new Uint8Array(72 * segments).fill(7);
-  const buffers = [];
-  const pteData = {};
-  for (let i = 0; i < segments; i++) {
-    const b = all.subarray(72 * i, 72 * (i + 1));
-    new DataView(b.buffer, b.byteOffset).setUint32(32, i, true);
-    buffers.push(b);
-    pteData[`w${i}`] = { bufferIndex: i };
-  }
-  return et.serializePteBinary({ program: { version: 0, execution_plan: [] }, namedData: { buffers, pteData } });
-}
 
 // One Double per special value (program JSON text with Python's tokens).
 function specialDoublesPte(et) {

@@ -34,6 +34,62 @@ export function el(tag, attrs = {}, ...kids) {
   return e;
 }
 
+// A list of names for a label: the first few, then how many more (a
+// segment a million named-data entries share has a million owners).
+export function namesText(names, limit = 3) {
+  if (names.length <= limit) return names.join(', ');
+  return `${names.slice(0, limit).join(', ')} and ${(names.length - limit).toLocaleString('en-US')} more`;
+}
+
+// Up to this many ranges, the map shows each; past it, ranges smaller than
+// 1/MAP_SLOTS of the file are merged with their neighbours into one item
+// (a .pte with 150,000 segments would otherwise need 300,000 elements).
+const MAP_ITEMS = 200;
+const MAP_SLOTS = 150;
+
+// The map's items: single ranges, or runs of adjacent small ranges.
+function mapItems(map, total) {
+  if (map.length <= MAP_ITEMS) return map.map((r) => ({ ranges: [r], size: Number(r.size) }));
+  const items = [];
+  let run = null;
+  const small = total / MAP_SLOTS;
+  for (const r of map) {
+    const size = Number(r.size);
+    if (size >= small) {
+      if (run) items.push(run);
+      run = null;
+      items.push({ ranges: [r], size });
+      continue;
+    }
+    run ??= { ranges: [], size: 0 };
+    run.ranges.push(r);
+    run.size += size;
+    if (run.size >= small) { items.push(run); run = null; }
+  }
+  if (run) items.push(run);
+  return items;
+}
+
+function itemText(item) {
+  const [r] = item.ranges;
+  if (item.ranges.length === 1) {
+    return `${r.kind}${r.segment != null ? ` (segment ${r.segment})` : ''}${r.owners?.length ? ` — ${namesText(r.owners)}` : ''}: ` +
+      `bytes ${r.start}–${r.end} (${fmt(r.size)})${r.clipped ? ', clipped' : ''}`;
+  }
+  const counts = new Map();
+  for (const x of item.ranges) counts.set(x.kind, (counts.get(x.kind) ?? 0) + 1);
+  const kinds = [...counts].map(([k, n]) => `${n.toLocaleString('en-US')} ${k}`).join(', ');
+  const last = item.ranges[item.ranges.length - 1];
+  return `${item.ranges.length.toLocaleString('en-US')} small ranges (${kinds}): bytes ${r.start}–${last.end} (${fmt(item.size)})`;
+}
+
+// The kind that holds most of an item's bytes (its colour).
+function mainKind(item) {
+  const bytes = new Map();
+  for (const r of item.ranges) bytes.set(r.kind, (bytes.get(r.kind) ?? 0) + Number(r.size));
+  return [...bytes].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+}
+
 // A to-scale bar of summary.segmentMap; each range shows its offsets and
 // size on hover/focus in the tip line below. The bar is one tab stop: the
 // arrow keys (and Home/End) move between its ranges (a roving tabindex).
@@ -44,19 +100,22 @@ export function renderFileMap(container, summary, label) {
   const bar = el('div', { class: 'filemap', role: 'list', 'aria-label': `File map of ${label}; arrow keys move between ranges` });
   const tip = el('div', { class: 'tip', 'aria-live': 'polite', text: 'Hover or focus a range for its offsets.' });
   const kinds = new Set();
-  for (const r of map) {
-    kinds.add(r.kind);
-    const desc = `${r.kind}${r.segment != null ? ` (segment ${r.segment})` : ''}${r.owners?.length ? ` — ${r.owners.join(', ')}` : ''}: ` +
-      `bytes ${r.start}–${r.end} (${fmt(r.size)})${r.clipped ? ', clipped' : ''}`;
-    const seg = el('div', { class: 'seg', role: 'listitem', tabindex: bar.children.length ? '-1' : '0', title: desc, 'aria-label': desc, 'data-kind': r.kind,
-      style: `flex:${Math.max(Number(r.size) / total, 0.004)} 0 0; background:${kindVar(r.kind)}` });
-    const show = () => { tip.textContent = desc; };
-    seg.addEventListener('mouseenter', show); seg.addEventListener('focus', show);
+  for (const r of map) kinds.add(r.kind);
+  const items = mapItems(map, total);
+  for (const item of items) {
+    const desc = itemText(item);
+    const kind = mainKind(item);
+    const seg = el('div', { class: item.ranges.length > 1 ? 'seg merged' : 'seg', role: 'listitem', tabindex: bar.children.length ? '-1' : '0',
+      title: desc, 'aria-label': desc, 'data-kind': kind, style: `flex:${Math.max(item.size / total, 0.004)} 0 0; background:${kindVar(kind)}` });
     bar.append(seg);
   }
+  // One listener for the bar (not one per range).
+  const show = (e) => { if (e.target.parentElement === bar) tip.textContent = e.target.getAttribute('aria-label'); };
+  bar.addEventListener('mouseover', show);
+  bar.addEventListener('focusin', show);
   bar.addEventListener('keydown', (e) => {
-    const segs = [...bar.children];
-    const at = segs.indexOf(document.activeElement);
+    const segs = bar.children;
+    const at = Array.prototype.indexOf.call(segs, document.activeElement);
     const to = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: segs.length - 1 }[e.key];
     if (at < 0 || to === undefined) return;
     e.preventDefault();
@@ -67,6 +126,31 @@ export function renderFileMap(container, summary, label) {
   const legend = el('div', { class: 'legend' });
   for (const k of kinds) legend.append(el('span', { style: `--c:${kindVar(k)}`, text: k }));
   container.append(bar, tip, legend);
+  if (items.length < map.length) {
+    container.append(el('p', { class: 'hint', text: `${map.length.toLocaleString('en-US')} ranges; runs of small ones are shown merged (the JSON report lists each).` }));
+  }
+}
+
+// A table of `list` showing `limit` rows at first and a "Show more" button
+// for the next ones: a file can list a million entries, far too many to
+// put in the page at once.
+export function longTable(head, list, toRow, limit = 100) {
+  const body = el('tbody');
+  const table = el('table', {}, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { text: h })))), body);
+  const wrap = el('div', { class: 'table-wrap' }, table);
+  let shown = 0;
+  const more = el('button', { type: 'button', class: 'show-more' });
+  const showNext = (count) => {
+    const end = Math.min(list.length, shown + count);
+    for (; shown < end; ++shown) body.append(el('tr', {}, toRow(list[shown]).map((c) => el('td', { text: String(c) }))));
+    const left = list.length - shown;
+    more.textContent = `Show ${Math.min(left, 1000).toLocaleString('en-US')} more (${left.toLocaleString('en-US')} not shown)`;
+    if (left === 0) more.remove();
+  };
+  more.addEventListener('click', () => showNext(1000));
+  showNext(limit);
+  if (shown < list.length) wrap.append(more);
+  return wrap;
 }
 
 const LABELS = { header: 'Header', flatbufferMetadata: 'Program metadata', constants: 'Constants', mutableData: 'Mutable data',

@@ -1,4 +1,4 @@
-import { etReady, readFile, fmt, el, jsonText, renderFileMap, renderSizeChart, download, errorText, buildDemo } from './common.mjs';
+import { etReady, readFile, fmt, el, jsonText, renderFileMap, renderSizeChart, download, errorText, buildDemo, longTable } from './common.mjs';
 import { fetchedNote, wireUrlForm } from './url-open.mjs';
 import { wireCompare } from './weights-tools.mjs';
 
@@ -58,9 +58,6 @@ const specText = (d) => (d.compileSpecValues ?? []).map((c) => `${c.key ?? '(no 
 
 function summaryEl(name, s) {
   const box = el('div', {}, el('h3', { text: `${name} — ${s.format}, ${fmt(s.fileSize)}` }));
-  const table = (head, rows) => el('div', { class: 'table-wrap' }, el('table', {},
-    el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { text: h })))),
-    el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c) => el('td', { text: String(c) })))))));
   const io = (v) => `${v.type}${v.dtype ? ` ${v.dtype}` : ''}${v.shape ? `[${v.shape.join(', ')}]` : ''}`;
   for (const m of s.methods ?? []) {
     const dl = el('dl', { class: 'kv' });
@@ -76,13 +73,14 @@ function summaryEl(name, s) {
   if (s.constants) {
     const c = s.constants;
     box.append(el('h3', { text: 'Constants' }), el('p', { text: `${c.count} tensor(s), ${fmt(c.totalBytes)} stored in ${c.storage}` }));
-    if (c.largest?.length) box.append(table(['largest constants', 'size', 'tensor', 'where'], c.largest.map((k) => [k.name, fmt(k.bytes), `${k.dtype ?? '?'}[${(k.shape ?? []).join(', ')}]`, k.where])));
+    if (c.largest?.length) box.append(longTable(['largest constants', 'size', 'tensor', 'where'], c.largest, (k) => [k.name, fmt(k.bytes), `${k.dtype ?? '?'}[${(k.shape ?? []).join(', ')}]`, k.where]));
   }
   const named = s.namedData ?? s.entries ?? [];
-  if (named.length) box.append(el('h3', { text: 'Named data' }), table(['key', 'size', 'segment', 'tensor'], named.map((n) => [n.key ?? '(no key)', n.size == null ? '—' : fmt(n.size), n.segment ?? '—',
-    n.dtype ? `${n.dtype}[${(n.shape ?? []).join(', ')}]` : '—'])));
-  if (s.externalTensors?.length) box.append(el('h3', { text: 'External tensors' }), table(['name', 'tensor', 'size', 'mutable'], s.externalTensors.map((t) => [t.name, `${t.dtype ?? '?'}[${(t.shape ?? []).join(', ')}]`,
-    t.size == null ? '—' : fmt(t.size), t.mutable ? 'yes' : 'no'])));
+  if (named.length) box.append(el('h3', { text: `Named data (${named.length.toLocaleString('en-US')})` }), longTable(['key', 'size', 'segment', 'tensor'], named, (n) => [n.key ?? '(no key)', n.size == null ? '—' : fmt(n.size), n.segment ?? '—',
+    n.dtype ? `${n.dtype}[${(n.shape ?? []).join(', ')}]` : '—']));
+  if (s.segments?.length) box.append(el('p', { text: `${s.segments.length.toLocaleString('en-US')} segment${s.segments.length === 1 ? '' : 's'}` }));
+  if (s.externalTensors?.length) box.append(el('h3', { text: 'External tensors' }), longTable(['name', 'tensor', 'size', 'mutable'], s.externalTensors, (t) => [t.name, `${t.dtype ?? '?'}[${(t.shape ?? []).join(', ')}]`,
+    t.size == null ? '—' : fmt(t.size), t.mutable ? 'yes' : 'no']));
   return box;
 }
 

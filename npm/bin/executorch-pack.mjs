@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import init from '../index.node.mjs';
-import { fmtBytes, indent, printable, stringify, table } from '../src/cli/format.mjs';
+import { ROW_LIMIT, fmtBytes, indent, moreLine, namesLine, printable, stringify, table, tableOf } from '../src/cli/format.mjs';
 import { openInputs, reportFetched } from '../src/cli/inputs.mjs';
 import { UsageError, closest, parseArgs } from '../src/cli/args.mjs';
 import { exitStatus, formatFinding, reportError } from '../src/cli/report.mjs';
@@ -60,10 +60,11 @@ Prints a summary of a .pte (program) or .ptd (data) file: what it needs to
 run (ExecuTorch release, backends, kernels, .ptd keys), methods with their
 inputs, outputs, operators, delegates (with compile specs) and memory plan,
 constants, named data, bytes by category and the segment map (every byte
-range of the file).
+range of the file). Tables longer than 40 rows show the first 40 and say
+how many more there are.
 
 Options:
-  --json     print inspect()'s full JSON summary instead of tables
+  --json     print inspect()'s full JSON summary (every row) instead of tables
   --header 'Name: value'  HTTP header for a URL input (repeatable)
 `,
   validate: `Usage: executorch-pack validate PTE [PTD...] [--json] [--runtime X.Y] [--backends A,B]
@@ -107,10 +108,12 @@ function formatInspect(path, s) {
     out.push('', `Methods (${s.methods.length})`);
     for (const m of s.methods) {
       out.push(`  ${m.name === null || m.name === undefined ? '(unnamed)' : printable(m.name)}: ${m.valueCount} values, ${m.chainCount} chain(s), ${m.instructionCount} instruction(s)`);
-      for (const v of m.inputs) out.push(`    in  ${ioLine(v)}`);
-      for (const v of m.outputs) out.push(`    out ${ioLine(v)}`);
+      for (const v of m.inputs.slice(0, ROW_LIMIT)) out.push(`    in  ${ioLine(v)}`);
+      if (m.inputs.length > ROW_LIMIT) out.push(`    ${moreLine(m.inputs.length - ROW_LIMIT, 'inputs')}`);
+      for (const v of m.outputs.slice(0, ROW_LIMIT)) out.push(`    out ${ioLine(v)}`);
+      if (m.outputs.length > ROW_LIMIT) out.push(`    ${moreLine(m.outputs.length - ROW_LIMIT, 'outputs')}`);
       if (m.operators.length) {
-        out.push('', indent(table(['operator', 'overload', 'calls'], m.operators.map((o) => [o.name, o.overload ?? '', o.count])), 4));
+        out.push('', indent(tableOf(['operator', 'overload', 'calls'], m.operators, (o) => [o.name, o.overload ?? '', o.count]), 4));
       }
       if (m.delegates.length) {
         out.push('', indent(table(['delegate', 'id', 'location', 'size', 'offset'],
@@ -131,21 +134,21 @@ function formatInspect(path, s) {
     if (s.mutableData) out.push(`Mutable data: ${s.mutableData.count} buffer(s), ${fmtBytes(s.mutableData.totalBytes)}`);
     if (s.externalTensors.length) {
       out.push('', `External tensors (${s.externalTensors.length})`,
-        indent(table(['name', 'dtype', 'shape', 'bytes', 'mutable'], s.externalTensors.map((t) => [t.name, t.dtype, shape(t.shape), t.size, t.mutable ? 'yes' : 'no'])), 2));
+        indent(tableOf(['name', 'dtype', 'shape', 'bytes', 'mutable'], s.externalTensors, (t) => [t.name, t.dtype, shape(t.shape), t.size, t.mutable ? 'yes' : 'no']), 2));
     }
   }
   if (s.namedData.length) {
     out.push('', `Named data (${s.namedData.length})`);
-    const rows = s.namedData.map((n) => (s.format === 'ptd' ? [n.key, n.segment, n.size, n.dtype, shape(n.shape)] : [n.key, n.segment, n.size]));
-    out.push(indent(table(s.format === 'ptd' ? ['key', 'segment', 'bytes', 'dtype', 'shape'] : ['key', 'segment', 'bytes'], rows), 2));
+    const row = (n) => (s.format === 'ptd' ? [n.key, n.segment, n.size, n.dtype, shape(n.shape)] : [n.key, n.segment, n.size]);
+    out.push(indent(tableOf(s.format === 'ptd' ? ['key', 'segment', 'bytes', 'dtype', 'shape'] : ['key', 'segment', 'bytes'], s.namedData, row), 2));
   }
   out.push('', 'Size breakdown');
   const total = Number(s.fileSize) || 1;
   out.push(indent(table(['category', 'bytes', 'share'], Object.entries(s.bytesByCategory)
     .map(([k, v]) => [k, v, `${((Number(v) / total) * 100).toFixed(1)}%`])), 2));
   out.push('', 'Segment map');
-  out.push(indent(table(['start', 'end', 'size', 'kind', 'segment', 'owner'], s.segmentMap
-    .map((r) => [r.start, r.end, r.size, r.kind + (r.clipped ? ' (clipped)' : ''), r.segment, r.owners.join(', ')])), 2));
+  out.push(indent(tableOf(['start', 'end', 'size', 'kind', 'segment', 'owner'], s.segmentMap,
+    (r) => [r.start, r.end, r.size, r.kind + (r.clipped ? ' (clipped)' : ''), r.segment, namesLine(r.owners)]), 2));
   return out.join('\n');
 }
 

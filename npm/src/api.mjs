@@ -16,6 +16,7 @@ import {
   storeOutputFromCore, storeOutputToCore, layoutToCore, setOwn,
 } from './marshal.mjs';
 import { readProgramReply } from './program-reply.mjs';
+import { readInspectReply } from './inspect-reply.mjs';
 
 // platform: { createHasher(module) -> {update(view), digest() -> hex},
 //             openFile?(path) -> a file source (Node),
@@ -443,7 +444,7 @@ export function createApi(initialModule, platform, version) {
       const request = fileRequest(data, kind, scope, heap, 'data', true);
       const out = call(() => module.inspect(kind, JSON.stringify(request), sources.host()));
       try {
-        return parseLossless(out.json());
+        return readInspectReply(module, out);
       } finally {
         out.delete();
       }

@@ -284,8 +284,8 @@ Output* inspect_js(std::string kind, std::string request_text, val host) {
   return run([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     ETP_ASSIGN(FileSource file, file_source_from_json(request));
-    ETP_ASSIGN(Json summary, kind == "ptd" ? inspect_ptd(file) : inspect_pte(file));
-    out.set_json(write_json(summary));
+    ETP_ASSIGN(std::string summary, kind == "ptd" ? inspect_ptd_reply(file) : inspect_pte_reply(file));
+    out.set_json(std::move(summary));
     return {};
   });
 }

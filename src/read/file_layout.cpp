@@ -34,9 +34,17 @@ void use(std::vector<SegmentUse>& uses, uint64_t index, RegionKind kind, std::st
 void use_named_data(std::vector<SegmentUse>& uses, const Value& named) {
   if (!named.is_items()) return;
   for (size_t i = 0; i < named.items().size(); ++i) {
-    const Value& key = named.items()[i].table().get("key");
-    use(uses, named.items()[i].table().get_uint("segment_index"), RegionKind::kNamedData,
-        "named_data[" + std::to_string(i) + "]" + (key.is_string() ? " " + key.str() : ""));
+    const TableValue& entry = named.items()[i].table();
+    const uint64_t index = entry.get_uint("segment_index");
+    if (index >= uses.size()) continue;
+    // One allocation per name: a .ptd can have a million entries.
+    const Value& key = entry.get("key");
+    const std::string number = std::to_string(i);
+    std::string owner;
+    owner.reserve(13 + number.size() + (key.is_string() ? key.str().size() : 0));
+    owner.append("named_data[").append(number).append("]");
+    if (key.is_string()) owner.append(" ").append(key.str());
+    use(uses, index, RegionKind::kNamedData, std::move(owner));
   }
 }
 

@@ -35,7 +35,7 @@ class PteInspector {
   PteInspector(const FileSource& file, const PteFile& pte)
       : source_(file), file_(file.head), size_(file.size()), pte_(pte), program_(pte.program), budget_(WorkBudget::for_file_size(size_)) {}
 
-  Result<Json> run() {
+  Result<std::string> run() {
     const std::optional<PteHeader>& h = pte_.header;
     Json out = Json::object();
     out.set("format", Json::string("pte"));
@@ -58,19 +58,30 @@ class PteInspector {
     out.set("segmentAlignment", opt_u64(actual_segment_alignment(segments, base)));
     ETP_ASSIGN(Json methods, methods_json());
     out.set("methods", std::move(methods));
-    ETP_ASSIGN(Json constants, constants_json());
+    // One walk over the tensors for the largest constants and the external ones.
+    LargestConstants largest(program_);
+    Json external = Json::array();
+    std::unordered_set<std::string> seen;
+    for_each_tensor(program_, [&](size_t p, size_t v, const TableValue& table) {
+      TensorView t = view_tensor(table, file_);
+      largest.add(p, v, t);
+      add_external(external, seen, t);
+    });
+    ETP_ASSIGN(Json constants, constants_json(largest.json()));
     out.set("constants", std::move(constants));
     ETP_ASSIGN(Json mutable_data, mutable_json());
     out.set("mutableData", std::move(mutable_data));
-    out.set("namedData", named_data_json());
-    out.set("externalTensors", external_json());
+    // The long lists are written as column text at their place (null here).
+    out.set("namedData", Json::null());
+    out.set("externalTensors", std::move(external));
     out.set("requirements", requirements_json(pte_requirements(file_, pte_)));
     size_t count = segments.is_items() ? segments.items().size() : 0;
-    out.set("segments", segments_json(segments, base, pte_segment_uses(program_, count)));
+    std::vector<SegmentUse> uses = pte_segment_uses(program_, count);
+    out.set("segments", Json::null());
     std::vector<Region> layout = pte_layout(file_, size_, pte_);
-    out.set("segmentMap", segment_map_json(layout));
+    out.set("segmentMap", Json::null());
     Json inner = Json::array();
-    for (const auto& [start, end] : pte_padding_in_segments(source_)) {
+    for (const auto& [start, end] : pte_padding_in_segments(source_, pte_)) {
       Json range = Json::object();
       range.set("start", u64(start));
       range.set("end", u64(end));
@@ -78,7 +89,9 @@ class PteInspector {
     }
     out.set("paddingInSegments", std::move(inner));
     out.set("bytesByCategory", bytes_by_category_json(layout));
-    return out;
+    return write_with_tables(out, {{"namedData", named_data_columns()},
+                                   {"segments", segments_columns(segments, base, uses)},
+                                   {"segmentMap", segment_map_columns(layout, uses)}});
   }
 
  private:
@@ -248,7 +261,7 @@ class PteInspector {
     j.set("totalBytes", u64(total));
   }
 
-  Result<Json> constants_json() {
+  Result<Json> constants_json(Json largest) {
     Json out = Json::object();
     const Value& cs = program_.get("constant_segment");
     const Value& cb = program_.get("constant_buffer");
@@ -270,7 +283,7 @@ class PteInspector {
       out.set("segment", Json::null());
     }
     summarize(out, sizes);
-    out.set("largest", largest_constants_json(file_, program_));
+    out.set("largest", std::move(largest));
     return out;
   }
 
@@ -289,38 +302,34 @@ class PteInspector {
     return out;
   }
 
-  Json named_data_json() {
-    Json out = Json::array();
+  ColumnsText named_data_columns() {
+    enum { kKey, kSegment, kSize };
+    ColumnsText out({"key", "segment", "size"});
     const Value& named = program_.get("named_data");
     const Value& segments = program_.get("segments");
     for (size_t i = 0; named.is_items() && i < named.items().size(); ++i) {
       const TableValue& entry = named.items()[i].table();
       uint64_t index = entry.get_uint("segment_index");
-      Json j = Json::object();
-      j.set("key", opt_string(entry.get("key")));
-      j.set("segment", u64(index));
+      const Value& key = entry.get("key");
+      key.is_string() ? out.string(kKey, key.str()) : out.null(kKey);
+      out.u64(kSegment, index);
       bool known = segments.is_items() && index < segments.items().size();
-      j.set("size", known ? u64(segments.items()[index].table().get_uint("size")) : Json::null());
-      out.push(std::move(j));
+      known ? out.u64(kSize, segments.items()[index].table().get_uint("size")) : out.null(kSize);
+      out.end_row();
     }
     return out;
   }
 
-  Json external_json() {
-    Json out = Json::array();
-    std::unordered_set<std::string> seen;
-    for_each_tensor(program_, [&](size_t, size_t, const TableValue& table) {
-      TensorView t = view_tensor(table, file_);
-      if (t.data != TensorData::kExternalConstant && t.data != TensorData::kExternalMutable) return;
-      if (!t.fqn || !seen.insert(*t.fqn).second) return;
-      Json j = Json::object();
-      j.set("name", Json::string(*t.fqn));
-      set_dtype_shape(j, t);
-      j.set("size", opt_u64(view_nbytes(t)));
-      j.set("mutable", Json::boolean(t.data == TensorData::kExternalMutable));
-      out.push(std::move(j));
-    });
-    return out;
+  // An EXTERNAL tensor's first use (by name) joins `out`.
+  static void add_external(Json& out, std::unordered_set<std::string>& seen, const TensorView& t) {
+    if (t.data != TensorData::kExternalConstant && t.data != TensorData::kExternalMutable) return;
+    if (!t.fqn || !seen.insert(*t.fqn).second) return;
+    Json j = Json::object();
+    j.set("name", Json::string(*t.fqn));
+    set_dtype_shape(j, t);
+    j.set("size", opt_u64(view_nbytes(t)));
+    j.set("mutable", Json::boolean(t.data == TensorData::kExternalMutable));
+    out.push(std::move(j));
   }
 
   const FileSource& source_;
@@ -336,6 +345,11 @@ class PteInspector {
 Result<Json> inspect_pte(const Blob& pte) { return inspect_pte(FileSource::in_memory(pte)); }
 
 Result<Json> inspect_pte(const FileSource& pte) {
+  ETP_ASSIGN(std::string reply, inspect_pte_reply(pte));
+  return summary_from_reply(reply, kInspectTables);
+}
+
+Result<std::string> inspect_pte_reply(const FileSource& pte) {
   ETP_ASSIGN(PteFile file, read_pte_program(pte.head, pte.size()));
   return PteInspector(pte, file).run();
 }

@@ -67,7 +67,18 @@
 //   "requirements": as for a .pte (features of the .ptd; backends, operators, externalData empty),
 //   "segments", "segmentMap", "bytesByCategory": as for a .pte
 // }
+//
+// inspect_*_reply return the same summary as JSON text for the JS glue, the
+// long lists (namedData, segments, segmentMap; kInspectTables) written in
+// columns, {"rows": n, "columns": {"key": [...], "dtype": {"same": null}, ...}}
+// ({"same": v}: v in every row), and a segment map
+// range's owners as its segment's index where they are that segment's
+// owners (layout_json.h). npm/src/inspect-reply.mjs turns them into the
+// shape above; nothing else differs.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "read/file_source.h"
 #include "core/blob.h"
@@ -87,5 +98,9 @@ Result<Json> inspect_ptd(const Blob& ptd);
 // memory or too short.
 Result<Json> inspect_pte(const FileSource& pte);
 Result<Json> inspect_ptd(const FileSource& ptd);
+Result<std::string> inspect_pte_reply(const FileSource& pte);
+Result<std::string> inspect_ptd_reply(const FileSource& ptd);
+
+inline const std::vector<std::string> kInspectTables = {"namedData", "segments", "segmentMap"};
 
 }  // namespace etpack

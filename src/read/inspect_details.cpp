@@ -72,34 +72,29 @@ Json compile_spec_json(const TableValue& spec) {
   return out;
 }
 
-Json largest_constants_json(const Blob& file, const TableValue& program) {
-  struct Entry {
-    uint64_t bytes;
-    TensorView view;
-    std::string name;   // fully_qualified_name, else the value's path
-    std::string where;  // the slice it reads
-  };
-  std::vector<Entry> entries;
-  std::unordered_set<uint64_t> seen;  // data_buffer_idx already counted
+LargestConstants::LargestConstants(const TableValue& program) {
   // As the runtime decides: more than the placeholder offset means the
   // constants live in the segment.
   const Value& cs = program.get("constant_segment");
   const bool in_segment = cs.is_table() && scalar_vector_length(cs.table().get("offsets"), BaseType::kULong) > 1;
-  const std::string storage = in_segment ? "constant_segment.offsets[" : "constant_buffer[";
-  for_each_tensor(program, [&](size_t p, size_t v, const TableValue& table) {
-    TensorView t = view_tensor(table, file);
-    if (t.data != TensorData::kConstant || !seen.insert(t.data_buffer_idx).second) return;
-    std::optional<uint64_t> bytes = view_nbytes(t);
-    std::string name = t.fqn ? *t.fqn : value_path(p, v);
-    std::string where = storage + std::to_string(t.data_buffer_idx) + "]";
-    entries.push_back({bytes.value_or(0), std::move(t), std::move(name), std::move(where)});
-  });
-  const size_t keep = std::min(entries.size(), kLargestCount);
-  std::partial_sort(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(keep), entries.end(),
+  storage_ = in_segment ? "constant_segment.offsets[" : "constant_buffer[";
+}
+
+void LargestConstants::add(size_t plan, size_t value, const TensorView& t) {
+  if (t.data != TensorData::kConstant || !seen_.insert(t.data_buffer_idx).second) return;
+  std::optional<uint64_t> bytes = view_nbytes(t);
+  std::string name = t.fqn ? *t.fqn : value_path(plan, value);
+  std::string where = storage_ + std::to_string(t.data_buffer_idx) + "]";
+  entries_.push_back({bytes.value_or(0), t, std::move(name), std::move(where)});
+}
+
+Json LargestConstants::json() {
+  const size_t keep = std::min(entries_.size(), kLargestCount);
+  std::partial_sort(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(keep), entries_.end(),
                     [](const Entry& a, const Entry& b) { return a.bytes > b.bytes; });
   Json out = Json::array();
   for (size_t i = 0; i < keep; ++i) {
-    const Entry& e = entries[i];
+    const Entry& e = entries_[i];
     Json j = Json::object();
     j.set("name", Json::string(e.name));
     j.set("bytes", Json::unsigned_integer(e.bytes));

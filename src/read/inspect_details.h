@@ -2,6 +2,10 @@
 // specs and the largest constants.
 #pragma once
 
+#include <string>
+#include <unordered_set>
+#include <vector>
+
 #include "core/blob.h"
 #include "core/json.h"
 #include "model/fb_value.h"
@@ -24,7 +28,24 @@ Json compile_spec_json(const TableValue& spec);
 // a slice shared by several tensors counts once, at its first tensor),
 // largest first: [{"name": fully_qualified_name, else "execution_plan[p].values[v]",
 // "bytes", "dtype", "shape", "where": "constant_segment.offsets[i]" |
-// "constant_buffer[i]"}]. `file` is what the program was decoded from.
-Json largest_constants_json(const Blob& file, const TableValue& program);
+// "constant_buffer[i]"}]. Fed each tensor of the program by the caller's
+// own walk (inspect views every tensor once for all its lists).
+class LargestConstants {
+ public:
+  explicit LargestConstants(const TableValue& program);
+  void add(size_t plan, size_t value, const TensorView& t);
+  Json json();
+
+ private:
+  struct Entry {
+    uint64_t bytes;
+    TensorView view;
+    std::string name;   // fully_qualified_name, else the value's path
+    std::string where;  // the slice it reads
+  };
+  std::string storage_;
+  std::vector<Entry> entries_;
+  std::unordered_set<uint64_t> seen_;  // data_buffer_idx already counted
+};
 
 }  // namespace etpack

@@ -1,4 +1,5 @@
 // inspect_ptd: the .ptd half of inspect (see inspect.h for the shape).
+#include <optional>
 #include <string>
 
 #include "core/le_bytes.h"
@@ -15,38 +16,42 @@ namespace {
 
 Json u64(uint64_t v) { return Json::unsigned_integer(v); }
 
-Json small_ints(const std::vector<int64_t>& values) {
-  Json out = Json::array();
-  for (int64_t v : values) out.push(Json::integer(v));
-  return out;
+std::string small_ints(const std::vector<int64_t>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
 }
 
-Json named_data_json(const Blob& file, const TableValue& root) {
-  Json out = Json::array();
+// namedData in columns (see layout_json.h).
+ColumnsText named_data_columns(const Blob& file, const TableValue& root) {
+  enum { kKey, kSegment, kSize, kDtype, kShape, kDimOrder };
+  ColumnsText out({"key", "segment", "size", "dtype", "shape", "dimOrder"});
   const Value& named = root.get("named_data");
   const Value& segments = root.get("segments");
   for (size_t i = 0; named.is_items() && i < named.items().size(); ++i) {
     const TableValue& entry = named.items()[i].table();
     uint64_t index = entry.get_uint("segment_index");
-    Json j = Json::object();
     const Value& key = entry.get("key");
-    j.set("key", key.is_string() ? Json::string(key.str()) : Json::null());
-    j.set("segment", u64(index));
+    key.is_string() ? out.string(kKey, key.str()) : out.null(kKey);
+    out.u64(kSegment, index);
     bool known = segments.is_items() && index < segments.items().size();
-    j.set("size", known ? u64(segments.items()[index].table().get_uint("size")) : Json::null());
+    known ? out.u64(kSize, segments.items()[index].table().get_uint("size")) : out.null(kSize);
     const Value& layout = entry.get("tensor_layout");
-    Json dtype = Json::null(), shape = Json::null(), dim_order = Json::null();
-    if (layout.is_table()) {
-      TensorView t = view_tensor(layout.table(), file);
-      if (const char* name = scalar_type_name(t.scalar_type)) dtype = Json::string(name);
-      if (t.rank && *t.rank <= kMaxTensorRank) shape = small_ints(t.sizes);
-      if (t.dim_order_length && *t.dim_order_length <= kMaxTensorRank)
-        dim_order = small_ints(std::vector<int64_t>(t.dim_order.begin(), t.dim_order.end()));
+    std::optional<TensorView> t;
+    if (layout.is_table()) t = view_tensor(layout.table(), file);
+    const char* dtype = t ? scalar_type_name(t->scalar_type) : nullptr;
+    dtype ? out.string(kDtype, dtype) : out.null(kDtype);
+    if (t && t->rank && *t->rank <= kMaxTensorRank) {
+      out.raw(kShape, small_ints(t->sizes));
+    } else {
+      out.null(kShape);
     }
-    j.set("dtype", std::move(dtype));
-    j.set("shape", std::move(shape));
-    j.set("dimOrder", std::move(dim_order));
-    out.push(std::move(j));
+    if (t && t->dim_order_length && *t->dim_order_length <= kMaxTensorRank) {
+      out.raw(kDimOrder, small_ints(std::vector<int64_t>(t->dim_order.begin(), t->dim_order.end())));
+    } else {
+      out.null(kDimOrder);
+    }
+    out.end_row();
   }
   return out;
 }
@@ -55,7 +60,12 @@ Json named_data_json(const Blob& file, const TableValue& root) {
 
 Result<Json> inspect_ptd(const Blob& ptd) { return inspect_ptd(FileSource::in_memory(ptd)); }
 
-Result<Json> inspect_ptd(const FileSource& source) {
+Result<Json> inspect_ptd(const FileSource& ptd) {
+  ETP_ASSIGN(std::string reply, inspect_ptd_reply(ptd));
+  return summary_from_reply(reply, kInspectTables);
+}
+
+Result<std::string> inspect_ptd_reply(const FileSource& source) {
   const Blob& ptd = source.head;
   ETP_ASSIGN(PtdTable table, read_ptd_table(ptd, source.size()));
   const PtdHeader& h = table.header;
@@ -80,14 +90,18 @@ Result<Json> inspect_ptd(const FileSource& source) {
   const Value& segments = table.root.get("segments");
   auto alignment = actual_segment_alignment(segments, h.segment_base_offset);
   out.set("segmentAlignment", alignment ? u64(*alignment) : Json::null());
-  out.set("namedData", named_data_json(ptd, table.root));
+  // The long lists are written as column text at their place (null here).
+  out.set("namedData", Json::null());
   out.set("requirements", requirements_json(ptd_requirements(ptd, table.root)));
   size_t count = segments.is_items() ? segments.items().size() : 0;
-  out.set("segments", segments_json(segments, h.segment_base_offset, ptd_segment_uses(table.root, count)));
+  std::vector<SegmentUse> uses = ptd_segment_uses(table.root, count);
+  out.set("segments", Json::null());
   std::vector<Region> layout = ptd_layout(ptd, source.size(), table);
-  out.set("segmentMap", segment_map_json(layout));
+  out.set("segmentMap", Json::null());
   out.set("bytesByCategory", bytes_by_category_json(layout));
-  return out;
+  return write_with_tables(out, {{"namedData", named_data_columns(ptd, table.root)},
+                                 {"segments", segments_columns(segments, h.segment_base_offset, uses)},
+                                 {"segmentMap", segment_map_columns(layout, uses)}});
 }
 
 }  // namespace etpack

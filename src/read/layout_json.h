@@ -1,31 +1,84 @@
 // JSON pieces that inspect_pte and inspect_ptd share: the segment list, the
-// segment map and bytes by category (shapes documented in inspect.h).
+// segment map and bytes by category (shapes documented in inspect.h), and
+// the column form the long lists take in the reply to the JS glue.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/json.h"
+#include "core/result.h"
 #include "model/fb_value.h"
 #include "read/file_layout.h"
 
 namespace etpack {
 
-// [{index, offset, size, kind, owners}] for a [DataSegment] value at `base`;
-// offset is absolute (null when base + offset overflows).
-Json segments_json(const Value& segments, uint64_t base, const std::vector<SegmentUse>& uses);
+// A list of rows written straight as JSON text, column by column:
+//   {"rows": n, "columns": {"name": [row 0's value, row 1's, ...], ...}}
+// A column of two or more rows whose values are all one number, string,
+// boolean or null is written {"same": value} (a million keys on one
+// segment, a million null dtypes). A file can hold a million named-data
+// entries: one JSON object (and its keys) per row would cost the core a
+// document tree and the glue a million key lookups; columns cost neither,
+// and JS makes the rows.
+class ColumnsText {
+ public:
+  explicit ColumnsText(std::vector<const char*> names);
+  void u64(size_t column, uint64_t v);
+  void opt_u64(size_t column, std::optional<uint64_t> v);
+  void string(size_t column, const std::string& s);
+  void null(size_t column);
+  void boolean(size_t column, bool v);
+  void raw(size_t column, std::string_view json);  // a JSON value's text (an array: never "same")
+  void end_row() { ++rows_; }
+  size_t text_size() const;             // what write_to appends, within a few bytes
+  void write_to(std::string& out) const;
+
+ private:
+  struct Column {
+    std::string text;        // the values, ", "-separated
+    size_t first_size = 0;   // row 0's value: text[0, first_size)
+    bool same = true;        // every value so far is row 0's (a scalar)
+  };
+  void put(size_t column, std::string_view value, bool scalar = true);
+  std::vector<const char*> names_;
+  std::vector<Column> columns_;
+  std::string scratch_;
+  uint64_t rows_ = 0;
+};
+
+// Segments in columns index, offset, size, kind, owners (one row per
+// [DataSegment] at `base`); offset is absolute (null when base + offset
+// overflows).
+ColumnsText segments_columns(const Value& segments, uint64_t base, const std::vector<SegmentUse>& uses);
+
+// The map in columns start, end, size, kind, segment, owners, clipped. A
+// range whose owners are exactly its segment's (`uses`) writes that
+// segment's index instead of the list, so a segment a million entries
+// share does not put their names in the reply twice.
+ColumnsText segment_map_columns(const std::vector<Region>& layout, const std::vector<SegmentUse>& uses);
 
 // The largest power of two dividing `base` and every segment's absolute
 // start (the alignment the segments have, whatever was asked); nullopt
 // without segments or when base is 0.
 std::optional<uint64_t> actual_segment_alignment(const Value& segments, uint64_t base);
 
-// [{start, end, size, kind, segment, owners, clipped}]
-Json segment_map_json(const std::vector<Region>& layout);
-
 // {header, flatbufferMetadata, constants, mutableData, delegateBlobs,
 //  namedData, padding, unused}: sums over the layout, adding up to the file size.
 Json bytes_by_category_json(const std::vector<Region>& layout);
+
+// The reply text: `summary` written as write_json does, except that each
+// member named in `tables` is written as that table (written once, into a
+// string reserved for the whole reply: it can be tens of megabytes).
+std::string write_with_tables(const Json& summary, const std::vector<std::pair<std::string, ColumnsText>>& tables);
+
+// The reply parsed back into inspect's documented shape: the column tables
+// at `names` become arrays of row objects, and a segment map's owners given
+// as a segment index become that segment's owners.
+Result<Json> summary_from_reply(const std::string& reply, const std::vector<std::string>& names);
 
 }  // namespace etpack

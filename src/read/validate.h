@@ -16,6 +16,8 @@
 
 namespace etpack {
 
+struct PteFile;  // read/pte_reader.h
+
 // Finding codes: stable strings, part of the API (never rename one). E is
 // an error (the runtime or our readers would reject the file, or read wrong
 // bytes), W a warning (legal but odd, wasteful or unverifiable).
@@ -152,7 +154,8 @@ Result<ValidationReport> validate_ptd(const std::string& name, const FileSource&
 // checks for zeros (between a tensor's data and the next slice), as
 // absolute [start, end); read from the head only (at least pte_head_size
 // bytes). inspect lists them so a remote file's reader can fetch them
-// with the padding.
-std::vector<std::pair<uint64_t, uint64_t>> pte_padding_in_segments(const FileSource& pte);
+// with the padding. `program` is `pte` as read_pte_program decoded it (not
+// decoded again here).
+std::vector<std::pair<uint64_t, uint64_t>> pte_padding_in_segments(const FileSource& pte, const PteFile& program);
 
 }  // namespace etpack

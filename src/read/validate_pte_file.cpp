@@ -111,31 +111,14 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
 
 }  // namespace
 
-std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSource& file, const ValidateOptions& options,
-                                         std::vector<ZeroSpan>* spans_out) {
-  FindingSink sink(report, "pte");
-  std::optional<PteHeader> header;
-  bool segments_ok = false;
-  if (!check_file_header(sink, file, header, segments_ok)) return std::nullopt;
+namespace {
 
-  const uint64_t program_size = header ? header->program_size : file.size();
-  if (program_size > file.head.size()) {
-    // Only a caller that read too little of the file gets here.
-    sink.error(finding::kFlatbufferRangeInvalid,
-               "the program's " + std::to_string(program_size) + " bytes are not all in the " +
-                   std::to_string(file.head.size()) + " bytes read from the start of the file",
-               0);
-    return std::nullopt;
-  }
-  auto decoded = decode_verified_program(file.head.slice(0, program_size));
-  if (!decoded.ok()) {
-    report_read_error(sink, decoded.error());
-    return std::nullopt;
-  }
-  PteFile pte;
-  pte.program = std::move(decoded.value());
-  pte.header = header;
-
+// The checks of a decoded program: segments, the program, padding bytes,
+// runtime rules and the layout. With `spans_out`, stops after the program
+// checks and returns the zero-padding ranges there (validate_pte_into).
+void check_decoded_pte(FindingSink& sink, const FileSource& file, const std::optional<PteHeader>& header, bool segments_ok,
+                       uint64_t program_size, const PteFile& pte, const ValidateOptions& options,
+                       std::vector<ZeroSpan>* spans_out) {
   const Value& segments = pte.program.get("segments");
   std::vector<SegmentCheck> checked;
   bool have_segments = segments.is_items() && !segments.items().empty();
@@ -194,7 +177,7 @@ std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSou
   check_program(sink, budget, file.head, pte, checked, zero_spans);
   if (spans_out) {
     *spans_out = std::move(zero_spans);
-    return pte;
+    return;
   }
   for (const ZeroSpan& span : zero_spans)
     if (auto found = first_non_zero(file, span.start, span.end))
@@ -206,13 +189,49 @@ std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSou
                  found->first, span.path);
   check_runtime_rules(sink, budget, file.head, pte, options);
   if (segments_ok) check_layout_bytes(sink, file, pte_layout(file.head, file.size(), pte));
+  }
+
+}  // namespace
+
+std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSource& file, const ValidateOptions& options,
+                                         std::vector<ZeroSpan>* spans_out) {
+  FindingSink sink(report, "pte");
+  std::optional<PteHeader> header;
+  bool segments_ok = false;
+  if (!check_file_header(sink, file, header, segments_ok)) return std::nullopt;
+
+  const uint64_t program_size = header ? header->program_size : file.size();
+  if (program_size > file.head.size()) {
+    // Only a caller that read too little of the file gets here.
+    sink.error(finding::kFlatbufferRangeInvalid,
+               "the program's " + std::to_string(program_size) + " bytes are not all in the " +
+                   std::to_string(file.head.size()) + " bytes read from the start of the file",
+               0);
+    return std::nullopt;
+  }
+  auto decoded = decode_verified_program(file.head.slice(0, program_size));
+  if (!decoded.ok()) {
+    report_read_error(sink, decoded.error());
+    return std::nullopt;
+  }
+  PteFile pte;
+  pte.program = std::move(decoded.value());
+  pte.header = header;
+
+  check_decoded_pte(sink, file, header, segments_ok, program_size, pte, options, spans_out);
   return pte;
 }
 
-std::vector<std::pair<uint64_t, uint64_t>> pte_padding_in_segments(const FileSource& pte) {
+std::vector<std::pair<uint64_t, uint64_t>> pte_padding_in_segments(const FileSource& file, const PteFile& pte) {
   ValidationReport scratch;  // findings are validate's business
+  FindingSink sink(scratch, "pte");
+  std::optional<PteHeader> header;
+  bool segments_ok = false;
   std::vector<ZeroSpan> spans;
-  validate_pte_into(scratch, pte, ValidateOptions{}, &spans);
+  // The program is already decoded (inspect's): only the header is read again.
+  if (!check_file_header(sink, file, header, segments_ok)) return {};
+  const uint64_t program_size = header ? header->program_size : file.size();
+  check_decoded_pte(sink, file, header, segments_ok, program_size, pte, ValidateOptions{}, &spans);
   std::vector<std::pair<uint64_t, uint64_t>> out;
   out.reserve(spans.size());
   for (const ZeroSpan& s : spans) out.emplace_back(s.start, s.end);

@@ -6,10 +6,12 @@ import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, existsSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../web/serve.mjs';
 import init from '../../npm/index.node.mjs';
 import { float32, safetensorsBytes } from '../js/helpers/safetensors.mjs';
+import { manySegmentsPte } from '../js/helpers/hostile_files.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const artifact = join(root, '..', 'shared', 'artifacts', 'arduino_add.pte');
@@ -175,6 +177,47 @@ test('validator: a 512 MiB .ptd is opened by slices and checked in seconds', asy
   await page.close();
   rmSync(big);
   rmSync(sparse);
+});
+
+// A big valid file (issue 11): a .pte with 150,000 segments is checked and
+// summarized in the page, its file map merges runs of small ranges (a few
+// hundred elements, not 300,000) and stays one tab stop with arrow keys,
+// its named data shows a first page of rows with a "Show more" button, and
+// axe finds nothing.
+test('validator: a .pte with 150,000 segments is inspected; the map merges small ranges; tables page', async (t) => {
+  const et = await init();
+  const file = join(tmp, 'segments.pte');
+  writeFileSync(file, manySegmentsPte(et, 150_000));
+  const { page, problems } = await openPage('validator.html');
+  const started = Date.now();
+  await page.setInputFiles('#files', file);
+  await page.waitForFunction(() => document.getElementById('verdict').textContent !== '—', null, { timeout: 60_000 });
+  t.diagnostic(`checked and shown in ${((Date.now() - started) / 1000).toFixed(1)} s`);  // a figure, not a bound
+  assert.match(await page.textContent('#summary'), /150,000 segments/);
+  assert.match(await page.textContent('#summary'), /Named data \(150,000\)/);
+
+  const items = await page.$$eval('#maps .seg', (s) => s.length);
+  assert.ok(items > 1 && items < 1000, `${items} map items`);
+  assert.match(await page.textContent('#maps'), /300,00\d ranges/);
+  // One tab stop; the arrow keys move along the merged items.
+  assert.equal(await page.$$eval('#maps .seg', (s) => s.filter((e) => e.tabIndex === 0).length), 1);
+  await page.focus('#maps .seg[tabindex="0"]');
+  await page.keyboard.press('End');
+  assert.match(await page.textContent('#maps .tip'), /small ranges|bytes/);
+  assert.equal(await page.evaluate(() => document.activeElement === document.querySelector('#maps .seg:last-child')), true);
+
+  const rows = () => page.$$eval('#summary tbody tr', (r) => r.length);
+  assert.equal(await rows(), 100);
+  await page.click('#summary .show-more');
+  assert.equal(await rows(), 1100);
+  assert.match(await page.textContent('#summary .show-more'), /148,900 not shown/);
+  // The merged map and the paged table pass axe as the small ones do.
+  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.help}`), []);
+  assert.deepEqual(problems, []);
+  await page.close();
+  rmSync(file);
 });
 
 // The diff and weights tools (web/weights-tools.mjs) on 13_everything.

@@ -56,3 +56,23 @@ export function stringify(value) {
   const escaped = JSON.stringify(marker).slice(1, -1);
   return text.split(`"${escaped}`).map((part, i) => (i === 0 ? part : part.replace(/^(-?\d+)"/, '$1'))).join('');
 }
+
+// Long lists in the human output: the first `limit` rows, then one line
+// saying how many were left out (a .ptd can name a million tensors; --json
+// prints them all).
+export const ROW_LIMIT = 40;
+
+export function tableOf(headers, list, toRow, limit = ROW_LIMIT) {
+  const shown = table(headers, (list.length > limit ? list.slice(0, limit) : list).map(toRow));
+  return list.length > limit ? `${shown}\n${moreLine(list.length - limit, 'rows')}` : shown;
+}
+
+export function moreLine(count, what) {
+  return `… and ${count.toLocaleString('en-US')} more ${what} (--json prints all)`;
+}
+
+// A list of names on one line: the first few, then how many more.
+export function namesLine(names, limit = 3) {
+  if (names.length <= limit) return names.join(', ');
+  return `${names.slice(0, limit).join(', ')} and ${(names.length - limit).toLocaleString('en-US')} more`;
+}

@@ -42,3 +42,24 @@ export function dagPte(plans, values) {
   point(0, program);
   return bytes.subarray(0, at);
 }
+
+// A .ptd with `keys` named-data keys, all on one 4-byte buffer.
+export function manyKeysPtd(et, keys) {
+  const namedData = {};
+  for (let i = 0; i < keys; i++) namedData[`k${i}`] = { bufferIndex: 0 };
+  return new et.FlatTensorSerializer().serialize({ buffers: [new Uint8Array([1, 2, 3, 4])], namedData });
+}
+
+// `segments` named-data buffers of 72 bytes, equal but for 4 middle bytes.
+export function manySegmentsPte(et, segments) {
+  const all = new Uint8Array(72 * segments).fill(7);
+  const buffers = [];
+  const pteData = {};
+  for (let i = 0; i < segments; i++) {
+    const b = all.subarray(72 * i, 72 * (i + 1));
+    new DataView(b.buffer, b.byteOffset).setUint32(32, i, true);
+    buffers.push(b);
+    pteData[`w${i}`] = { bufferIndex: i };
+  }
+  return et.serializePteBinary({ program: { version: 0, execution_plan: [] }, namedData: { buffers, pteData } });
+}

@@ -1,0 +1,77 @@
+// inspect() on files with long lists (issue 11): the core replies in
+// columns (npm/src/inspect-reply.mjs) and the result keeps the documented
+// shape; the CLI's tables show the first rows and say how many more,
+// --json prints every row.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { loadApi } from './helpers/common.mjs';
+import { runCli } from './helpers/cli.mjs';
+import { manyKeysPtd, manySegmentsPte } from './helpers/hostile_files.mjs';
+
+const et = await loadApi();
+const tmp = mkdtempSync(join(tmpdir(), 'etpack-inspect-large-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+
+const keysOf = (o) => Object.keys(o).join(' ');
+
+test('a .ptd with keys on two buffers: rows in the documented shape, map owners equal the segment\'s, not shared', () => {
+  const namedData = {};
+  for (let i = 0; i < 300; i++) namedData[`k${i}`] = { bufferIndex: i % 2 };
+  Object.defineProperty(namedData, '__proto__', { value: { bufferIndex: 1 }, enumerable: true });  // an ordinary key
+  const ptd = new et.FlatTensorSerializer().serialize({ buffers: [new Uint8Array([1, 2, 3, 4]), new Uint8Array(8)], namedData });
+  const s = et.inspect(ptd);
+  assert.equal(s.namedData.length, 301);
+  assert.equal(keysOf(s.namedData[0]), 'key segment size dtype shape dimOrder');
+  assert.deepEqual(s.namedData[0], { key: 'k0', segment: 0, size: 4, dtype: null, shape: null, dimOrder: null });
+  assert.deepEqual(s.namedData[1], { key: 'k1', segment: 1, size: 8, dtype: null, shape: null, dimOrder: null });
+  assert.equal(s.namedData[300].key, '__proto__');
+  assert.equal(s.segments.length, 2);
+  assert.equal(keysOf(s.segments[0]), 'index offset size kind owners');
+  assert.equal(s.segments[0].owners.length, 150);
+  assert.equal(s.segments[1].owners.length, 151);
+  assert.equal(s.segments[1].owners[150], 'named_data[300] __proto__');
+  const ranges = s.segmentMap.filter((r) => r.segment !== null);
+  assert.equal(ranges.length, 2);
+  for (const r of s.segmentMap) assert.equal(keysOf(r), 'start end size kind segment owners clipped');
+  for (const r of ranges) {
+    assert.deepEqual(r.owners, s.segments[r.segment].owners);
+    assert.notEqual(r.owners, s.segments[r.segment].owners, 'each range has its own array');
+  }
+  let cursor = 0;
+  for (const r of s.segmentMap) {
+    assert.equal(r.start, cursor);
+    assert.equal(r.size, r.end - r.start);
+    cursor = r.end;
+  }
+  assert.equal(cursor, s.fileSize);
+});
+
+test('a .pte with 2,000 segments: one row per segment and named-data entry, sizes exact', () => {
+  const s = et.inspect(manySegmentsPte(et, 2000));
+  assert.equal(s.segments.length, 2000);
+  assert.equal(s.namedData.length, 2000);
+  assert.deepEqual(s.namedData[1999], { key: 'w1999', segment: 1999, size: 72 });
+  assert.deepEqual(s.segments[7].owners, ['named_data[7] w7']);
+  assert.equal(s.segmentMap.filter((r) => r.kind === 'namedData').length, 2000);
+  assert.ok(s.segmentMap.every((r) => Array.isArray(r.owners)));
+});
+
+test('CLI inspect: long tables show their first rows and how many more; --json has them all', async () => {
+  const file = join(tmp, 'keys.ptd');
+  writeFileSync(file, manyKeysPtd(et, 100));
+  const [human, json] = await Promise.all([runCli(['inspect', file]), runCli(['inspect', file, '--json'])]);
+  assert.equal(human.status, 0, human.stderr);
+  assert.match(human.stdout, /Named data \(100\)/);
+  assert.match(human.stdout, /\n {2}k39 /);
+  assert.doesNotMatch(human.stdout, /\n {2}k40 /);
+  assert.match(human.stdout, /… and 60 more rows \(--json prints all\)/);
+  assert.match(human.stdout, /named_data\[0\] k0, named_data\[1\] k1, named_data\[2\] k2 and 97 more/);
+  assert.equal(json.status, 0, json.stderr);
+  const doc = JSON.parse(json.stdout);
+  assert.equal(doc.namedData.length, 100);
+  assert.equal(doc.segments[0].owners.length, 100);
+  assert.deepEqual(doc.namedData.map((n) => n.key), Array.from({ length: 100 }, (_, i) => `k${i}`));
+});
