@@ -3,6 +3,7 @@
 // real model is megabytes of small objects; a DOM would cost more than the
 // rest of serialization). Union values may precede their `_type` member, so
 // their text span is remembered and read once the type is known.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -17,14 +18,20 @@ namespace {
 
 constexpr size_t kMaxDepth = 128;
 
+// The path to the value being read: one part per field or list index. It
+// is written on every step but turned into text only for an error, so it
+// lives in a fixed array (nesting is bounded by kMaxDepth: each table level
+// adds a field and at most one index).
 struct PathPart {
   const std::string* name = nullptr;  // field name, or null for an index
   size_t index = 0;
 };
+constexpr size_t kMaxPath = 2 * kMaxDepth + 8;
 
 class TableReader {
  public:
-  TableReader(std::string_view text, const BlobResolver& resolve_blob) : text_(text), lex_(text), resolve_blob_(resolve_blob) {}
+  TableReader(std::string_view text, const BlobResolver& resolve_blob)
+      : text_(text), lex_(text), resolve_blob_(resolve_blob), path_(kMaxPath) {}
 
   Result<TableValue> document(const TableDef& def) {
     ETP_ASSIGN(TableValue t, table(def, 0));
@@ -36,7 +43,8 @@ class TableReader {
   // --- errors -------------------------------------------------------------
   std::string path() const {
     std::string out;
-    for (const PathPart& p : path_) {
+    for (size_t i = 0; i < std::min(path_len_, kMaxPath); ++i) {
+      const PathPart& p = path_[i];
       if (p.name) {
         if (!out.empty()) out += '.';
         out += *p.name;
@@ -50,6 +58,18 @@ class TableReader {
     return make_error(ErrorCode::kSchemaMismatch, "program JSON at " + path() + ": " + what);
   }
 
+  // Depth checks keep the path inside its array; the guard only keeps a
+  // broken invariant from writing past it.
+  void push_name(const std::string* name) {
+    if (path_len_ < kMaxPath) path_[path_len_] = {name, 0};
+    ++path_len_;
+  }
+  void push_index(size_t index) {
+    if (path_len_ < kMaxPath) path_[path_len_] = {nullptr, index};
+    ++path_len_;
+  }
+  void pop() { --path_len_; }
+
   // --- tokens (the shared lexer) -------------------------------------------
   Error syntax(const std::string& what) const { return lex_.error(what); }
   void skip_ws() { lex_.skip_ws(); }
@@ -60,6 +80,31 @@ class TableReader {
   Result<std::string_view> number_token() { return lex_.number_token(); }
   Status skip_value(size_t depth) { return lex_.skip_value(depth, kMaxDepth); }
   char next() { return lex_.peek(); }
+
+  // The field whose name the next token spells literally, consumed; null
+  // (nothing consumed) otherwise. Schema names hold no quote or backslash,
+  // so a literal match is the decoded key, found without decoding it. Keys
+  // mostly come in declaration order: fields[hint] is tried first.
+  const FieldDef* literal_key(const TableDef& def, size_t hint) {
+    if (next() != '"') return nullptr;
+    const size_t at = lex_.pos() + 1;
+    auto spells = [&](const FieldDef& f) {
+      const size_t n = f.name.size();
+      return text_.size() - at > n && text_[at + n] == '"' && std::memcmp(text_.data() + at, f.name.data(), n) == 0;
+    };
+    const FieldDef* found = nullptr;
+    if (hint < def.fields.size() && spells(def.fields[hint])) {
+      found = &def.fields[hint];
+    } else {
+      for (const FieldDef& f : def.fields)
+        if (spells(f)) {
+          found = &f;
+          break;
+        }
+    }
+    if (found != nullptr) lex_.seek(at + found->name.size() + 1);
+    return found;
+  }
 
   // --- scalars ------------------------------------------------------------
   static bool is_integer_text(std::string_view t) {
@@ -103,6 +148,11 @@ class TableReader {
     const char first = next();
     if (first == '\0') return syntax("unexpected end of input");
     const bool real = type == BaseType::kFloat || type == BaseType::kDouble;
+    if (!real && ((first >= '0' && first <= '9') || first == '-')) {
+      // The common case, an integer: straight to its token.
+      ETP_ASSIGN(std::string_view t, number_token());
+      return integer(t, type);
+    }
     if (first == '"') {
       std::string scratch;
       ETP_ASSIGN(std::string_view t, string_token(scratch));
@@ -186,14 +236,14 @@ class TableReader {
     ETP_TRY(expect('['));
     const bool objects = f.element == BaseType::kTable || f.element == BaseType::kString;
     Value::Items items;
-    std::vector<uint8_t> raw;
+    raw_.clear();
     const size_t width = objects ? 0 : scalar_size(f.element);
     if (!objects && width == 0) return mismatch("unsupported vector element type");
     if (peek(']')) {
       ETP_TRY(expect(']'));
     } else {
       for (size_t i = 0;; ++i) {
-        path_.push_back({nullptr, i});
+        push_index(i);
         if (f.element == BaseType::kTable) {
           ETP_ASSIGN(TableValue t, table(*f.table, depth + 1));
           items.push_back(Value::from_table(std::move(t)));
@@ -204,10 +254,10 @@ class TableReader {
           items.push_back(Value::from_string(std::string(sv)));
         } else {
           ETP_ASSIGN(Scalar sc, scalar(f.element));
-          raw.resize(raw.size() + width);
-          put_scalar(raw.data() + raw.size() - width, f.element, sc);
+          raw_.resize(raw_.size() + width);
+          put_scalar(raw_.data() + raw_.size() - width, f.element, sc);
         }
-        path_.pop_back();
+        pop();
         const char c = next();
         if (c == ']') {
           ETP_TRY(expect(']'));
@@ -218,7 +268,7 @@ class TableReader {
       }
     }
     if (objects) return Value::from_items(std::move(items));
-    return Value::from_scalars(Blob::own(std::move(raw)));
+    return Value::from_scalars(Blob::own(std::vector<uint8_t>(raw_.begin(), raw_.end())));  // exact size, one allocation
   }
 
   Result<Value> field(const FieldDef& f, size_t depth) {
@@ -262,19 +312,29 @@ class TableReader {
     ETP_TRY(expect('{'));
     TableValue out(&def);
     struct PendingUnion {
-      const FieldDef* field;
+      const FieldDef* field = nullptr;
       size_t begin = 0;
       bool has_value = false;
       int type = -1;  // -1 unknown, 0 NONE
       bool has_type = false;
       bool read = false;  // the value was read as soon as it came (type known)
     };
-    std::vector<PendingUnion> unions;
+    // Tables have one or two unions at most; more would be a schema change
+    // (they go to the heap then).
+    PendingUnion inline_unions[2];
+    size_t inline_count = 0;
+    std::vector<PendingUnion> more_unions;
     auto pending = [&](const FieldDef* f) -> PendingUnion& {
-      for (auto& u : unions)
+      for (size_t i = 0; i < inline_count; ++i)
+        if (inline_unions[i].field == f) return inline_unions[i];
+      for (auto& u : more_unions)
         if (u.field == f) return u;
-      unions.push_back({f});
-      return unions.back();
+      if (inline_count < 2) {
+        inline_unions[inline_count] = PendingUnion{f};
+        return inline_unions[inline_count++];
+      }
+      more_unions.push_back({f});
+      return more_unions.back();
     };
     if (peek('}')) {
       ETP_TRY(expect('}'));
@@ -283,18 +343,25 @@ class TableReader {
     std::string scratch;
     size_t hint = 0;
     while (true) {
-      ETP_ASSIGN(std::string_view key_view, string_token(scratch));
-      ETP_TRY(expect(':'));
-      const FieldDef* f = def.find(key_view, hint);
+      const FieldDef* f = literal_key(def, hint);
       if (f == nullptr) {
-        std::string key(key_view);
-        path_.push_back({&key, 0});
-        Error e = mismatch("no field '" + key + "' in table " + def.name);
-        path_.pop_back();
-        return e;
+        // Decoded only when it is not a schema name as it stands: a key
+        // with escapes, or one to report.
+        ETP_ASSIGN(std::string_view key_view, string_token(scratch));
+        ETP_TRY(expect(':'));
+        f = def.find(key_view);
+        if (f == nullptr) {
+          std::string key(key_view);
+          push_name(&key);
+          Error e = mismatch("no field '" + key + "' in table " + def.name);
+          pop();
+          return e;
+        }
+      } else {
+        ETP_TRY(expect(':'));
       }
       hint = f->id + 1u;
-      path_.push_back({&f->name, 0});
+      push_name(&f->name);
       if (f->type == BaseType::kUType) {
         // `<union>_type`: a member table name, an integer, NONE or null.
         const FieldDef& union_field = def.fields[f->id + 1u];
@@ -335,7 +402,7 @@ class TableReader {
         ETP_ASSIGN(Value v, field(*f, depth));
         out.fields[f->id] = std::move(v);
       }
-      path_.pop_back();
+      pop();
       const char c = next();
       if (c == '}') {
         ETP_TRY(expect('}'));
@@ -344,9 +411,10 @@ class TableReader {
       if (c != ',') return syntax(c == '\0' ? "unterminated object" : "expected ',' or '}'");
       ETP_TRY(expect(','));
     }
-    for (PendingUnion& u : unions) {
+    for (size_t i = 0; i < inline_count + more_unions.size(); ++i) {
+      PendingUnion& u = i < inline_count ? inline_unions[i] : more_unions[i - inline_count];
       if (!u.has_value) continue;
-      path_.push_back({&u.field->name, 0});
+      push_name(&u.field->name);
       if (!u.has_type || u.type <= 0) return mismatch("union value without a member type in '" + u.field->name + "_type'");
       const size_t resume = lex_.pos();
       lex_.seek(u.begin);
@@ -354,7 +422,7 @@ class TableReader {
       lex_.seek(resume);
       out.fields[u.field->id] = Value::from_table(std::move(member));
       out.fields[u.field->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
-      path_.pop_back();
+      pop();
     }
     return out;
   }
@@ -362,7 +430,9 @@ class TableReader {
   std::string_view text_;
   JsonLexer lex_;
   const BlobResolver& resolve_blob_;
-  std::vector<PathPart> path_;
+  std::vector<PathPart> path_;  // kMaxPath parts, the first path_len_ in use
+  size_t path_len_ = 0;
+  std::vector<uint8_t> raw_;  // a scalar list being read (never nested)
 };
 
 }  // namespace
