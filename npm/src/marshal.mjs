@@ -23,7 +23,7 @@ export function programText(program, scope) {
   if (program === null || typeof program !== 'object' || Array.isArray(program)) {
     throw invalidArgument('program must be an object or JSON text');
   }
-  const walk = { scope, special: null, stack: [] };
+  const walk = { scope, special: null, stack: [], depth: 0 };
   let text;
   try {
     text = JSON.stringify(forJson(program, walk));
@@ -42,11 +42,16 @@ export function programText(program, scope) {
 // a cycle) and is refused before the stack runs out.
 const MAX_PROGRAM_DEPTH = 200;
 
-// Scalars JSON.stringify writes as they are.
+// Scalars JSON.stringify writes as they are. The walk asks this of every
+// value in the program, so the common cases go first: an int32 other than
+// -0, then any finite Number but an integer beyond 2^53.
 function isPlain(v) {
   const t = typeof v;
-  return t === 'string' || t === 'boolean' || v === undefined ||
-    (t === 'number' && Number.isFinite(v) && (Number.isSafeInteger(v) ? !Object.is(v, -0) : !Number.isInteger(v)));
+  if (t === 'number') {
+    if ((v | 0) === v) return v !== 0 || 1 / v > 0;
+    return Number.isFinite(v) && (!Number.isInteger(v) || Number.isSafeInteger(v));
+  }
+  return t === 'string' || t === 'boolean' || v === undefined;
 }
 
 function scalarForJson(value, walk) {
@@ -66,19 +71,29 @@ function scalarForJson(value, walk) {
 function forJson(value, walk) {
   if (typeof value !== 'object') return isPlain(value) ? value : scalarForJson(value, walk);
   if (value === null) return value;
+  const array = Array.isArray(value);
   // Byte fields: references the core reads through the host (never lists).
-  if (isBytes(value) || isBlob(value) || typeof value[SOURCE] === 'function') return walk.scope.data(value, 'a program byte field');
+  // Arrays and plain objects (nearly every node) are neither bytes nor a
+  // Blob, so only other objects pay for those tests.
+  if ((!array && Object.getPrototypeOf(value) !== Object.prototype && (isBytes(value) || isBlob(value))) ||
+      typeof value[SOURCE] === 'function') {
+    return walk.scope.data(value, 'a program byte field');
+  }
   if (typeof value.toJSON === 'function') return value;
-  if (walk.stack.length >= MAX_PROGRAM_DEPTH) {
+  const depth = walk.depth;
+  if (depth >= MAX_PROGRAM_DEPTH) {
     // Only now is it worth looking for a repeated object on the path.
-    const cycle = new Set(walk.stack).size < walk.stack.length;
+    const path = walk.stack.slice(0, depth);
+    const cycle = new Set(path).size < path.length;
     throw new EtpackError(cycle ? 'INVALID_ARGUMENT' : 'RESOURCE_LIMIT', cycle
       ? 'program refers to itself (a cycle): programs must be trees'
       : `program nests deeper than ${MAX_PROGRAM_DEPTH} levels`);
   }
-  walk.stack.push(value);
+  // The path from the root, kept by depth (entries below it are stale).
+  walk.stack[depth] = value;
+  walk.depth = depth + 1;
   let out = value;
-  if (Array.isArray(value)) {
+  if (array) {
     for (let i = 0; i < value.length; ++i) {
       const v = value[i];
       if (v === null || (typeof v !== 'object' && isPlain(v))) continue;
@@ -101,7 +116,7 @@ function forJson(value, walk) {
       }
     }
   }
-  walk.stack.pop();
+  walk.depth = depth;
   return out;
 }
 
