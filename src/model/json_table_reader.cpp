@@ -231,6 +231,67 @@ class TableReader {
     }
   }
 
+  // The scalar list just read (raw_) as a Blob. Lists are many and small
+  // (a tensor's sizes, an instruction's args): their bytes are copied into
+  // shared chunks instead of getting an allocation and a control block
+  // each. A list keeps its chunk alive; large lists get their own storage.
+  Blob scalar_bytes() {
+    constexpr size_t kMaxChunk = 64 * 1024;
+    const size_t n = raw_.size();
+    if (n == 0) return Blob();
+    if (n > kMaxChunk / 8) return Blob::own(std::vector<uint8_t>(raw_.begin(), raw_.end()));
+    if (chunk_ == nullptr || chunk_->size() - chunk_used_ < n) {
+      // Chunks grow from 4 KiB, so a small program holds little spare.
+      const size_t size = chunk_ == nullptr ? 4096 : std::min(kMaxChunk, 2 * chunk_->size());
+      chunk_ = std::make_shared<std::vector<uint8_t>>(size);  // never resized: views stay valid
+      chunk_used_ = 0;
+    }
+    uint8_t* at = chunk_->data() + chunk_used_;
+    std::memcpy(at, raw_.data(), n);  // copy the list into its chunk
+    chunk_used_ += n;
+    return Blob::shared(at, n, chunk_);
+  }
+
+  // A union value met before its `_type` (upstream's order). Rather than
+  // skip it and read it again once the type is known, it is read at once as
+  // the member this field held last time (lists of values mostly repeat a
+  // type): `guess` says which, 0 if that failed or there was no guess. On
+  // any error it is skipped instead, as a value of unknown type always was,
+  // so errors come from the skip or the later read exactly as before. Not
+  // while already guessing: nested guesses could multiply the work.
+  Status value_before_type(const FieldDef& f, int& guess, Value& guessed, size_t depth) {
+    guess = 0;
+    const int member = speculating_ ? 0 : last_member(&f);
+    if (member > 0) {
+      const size_t begin = lex_.pos();
+      const size_t path_len = path_len_;
+      speculating_ = true;
+      Result<TableValue> read = table(*f.union_def->members[static_cast<size_t>(member)], depth + 1);
+      speculating_ = false;
+      if (read.ok()) {
+        guess = member;
+        guessed = Value::from_table(std::move(read).value());
+        return {};
+      }
+      path_len_ = path_len;
+      lex_.seek(begin);
+    }
+    return skip_value(depth + 1);
+  }
+  int last_member(const FieldDef* f) const {
+    for (const auto& [field, member] : last_members_)
+      if (field == f) return member;
+    return 0;
+  }
+  void remember_member(const FieldDef* f, int member) {
+    for (auto& [field, last] : last_members_)
+      if (field == f) {
+        last = member;
+        return;
+      }
+    last_members_.emplace_back(f, member);
+  }
+
   // --- schema values --------------------------------------------------------
   Result<Value> vector(const FieldDef& f, size_t depth) {
     ETP_TRY(expect('['));
@@ -268,7 +329,7 @@ class TableReader {
       }
     }
     if (objects) return Value::from_items(std::move(items));
-    return Value::from_scalars(Blob::own(std::vector<uint8_t>(raw_.begin(), raw_.end())));  // exact size, one allocation
+    return Value::from_scalars(scalar_bytes());
   }
 
   Result<Value> field(const FieldDef& f, size_t depth) {
@@ -318,6 +379,8 @@ class TableReader {
       int type = -1;  // -1 unknown, 0 NONE
       bool has_type = false;
       bool read = false;  // the value was read as soon as it came (type known)
+      int guess = 0;      // the member type `guessed` was read as (0: none)
+      Value guessed;
     };
     // Tables have one or two unions at most; more would be a schema change
     // (they go to the heap then).
@@ -330,10 +393,11 @@ class TableReader {
       for (auto& u : more_unions)
         if (u.field == f) return u;
       if (inline_count < 2) {
-        inline_unions[inline_count] = PendingUnion{f};
+        inline_unions[inline_count].field = f;
         return inline_unions[inline_count++];
       }
-      more_unions.push_back({f});
+      more_unions.emplace_back();
+      more_unions.back().field = f;
       return more_unions.back();
     };
     if (peek('}')) {
@@ -396,7 +460,7 @@ class TableReader {
           u.has_value = true;
           skip_ws();
           u.begin = lex_.pos();
-          ETP_TRY(skip_value(depth + 1));
+          ETP_TRY(value_before_type(*f, u.guess, u.guessed, depth));
         }
       } else {
         ETP_ASSIGN(Value v, field(*f, depth));
@@ -416,6 +480,13 @@ class TableReader {
       if (!u.has_value) continue;
       push_name(&u.field->name);
       if (!u.has_type || u.type <= 0) return mismatch("union value without a member type in '" + u.field->name + "_type'");
+      remember_member(u.field, u.type);
+      if (u.guess == u.type) {
+        out.fields[u.field->id] = std::move(u.guessed);
+        out.fields[u.field->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
+        pop();
+        continue;
+      }
       const size_t resume = lex_.pos();
       lex_.seek(u.begin);
       ETP_ASSIGN(TableValue member, table(*u.field->union_def->members[static_cast<size_t>(u.type)], depth + 1));
@@ -433,6 +504,10 @@ class TableReader {
   std::vector<PathPart> path_;  // kMaxPath parts, the first path_len_ in use
   size_t path_len_ = 0;
   std::vector<uint8_t> raw_;  // a scalar list being read (never nested)
+  std::shared_ptr<std::vector<uint8_t>> chunk_;  // where scalar lists are stored
+  size_t chunk_used_ = 0;
+  std::vector<std::pair<const FieldDef*, int>> last_members_;  // per union field, the member it held last
+  bool speculating_ = false;  // reading a union value as a guessed member
 };
 
 }  // namespace
