@@ -24,6 +24,8 @@ Error JsonLexer::error(const std::string& what) const {
   return make_error(ErrorCode::kInvalidJson, "JSON: " + what + " at offset " + std::to_string(pos_));
 }
 
+Error JsonLexer::expected(char c) const { return error(std::string("expected '") + c + "'"); }
+
 Status JsonLexer::hex4(uint32_t& cp) {
   if (s_.size() - pos_ < 4) return error("truncated \\u escape");
   cp = 0;

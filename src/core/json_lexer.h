@@ -32,9 +32,11 @@ class JsonLexer {
     return pos_ < s_.size() ? s_[pos_] : '\0';
   }
   Status expect(char c) {
-    if (peek() != c) return error(std::string("expected '") + c + "'");
-    ++pos_;
-    return {};
+    if (peek() == c) {
+      ++pos_;
+      return {};
+    }
+    return expected(c);  // out of line: keeps this call small enough to inline
   }
   // Consumes `word` (e.g. "null") if it comes next.
   bool consume(std::string_view word) {
@@ -56,6 +58,7 @@ class JsonLexer {
   Status skip_string();
 
   Error error(const std::string& what) const;
+  Error expected(char c) const;
 
  private:
   Status hex4(uint32_t& cp);

@@ -152,7 +152,10 @@ class Builder {
 
  private:
   void reserve(uint64_t n) {
-    if (n <= head_) return;
+    if (n > head_) grow(n);
+  }
+  // Out of line: reserve() runs for every value placed, growth rarely.
+  void grow(uint64_t n) {
     uint64_t used = buf_.size() - head_;
     uint64_t want = std::max<uint64_t>(buf_.size() * 2, used + n + 1024);
     if (used + n > kMaxFlatbufferSize) {
