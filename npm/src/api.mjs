@@ -12,7 +12,7 @@ import { openUrlSource, withFetchedRanges } from './url-source.mjs';
 import { createWeightsApi } from './weights.mjs';
 import { createDiffApi } from './diff.mjs';
 import {
-  blobs, call as callCore, entriesFromCore, entriesToCore, parseLossless, parseReply, programText, pteConfigToCore,
+  blobs, call as callCore, entriesFromCore, entriesToCore, parseLossless, parseReply, programPieces, pteConfigToCore,
   storeOutputFromCore, storeOutputToCore, layoutToCore, setOwn,
 } from './marshal.mjs';
 import { readProgramReply } from './program-reply.mjs';
@@ -345,7 +345,7 @@ export function createApi(initialModule, platform, version) {
       } else {
         throw invalidArgument('dataSerializer must be a FlatTensorSerializer or an object with serialize(payload)');
       }
-      const text = heap.putText(programText(emitterOutput.program, scope));
+      const text = heap.putText(programPieces(emitterOutput.program, scope));
       const out = call(() => module.serializeForExecutorch(text.ptr, text.len, JSON.stringify(request), sources.host({ serializeData })));
       try {
         const tags = JSON.parse(out.json()).ptd_tags;
@@ -372,7 +372,7 @@ export function createApi(initialModule, platform, version) {
       const request = emitterRequest({ mutableData: pteFile.mutableData ?? pteFile.mutable_data ?? null }, scope);
       request.config = pteConfigToCore(config ?? {}, false);
       request.named_data = storeRequest(pteFile.namedData ?? pteFile.named_data ?? null, scope, 'namedData');
-      const text = heap.putText(programText(pteFile.program, scope));
+      const text = heap.putText(programPieces(pteFile.program, scope));
       const out = call(() => module.serializePteBinary(text.ptr, text.len, JSON.stringify(request), sources.host()));
       try {
         return deliver(out, delivery)[0];
@@ -415,7 +415,7 @@ export function createApi(initialModule, platform, version) {
 
   function programToJson(program) {
     return withScope((scope, heap) => {
-      const text = heap.putText(programText(program, scope));
+      const text = heap.putText(programPieces(program, scope));
       const out = call(() => module.programToJson(text.ptr, text.len, sources.host()));
       try {
         return out.json();

@@ -247,15 +247,28 @@ export class HeapCopies {
   }
   // Text as UTF-8 in the heap, encoded straight into it (TextEncoder's
   // encodeInto: no intermediate array; far faster than embind's conversion).
-  // Room for ASCII first; text with other characters is encoded again into
-  // room for the worst case (3 bytes per UTF-16 unit).
+  // `text` may be an array of pieces, written one after the other (see
+  // programPieces). Room for ASCII first; text with other characters is
+  // encoded again into room for the worst case (3 bytes per UTF-16 unit).
   putText(text) {
-    for (const room of [text.length, text.length * 3]) {
+    const pieces = typeof text === 'string' ? [text] : text;
+    let length = 0;
+    for (const piece of pieces) length += piece.length;
+    for (const room of [length, length * 3]) {
       const ptr = this.module._malloc(Math.max(1, room)) >>> 0;
       if (ptr === 0) throw new EtpackError('OUT_OF_MEMORY', `executorch-pack: no room for ${room} bytes of program text in the wasm heap`);
       this.pointers.push(ptr);
-      const { read, written } = ENCODER.encodeInto(text, this.module.HEAPU8.subarray(ptr, ptr + room));
-      if (read === text.length) return { ptr, len: written };
+      let len = 0;
+      let whole = true;
+      for (const piece of pieces) {
+        const { read, written } = ENCODER.encodeInto(piece, this.module.HEAPU8.subarray(ptr + len, ptr + room));
+        len += written;
+        if (read !== piece.length) {
+          whole = false;
+          break;
+        }
+      }
+      if (whole) return { ptr, len };
     }
     throw new Error('executorch-pack: TextEncoder did not encode the whole text');
   }

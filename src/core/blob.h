@@ -63,6 +63,11 @@ class Blob {
     auto holder = std::make_shared<std::vector<uint8_t>>(std::move(bytes));
     return Blob(holder->data(), holder->size(), holder);
   }
+  // Bytes inside storage that `owner` keeps alive (many small blobs cut
+  // from one allocation).
+  static Blob shared(const uint8_t* data, size_t size, std::shared_ptr<const void> owner) {
+    return Blob(data, size, std::move(owner));
+  }
   static Blob external(External info, uint64_t size);
 
   // A sub-range sharing this blob's lifetime; the caller checks bounds. A

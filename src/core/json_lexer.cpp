@@ -24,6 +24,8 @@ Error JsonLexer::error(const std::string& what) const {
   return make_error(ErrorCode::kInvalidJson, "JSON: " + what + " at offset " + std::to_string(pos_));
 }
 
+Error JsonLexer::expected(char c) const { return error(std::string("expected '") + c + "'"); }
+
 Status JsonLexer::hex4(uint32_t& cp) {
   if (s_.size() - pos_ < 4) return error("truncated \\u escape");
   cp = 0;
@@ -87,13 +89,37 @@ Result<std::string_view> JsonLexer::string_token(std::string& scratch) {
   }
 }
 
+Status JsonLexer::skip_string() {
+  if (peek() == '"') {
+    // Plain strings (nearly all) are only scanned; anything else (escapes,
+    // control characters, the end of the text) goes through string_token,
+    // which reports it exactly as a read would.
+    for (size_t p = pos_ + 1; p < s_.size(); ++p) {
+      const unsigned char c = static_cast<unsigned char>(s_[p]);
+      if (c == '"') {
+        pos_ = p + 1;
+        return {};
+      }
+      if (c == '\\' || c < 0x20) break;
+    }
+  }
+  std::string scratch;
+  auto token = string_token(scratch);
+  if (!token.ok()) return token.take_error();
+  return {};
+}
+
 Result<std::string_view> JsonLexer::number_token() {
   skip_ws();
   size_t start = pos_;
-  for (std::string_view word : {"NaN", "Infinity", "-Infinity"}) {
-    if (s_.substr(pos_, word.size()) == word) {
-      pos_ += word.size();
-      return s_.substr(start, word.size());
+  // Python's special tokens start with N, I or -I: test them only then.
+  const char first = pos_ < s_.size() ? s_[pos_] : '\0';
+  if (first == 'N' || first == 'I' || (first == '-' && pos_ + 1 < s_.size() && s_[pos_ + 1] == 'I')) {
+    for (std::string_view word : {"NaN", "Infinity", "-Infinity"}) {
+      if (s_.substr(pos_, word.size()) == word) {
+        pos_ += word.size();
+        return s_.substr(start, word.size());
+      }
     }
   }
   auto digits = [&] {
@@ -124,12 +150,7 @@ Status JsonLexer::skip_value(size_t depth, size_t max_depth) {
   if (depth > max_depth) return error("nesting deeper than " + std::to_string(max_depth));
   char c = peek();
   if (c == '\0') return error("unexpected end of input");
-  if (c == '"') {
-    std::string scratch;
-    ETP_ASSIGN(auto ignored, string_token(scratch));
-    (void)ignored;
-    return {};
-  }
+  if (c == '"') return skip_string();
   if (c == '{' || c == '[') {
     const char close = c == '{' ? '}' : ']';
     ++pos_;
@@ -139,9 +160,7 @@ Status JsonLexer::skip_value(size_t depth, size_t max_depth) {
     }
     while (true) {
       if (c == '{') {
-        std::string scratch;
-        ETP_ASSIGN(auto key, string_token(scratch));
-        (void)key;
+        ETP_TRY(skip_string());
         ETP_TRY(expect(':'));
       }
       ETP_TRY(skip_value(depth + 1, max_depth));

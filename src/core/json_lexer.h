@@ -32,14 +32,17 @@ class JsonLexer {
     return pos_ < s_.size() ? s_[pos_] : '\0';
   }
   Status expect(char c) {
-    if (peek() != c) return error(std::string("expected '") + c + "'");
-    ++pos_;
-    return {};
+    if (peek() == c) {
+      ++pos_;
+      return {};
+    }
+    return expected(c);  // out of line: keeps this call small enough to inline
   }
   // Consumes `word` (e.g. "null") if it comes next.
   bool consume(std::string_view word) {
     skip_ws();
-    if (s_.compare(pos_, word.size(), word) != 0) return false;
+    // First character first: most calls ask for a word that is not there.
+    if (pos_ >= s_.size() || s_[pos_] != word[0] || s_.compare(pos_, word.size(), word) != 0) return false;
     pos_ += word.size();
     return true;
   }
@@ -51,8 +54,11 @@ class JsonLexer {
   Result<std::string_view> number_token();
   // Skips one value of any kind; `depth` bounds nesting.
   Status skip_value(size_t depth, size_t max_depth);
+  // Skips a string token without decoding it (errors as string_token's).
+  Status skip_string();
 
   Error error(const std::string& what) const;
+  Error expected(char c) const;
 
  private:
   Status hex4(uint32_t& cp);

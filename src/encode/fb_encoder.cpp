@@ -98,7 +98,8 @@ class Builder {
     uint32_t object_offset = offset();
     size_t used = slots_.size();
     while (used > 0 && slots_[used - 1] == 0) --used;
-    std::vector<uint16_t> field_offsets(used);
+    std::vector<uint16_t>& field_offsets = field_offsets_;  // reused: one table at a time
+    field_offsets.resize(used);
     for (size_t i = 0; i < used; ++i)
       field_offsets[i] = slots_[i] == 0 ? 0 : static_cast<uint16_t>(object_offset - slots_[i]);
     uint16_t object_size = static_cast<uint16_t>(object_offset - table_end_);
@@ -132,7 +133,7 @@ class Builder {
       uint32_t vt = offset();
       object_pos = buf_.size() - object_offset;
       write_le<int32_t>(buf_.data() + object_pos, static_cast<int32_t>(vt - object_offset));
-      if (policy_ == EncodePolicy::kReferencePython) python_vtables_.emplace(std::move(field_offsets), vt);
+      if (policy_ == EncodePolicy::kReferencePython) python_vtables_.emplace(field_offsets, vt);
       else flatc_vtables_.push_back(vt);
     }
     return object_offset;
@@ -151,7 +152,10 @@ class Builder {
 
  private:
   void reserve(uint64_t n) {
-    if (n <= head_) return;
+    if (n > head_) grow(n);
+  }
+  // Out of line: reserve() runs for every value placed, growth rarely.
+  void grow(uint64_t n) {
     uint64_t used = buf_.size() - head_;
     uint64_t want = std::max<uint64_t>(buf_.size() * 2, used + n + 1024);
     if (used + n > kMaxFlatbufferSize) {
@@ -170,6 +174,7 @@ class Builder {
   uint32_t minalign_ = 1;
   bool overflow_ = false;
   std::vector<uint32_t> slots_;
+  std::vector<uint16_t> field_offsets_;
   uint32_t table_end_ = 0;
   std::map<std::vector<uint16_t>, uint32_t> python_vtables_;
   std::vector<uint32_t> flatc_vtables_;
@@ -181,20 +186,27 @@ class Encoder {
 
   uint32_t encode_table(const TableValue& t) {
     const auto& fields = t.def->fields;
-    std::vector<uint32_t> offsets(fields.size(), 0);
+    // This table's child offsets sit at offsets_[base, base + fields):
+    // one stack for the whole tree instead of a vector per table. Children
+    // push above it, so it is indexed, never referenced, while they run.
+    const size_t base = offsets_.size();
+    offsets_.resize(base + fields.size(), 0);
     // Children first, in declaration order (both builders meet them so).
     for (const FieldDef& f : fields) {
       const Value& v = t.fields[f.id];
       if (v.absent()) continue;
+      uint32_t child = 0;
       switch (f.type) {
-        case BaseType::kString: offsets[f.id] = b_.create_string(v.str()); break;
+        case BaseType::kString: child = b_.create_string(v.str()); break;
         case BaseType::kTable:
-        case BaseType::kUnion: offsets[f.id] = encode_table(v.table()); break;
-        case BaseType::kVector: offsets[f.id] = encode_vector(*t.def, f, v); break;
-        default: break;
+        case BaseType::kUnion: child = encode_table(v.table()); break;
+        case BaseType::kVector: child = encode_vector(*t.def, f, v); break;
+        default: continue;
       }
+      offsets_[base + f.id] = child;
     }
     b_.start_table(fields.size());
+    const uint32_t* offsets = offsets_.data() + base;
     if (options_.policy == EncodePolicy::kReferencePython) {
       for (const FieldDef& f : fields) add_field(t, f, offsets);
     } else {
@@ -205,6 +217,7 @@ class Encoder {
           if (field_size == size) add_field(t, f, offsets);
         }
     }
+    offsets_.resize(base);
     return b_.end_table();
   }
 
@@ -225,13 +238,17 @@ class Encoder {
   uint32_t encode_vector(const TableDef& table, const FieldDef& f, const Value& v) {
     if (v.is_items()) {
       const auto& items = v.items();
-      std::vector<uint32_t> children;
-      children.reserve(items.size());
-      for (const Value& item : items)
-        children.push_back(item.is_table() ? encode_table(item.table()) : b_.create_string(item.is_string() ? item.str() : ""));
-      b_.start_vector(4, children.size(), 4);
-      for (size_t i = children.size(); i-- > 0;) b_.prepend_uoffset(children[i]);
-      return b_.end_vector(children.size());
+      // The children's offsets on the shared stack, like a table's.
+      const size_t base = offsets_.size();
+      offsets_.reserve(base + items.size());
+      for (const Value& item : items) {
+        const uint32_t child = item.is_table() ? encode_table(item.table()) : b_.create_string(item.is_string() ? item.str() : "");
+        offsets_.push_back(child);
+      }
+      b_.start_vector(4, items.size(), 4);
+      for (size_t i = items.size(); i-- > 0;) b_.prepend_uoffset(offsets_[base + i]);
+      offsets_.resize(base);
+      return b_.end_vector(items.size());
     }
     const Blob& raw = v.scalars();
     size_t width = scalar_size(f.element);
@@ -246,7 +263,7 @@ class Encoder {
     return b_.end_vector(count);
   }
 
-  void add_field(const TableValue& t, const FieldDef& f, const std::vector<uint32_t>& offsets) {
+  void add_field(const TableValue& t, const FieldDef& f, const uint32_t* offsets) {
     const Value& v = t.fields[f.id];
     if (!is_scalar(f.type)) {
       if (offsets[f.id] == 0) return;
@@ -297,6 +314,7 @@ class Encoder {
   const EncodeOptions& options_;
   Builder b_;
   std::string unreadable_;  // a field whose external bytes could not be read
+  std::vector<uint32_t> offsets_;  // child offsets of the tables and lists being encoded
 };
 
 }  // namespace

@@ -52,14 +52,14 @@ class Value {
   // Shares `box`'s table (copy-on-write: a later write unshares it).
   static Value from_box(TableBox box) { Value x; x.v_ = std::move(box); return x; }
   static Value from_items(Items items) { Value x; x.v_ = std::move(items); return x; }
-  static Value from_scalars(Blob raw) { Value x; x.v_ = std::move(raw); return x; }
+  static Value from_scalars(Blob raw) { Value x; x.v_ = std::make_shared<const Blob>(std::move(raw)); return x; }
 
   bool absent() const { return std::holds_alternative<Absent>(v_); }
   bool is_scalar() const { return std::holds_alternative<Scalar>(v_); }
   bool is_string() const { return std::holds_alternative<std::string>(v_); }
   bool is_table() const { return std::holds_alternative<TableBox>(v_); }
   bool is_items() const { return std::holds_alternative<Items>(v_); }
-  bool is_scalars() const { return std::holds_alternative<Blob>(v_); }
+  bool is_scalars() const { return std::holds_alternative<ScalarsBox>(v_); }
 
   Scalar scalar() const { return std::get<Scalar>(v_); }
   const std::string& str() const { return std::get<std::string>(v_); }
@@ -67,10 +67,15 @@ class Value {
   TableValue& table() { return std::get<TableBox>(v_).get_mutable(); }  // unshares first
   const Items& items() const { return std::get<Items>(v_); }
   Items& items() { return std::get<Items>(v_); }
-  const Blob& scalars() const { return std::get<Blob>(v_); }
+  const Blob& scalars() const { return *std::get<ScalarsBox>(v_); }
 
  private:
-  std::variant<Absent, Scalar, std::string, TableBox, Items, Blob> v_;
+  // A Blob is several shared pointers wide; boxed, it no longer sets the
+  // size of every Value (a program has millions, most of them scalars or
+  // absent), which makes a program model about half as big. Blobs are
+  // immutable, so copies share the box.
+  using ScalarsBox = std::shared_ptr<const Blob>;
+  std::variant<Absent, Scalar, std::string, TableBox, Items, ScalarsBox> v_;
 };
 
 struct TableValue {

@@ -3,6 +3,7 @@
 // real model is megabytes of small objects; a DOM would cost more than the
 // rest of serialization). Union values may precede their `_type` member, so
 // their text span is remembered and read once the type is known.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -17,14 +18,20 @@ namespace {
 
 constexpr size_t kMaxDepth = 128;
 
+// The path to the value being read: one part per field or list index. It
+// is written on every step but turned into text only for an error, so it
+// lives in a fixed array (nesting is bounded by kMaxDepth: each table level
+// adds a field and at most one index).
 struct PathPart {
   const std::string* name = nullptr;  // field name, or null for an index
   size_t index = 0;
 };
+constexpr size_t kMaxPath = 2 * kMaxDepth + 8;
 
 class TableReader {
  public:
-  TableReader(std::string_view text, const BlobResolver& resolve_blob) : text_(text), lex_(text), resolve_blob_(resolve_blob) {}
+  TableReader(std::string_view text, const BlobResolver& resolve_blob)
+      : text_(text), lex_(text), resolve_blob_(resolve_blob), path_(kMaxPath) {}
 
   Result<TableValue> document(const TableDef& def) {
     ETP_ASSIGN(TableValue t, table(def, 0));
@@ -36,7 +43,8 @@ class TableReader {
   // --- errors -------------------------------------------------------------
   std::string path() const {
     std::string out;
-    for (const PathPart& p : path_) {
+    for (size_t i = 0; i < std::min(path_len_, kMaxPath); ++i) {
+      const PathPart& p = path_[i];
       if (p.name) {
         if (!out.empty()) out += '.';
         out += *p.name;
@@ -50,6 +58,18 @@ class TableReader {
     return make_error(ErrorCode::kSchemaMismatch, "program JSON at " + path() + ": " + what);
   }
 
+  // Depth checks keep the path inside its array; the guard only keeps a
+  // broken invariant from writing past it.
+  void push_name(const std::string* name) {
+    if (path_len_ < kMaxPath) path_[path_len_] = {name, 0};
+    ++path_len_;
+  }
+  void push_index(size_t index) {
+    if (path_len_ < kMaxPath) path_[path_len_] = {nullptr, index};
+    ++path_len_;
+  }
+  void pop() { --path_len_; }
+
   // --- tokens (the shared lexer) -------------------------------------------
   Error syntax(const std::string& what) const { return lex_.error(what); }
   void skip_ws() { lex_.skip_ws(); }
@@ -60,6 +80,31 @@ class TableReader {
   Result<std::string_view> number_token() { return lex_.number_token(); }
   Status skip_value(size_t depth) { return lex_.skip_value(depth, kMaxDepth); }
   char next() { return lex_.peek(); }
+
+  // The field whose name the next token spells literally, consumed; null
+  // (nothing consumed) otherwise. Schema names hold no quote or backslash,
+  // so a literal match is the decoded key, found without decoding it. Keys
+  // mostly come in declaration order: fields[hint] is tried first.
+  const FieldDef* literal_key(const TableDef& def, size_t hint) {
+    if (next() != '"') return nullptr;
+    const size_t at = lex_.pos() + 1;
+    auto spells = [&](const FieldDef& f) {
+      const size_t n = f.name.size();
+      return text_.size() - at > n && text_[at + n] == '"' && std::memcmp(text_.data() + at, f.name.data(), n) == 0;
+    };
+    const FieldDef* found = nullptr;
+    if (hint < def.fields.size() && spells(def.fields[hint])) {
+      found = &def.fields[hint];
+    } else {
+      for (const FieldDef& f : def.fields)
+        if (spells(f)) {
+          found = &f;
+          break;
+        }
+    }
+    if (found != nullptr) lex_.seek(at + found->name.size() + 1);
+    return found;
+  }
 
   // --- scalars ------------------------------------------------------------
   static bool is_integer_text(std::string_view t) {
@@ -103,6 +148,11 @@ class TableReader {
     const char first = next();
     if (first == '\0') return syntax("unexpected end of input");
     const bool real = type == BaseType::kFloat || type == BaseType::kDouble;
+    if (!real && ((first >= '0' && first <= '9') || first == '-')) {
+      // The common case, an integer: straight to its token.
+      ETP_ASSIGN(std::string_view t, number_token());
+      return integer(t, type);
+    }
     if (first == '"') {
       std::string scratch;
       ETP_ASSIGN(std::string_view t, string_token(scratch));
@@ -181,19 +231,80 @@ class TableReader {
     }
   }
 
+  // The scalar list just read (raw_) as a Blob. Lists are many and small
+  // (a tensor's sizes, an instruction's args): their bytes are copied into
+  // shared chunks instead of getting an allocation and a control block
+  // each. A list keeps its chunk alive; large lists get their own storage.
+  Blob scalar_bytes() {
+    constexpr size_t kMaxChunk = 64 * 1024;
+    const size_t n = raw_.size();
+    if (n == 0) return Blob();
+    if (n > kMaxChunk / 8) return Blob::own(std::vector<uint8_t>(raw_.begin(), raw_.end()));
+    if (chunk_ == nullptr || chunk_->size() - chunk_used_ < n) {
+      // Chunks grow from 4 KiB, so a small program holds little spare.
+      const size_t size = chunk_ == nullptr ? 4096 : std::min(kMaxChunk, 2 * chunk_->size());
+      chunk_ = std::make_shared<std::vector<uint8_t>>(size);  // never resized: views stay valid
+      chunk_used_ = 0;
+    }
+    uint8_t* at = chunk_->data() + chunk_used_;
+    std::memcpy(at, raw_.data(), n);  // copy the list into its chunk
+    chunk_used_ += n;
+    return Blob::shared(at, n, chunk_);
+  }
+
+  // A union value met before its `_type` (upstream's order). Rather than
+  // skip it and read it again once the type is known, it is read at once as
+  // the member this field held last time (lists of values mostly repeat a
+  // type): `guess` says which, 0 if that failed or there was no guess. On
+  // any error it is skipped instead, as a value of unknown type always was,
+  // so errors come from the skip or the later read exactly as before. Not
+  // while already guessing: nested guesses could multiply the work.
+  Status value_before_type(const FieldDef& f, int& guess, Value& guessed, size_t depth) {
+    guess = 0;
+    const int member = speculating_ ? 0 : last_member(&f);
+    if (member > 0) {
+      const size_t begin = lex_.pos();
+      const size_t path_len = path_len_;
+      speculating_ = true;
+      Result<TableValue> read = table(*f.union_def->members[static_cast<size_t>(member)], depth + 1);
+      speculating_ = false;
+      if (read.ok()) {
+        guess = member;
+        guessed = Value::from_table(std::move(read).value());
+        return {};
+      }
+      path_len_ = path_len;
+      lex_.seek(begin);
+    }
+    return skip_value(depth + 1);
+  }
+  int last_member(const FieldDef* f) const {
+    for (const auto& [field, member] : last_members_)
+      if (field == f) return member;
+    return 0;
+  }
+  void remember_member(const FieldDef* f, int member) {
+    for (auto& [field, last] : last_members_)
+      if (field == f) {
+        last = member;
+        return;
+      }
+    last_members_.emplace_back(f, member);
+  }
+
   // --- schema values --------------------------------------------------------
   Result<Value> vector(const FieldDef& f, size_t depth) {
     ETP_TRY(expect('['));
     const bool objects = f.element == BaseType::kTable || f.element == BaseType::kString;
     Value::Items items;
-    std::vector<uint8_t> raw;
+    raw_.clear();
     const size_t width = objects ? 0 : scalar_size(f.element);
     if (!objects && width == 0) return mismatch("unsupported vector element type");
     if (peek(']')) {
       ETP_TRY(expect(']'));
     } else {
       for (size_t i = 0;; ++i) {
-        path_.push_back({nullptr, i});
+        push_index(i);
         if (f.element == BaseType::kTable) {
           ETP_ASSIGN(TableValue t, table(*f.table, depth + 1));
           items.push_back(Value::from_table(std::move(t)));
@@ -204,10 +315,10 @@ class TableReader {
           items.push_back(Value::from_string(std::string(sv)));
         } else {
           ETP_ASSIGN(Scalar sc, scalar(f.element));
-          raw.resize(raw.size() + width);
-          put_scalar(raw.data() + raw.size() - width, f.element, sc);
+          raw_.resize(raw_.size() + width);
+          put_scalar(raw_.data() + raw_.size() - width, f.element, sc);
         }
-        path_.pop_back();
+        pop();
         const char c = next();
         if (c == ']') {
           ETP_TRY(expect(']'));
@@ -218,7 +329,7 @@ class TableReader {
       }
     }
     if (objects) return Value::from_items(std::move(items));
-    return Value::from_scalars(Blob::own(std::move(raw)));
+    return Value::from_scalars(scalar_bytes());
   }
 
   Result<Value> field(const FieldDef& f, size_t depth) {
@@ -262,19 +373,32 @@ class TableReader {
     ETP_TRY(expect('{'));
     TableValue out(&def);
     struct PendingUnion {
-      const FieldDef* field;
+      const FieldDef* field = nullptr;
       size_t begin = 0;
       bool has_value = false;
       int type = -1;  // -1 unknown, 0 NONE
       bool has_type = false;
       bool read = false;  // the value was read as soon as it came (type known)
+      int guess = 0;      // the member type `guessed` was read as (0: none)
+      Value guessed;
     };
-    std::vector<PendingUnion> unions;
+    // Tables have one or two unions at most; more would be a schema change
+    // (they go to the heap then).
+    PendingUnion inline_unions[2];
+    size_t inline_count = 0;
+    std::vector<PendingUnion> more_unions;
     auto pending = [&](const FieldDef* f) -> PendingUnion& {
-      for (auto& u : unions)
+      for (size_t i = 0; i < inline_count; ++i)
+        if (inline_unions[i].field == f) return inline_unions[i];
+      for (auto& u : more_unions)
         if (u.field == f) return u;
-      unions.push_back({f});
-      return unions.back();
+      if (inline_count < 2) {
+        inline_unions[inline_count].field = f;
+        return inline_unions[inline_count++];
+      }
+      more_unions.emplace_back();
+      more_unions.back().field = f;
+      return more_unions.back();
     };
     if (peek('}')) {
       ETP_TRY(expect('}'));
@@ -283,18 +407,25 @@ class TableReader {
     std::string scratch;
     size_t hint = 0;
     while (true) {
-      ETP_ASSIGN(std::string_view key_view, string_token(scratch));
-      ETP_TRY(expect(':'));
-      const FieldDef* f = def.find(key_view, hint);
+      const FieldDef* f = literal_key(def, hint);
       if (f == nullptr) {
-        std::string key(key_view);
-        path_.push_back({&key, 0});
-        Error e = mismatch("no field '" + key + "' in table " + def.name);
-        path_.pop_back();
-        return e;
+        // Decoded only when it is not a schema name as it stands: a key
+        // with escapes, or one to report.
+        ETP_ASSIGN(std::string_view key_view, string_token(scratch));
+        ETP_TRY(expect(':'));
+        f = def.find(key_view);
+        if (f == nullptr) {
+          std::string key(key_view);
+          push_name(&key);
+          Error e = mismatch("no field '" + key + "' in table " + def.name);
+          pop();
+          return e;
+        }
+      } else {
+        ETP_TRY(expect(':'));
       }
       hint = f->id + 1u;
-      path_.push_back({&f->name, 0});
+      push_name(&f->name);
       if (f->type == BaseType::kUType) {
         // `<union>_type`: a member table name, an integer, NONE or null.
         const FieldDef& union_field = def.fields[f->id + 1u];
@@ -329,13 +460,13 @@ class TableReader {
           u.has_value = true;
           skip_ws();
           u.begin = lex_.pos();
-          ETP_TRY(skip_value(depth + 1));
+          ETP_TRY(value_before_type(*f, u.guess, u.guessed, depth));
         }
       } else {
         ETP_ASSIGN(Value v, field(*f, depth));
         out.fields[f->id] = std::move(v);
       }
-      path_.pop_back();
+      pop();
       const char c = next();
       if (c == '}') {
         ETP_TRY(expect('}'));
@@ -344,17 +475,25 @@ class TableReader {
       if (c != ',') return syntax(c == '\0' ? "unterminated object" : "expected ',' or '}'");
       ETP_TRY(expect(','));
     }
-    for (PendingUnion& u : unions) {
+    for (size_t i = 0; i < inline_count + more_unions.size(); ++i) {
+      PendingUnion& u = i < inline_count ? inline_unions[i] : more_unions[i - inline_count];
       if (!u.has_value) continue;
-      path_.push_back({&u.field->name, 0});
+      push_name(&u.field->name);
       if (!u.has_type || u.type <= 0) return mismatch("union value without a member type in '" + u.field->name + "_type'");
+      remember_member(u.field, u.type);
+      if (u.guess == u.type) {
+        out.fields[u.field->id] = std::move(u.guessed);
+        out.fields[u.field->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
+        pop();
+        continue;
+      }
       const size_t resume = lex_.pos();
       lex_.seek(u.begin);
       ETP_ASSIGN(TableValue member, table(*u.field->union_def->members[static_cast<size_t>(u.type)], depth + 1));
       lex_.seek(resume);
       out.fields[u.field->id] = Value::from_table(std::move(member));
       out.fields[u.field->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
-      path_.pop_back();
+      pop();
     }
     return out;
   }
@@ -362,7 +501,13 @@ class TableReader {
   std::string_view text_;
   JsonLexer lex_;
   const BlobResolver& resolve_blob_;
-  std::vector<PathPart> path_;
+  std::vector<PathPart> path_;  // kMaxPath parts, the first path_len_ in use
+  size_t path_len_ = 0;
+  std::vector<uint8_t> raw_;  // a scalar list being read (never nested)
+  std::shared_ptr<std::vector<uint8_t>> chunk_;  // where scalar lists are stored
+  size_t chunk_used_ = 0;
+  std::vector<std::pair<const FieldDef*, int>> last_members_;  // per union field, the member it held last
+  bool speculating_ = false;  // reading a union value as a guessed member
 };
 
 }  // namespace
