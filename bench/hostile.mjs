@@ -10,9 +10,9 @@
 //
 // Targets: each small hostile file refused or checked in < 2 s with
 // < 256 MiB RSS; a 1M-key .ptd inspected in < 5 s; a 150k-segment .pte
-// inspected.
+// inspected, also in the validator page (Chromium; a "page" row).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -52,7 +52,34 @@ function runCli(dir, args) {
   return { ms, rssMiB, status: child.status ?? child.signal, first: text.trim().slice(0, 110) };
 }
 
+// The validator page in Debian's chromium (playwright-core, as the browser
+// tests): seconds from choosing the file to the verdict and summary shown.
+// Null when there is no chromium here.
+async function openValidator() {
+  if (!existsSync('/usr/bin/chromium')) return null;
+  const { chromium } = await import('playwright-core');
+  const { startServer } = await import('../web/serve.mjs');
+  const server = await startServer(0);
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  const page = await browser.newPage();
+  await page.goto(`http://127.0.0.1:${server.address().port}/validator.html`);
+  await page.waitForFunction(() => /ready/.test(document.getElementById('status').textContent));
+  return {
+    async check(path) {
+      await page.reload();
+      await page.waitForFunction(() => /ready/.test(document.getElementById('status').textContent));
+      const start = performance.now();
+      await page.setInputFiles('#files', path);
+      await page.waitForFunction(() => document.getElementById('verdict').textContent !== '—', null, { timeout: 300_000 });
+      const ms = performance.now() - start;
+      return { ms, verdict: (await page.textContent('#verdict')).trim().slice(0, 60), items: await page.$$eval('#maps .seg', (x) => x.length) };
+    },
+    async close() { await browser.close(); server.close(); },
+  };
+}
+
 const et = await init();
+const page = await openValidator();
 const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'etpack-hostile-'));
 try {
   const files = [
@@ -61,8 +88,8 @@ try {
     { name: 'dag-64mb.pte', make: () => dagPte(1000, 16_000_000) },
     { name: 'doubles.pte', small: true, make: () => specialDoublesPte(et) },
     { name: 'keys-200k.ptd', make: () => manyKeysPtd(et, 200_000) },
-    { name: 'keys-1m.ptd', make: () => manyKeysPtd(et, 1_000_000) },
-    { name: 'segments-150k.pte', make: () => manySegmentsPte(et, 150_000) },
+    { name: 'keys-1m.ptd', page: true, make: () => manyKeysPtd(et, 1_000_000) },
+    { name: 'segments-150k.pte', page: true, make: () => manySegmentsPte(et, 150_000) },
   ];
   console.log(`executorch-pack hostile inputs — node ${process.version}, ${new Date().toISOString()}`);
   console.log('file                  size      command   time      peak RSS  exit  first line of output');
@@ -86,8 +113,14 @@ try {
         `${`${(r.ms / 1000).toFixed(2)} s`.padEnd(9)} ${`${r.rssMiB.toFixed(0)} MiB`.padEnd(9)} ${String(r.status).padEnd(5)} ` +
         `${r.first}${target}`);
     }
+    if (f.page && page) {
+      const r = await page.check(path);
+      console.log(`${f.name.padEnd(21)} ${`${(size / MiB).toFixed(2)} MiB`.padEnd(9)} ${'page'.padEnd(9)} ` +
+        `${`${(r.ms / 1000).toFixed(2)} s`.padEnd(9)} ${'-'.padEnd(9)} ${'-'.padEnd(5)} validator.html: ${r.verdict} (${r.items} file-map items)`);
+    }
     rmSync(path, { force: true });
   }
 } finally {
+  await page?.close();
   rmSync(dir, { recursive: true, force: true });
 }
