@@ -88,21 +88,11 @@ std::vector<SegmentUse> pte_segment_uses(const TableValue& program, size_t count
     for (size_t i = 0; i < mds.items().size(); ++i)
       use(uses, mds.items()[i].table().get_uint("segment_index"), RegionKind::kMutable,
           "mutable_data_segments[" + std::to_string(i) + "]");
-  const Value& plans = program.get("execution_plan");
-  if (plans.is_items()) {
-    for (size_t p = 0; p < plans.items().size(); ++p) {
-      const Value& delegates = plans.items()[p].table().get("delegates");
-      if (!delegates.is_items()) continue;
-      for (size_t d = 0; d < delegates.items().size(); ++d) {
-        const TableValue& delegate = delegates.items()[d].table();
-        const Value& ref = delegate.get("processed");
-        if (!ref.is_table() || ref.table().get_uint("location") != 1) continue;
-        std::string owner = "execution_plan[" + std::to_string(p) + "].delegates[" + std::to_string(d) + "]";
-        if (delegate.get("id").is_string()) owner += " " + delegate.get("id").str();
-        use(uses, ref.table().get_uint("index"), RegionKind::kDelegate, std::move(owner));
-      }
-    }
-  }
+  for_each_segment_delegate(program, [&](size_t p, size_t d, const TableValue& delegate, uint64_t index) {
+    std::string owner = "execution_plan[" + std::to_string(p) + "].delegates[" + std::to_string(d) + "]";
+    if (delegate.get("id").is_string()) owner += " " + delegate.get("id").str();
+    use(uses, index, RegionKind::kDelegate, std::move(owner));
+  });
   use_named_data(uses, program.get("named_data"));
   return uses;
 }

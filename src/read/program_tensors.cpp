@@ -100,6 +100,21 @@ std::string shape_text(const std::vector<int64_t>& sizes) {
   return out + "]";
 }
 
+void for_each_segment_delegate(const TableValue& program,
+                               const std::function<void(size_t, size_t, const TableValue&, uint64_t)>& fn) {
+  const Value& plans = program.get("execution_plan");
+  if (!plans.is_items()) return;
+  for (size_t p = 0; p < plans.items().size(); ++p) {
+    const Value& delegates = plans.items()[p].table().get("delegates");
+    if (!delegates.is_items()) continue;
+    for (size_t d = 0; d < delegates.items().size(); ++d) {
+      const TableValue& delegate = delegates.items()[d].table();
+      const Value& ref = delegate.get("processed");
+      if (ref.is_table() && ref.table().get_uint("location") == 1) fn(p, d, delegate, ref.table().get_uint("index"));
+    }
+  }
+}
+
 void for_each_tensor(const TableValue& program,
                      const std::function<void(size_t, size_t, const TableValue&)>& fn) {
   const Value& plans = program.get("execution_plan");

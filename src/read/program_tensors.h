@@ -74,6 +74,11 @@ std::string shape_text(const std::vector<int64_t>& sizes);
 void for_each_tensor(const TableValue& program,
                      const std::function<void(size_t, size_t, const TableValue&)>& fn);
 
+// Calls fn(plan index, delegate index, delegate table, segment index) for
+// every delegate whose processed data lives in a segment (location SEGMENT).
+void for_each_segment_delegate(const TableValue& program,
+                               const std::function<void(size_t, size_t, const TableValue&, uint64_t)>& fn);
+
 // "execution_plan[p].values[v]"
 std::string value_path(size_t plan, size_t value);
 

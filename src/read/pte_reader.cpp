@@ -7,6 +7,7 @@
 #include "program_generated.h"
 #include "read/aligned_bytes.h"
 #include "read/fb_decoder.h"
+#include "read/program_tensors.h"
 
 namespace etpack {
 namespace {
@@ -182,18 +183,9 @@ SegmentRefs segment_refs_of(const TableValue& program) {
   const Value& segment_list = program.get("segments");
   if (segment_list.is_items())
     for (const Value& s : segment_list.items()) refs.segments.emplace_back(s.table().get_uint("offset"), s.table().get_uint("size"));
-  const Value& plans = program.get("execution_plan");
-  if (plans.is_items()) {
-    for (size_t p = 0; p < plans.items().size(); ++p) {
-      const Value& delegates = plans.items()[p].table().get("delegates");
-      if (!delegates.is_items()) continue;
-      for (size_t d = 0; d < delegates.items().size(); ++d) {
-        const Value& processed = delegates.items()[d].table().get("processed");
-        if (processed.is_table() && processed.table().get_uint("location") == 1)
-          refs.delegates.push_back({p, d, processed.table().get_uint("index")});
-      }
-    }
-  }
+  for_each_segment_delegate(program, [&](size_t p, size_t d, const TableValue&, uint64_t index) {
+    refs.delegates.push_back({p, d, index});
+  });
   const Value& constant_segment = program.get("constant_segment");
   if (constant_segment.is_table() && scalar_vector_length(constant_segment.table().get("offsets"), BaseType::kULong) > 0)
     refs.constants = subsegment_of(constant_segment.table());
