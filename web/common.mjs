@@ -131,25 +131,31 @@ export function renderFileMap(container, summary, label) {
   }
 }
 
-// A table of `list` showing `limit` rows at first and a "Show more" button
-// for the next ones: a file can list a million entries, far too many to
-// put in the page at once.
-export function longTable(head, list, toRow, limit = 100) {
-  const body = el('tbody');
-  const table = el('table', {}, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { text: h })))), body);
-  const wrap = el('div', { class: 'table-wrap' }, table);
+// Puts toEl(item) for the first `limit` items of `list` into `body`, and
+// a "Show more" button at the end of `place` for the next ones, a thousand
+// at a time: a file can list a million entries (or a report thousands of
+// findings), far too many to put in the page at once.
+export function showInBatches(body, list, toEl, limit = 100, place = body) {
   let shown = 0;
   const more = el('button', { type: 'button', class: 'show-more' });
   const showNext = (count) => {
     const end = Math.min(list.length, shown + count);
-    for (; shown < end; ++shown) body.append(el('tr', {}, toRow(list[shown]).map((c) => el('td', { text: String(c) }))));
+    for (; shown < end; ++shown) body.append(toEl(list[shown]));
     const left = list.length - shown;
     more.textContent = `Show ${Math.min(left, 1000).toLocaleString('en-US')} more (${left.toLocaleString('en-US')} not shown)`;
     if (left === 0) more.remove();
   };
   more.addEventListener('click', () => showNext(1000));
   showNext(limit);
-  if (shown < list.length) wrap.append(more);
+  if (shown < list.length) place.append(more);
+}
+
+// A table of `list` showing `limit` rows at first (showInBatches).
+export function longTable(head, list, toRow, limit = 100) {
+  const body = el('tbody');
+  const table = el('table', {}, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { text: h })))), body);
+  const wrap = el('div', { class: 'table-wrap' }, table);
+  showInBatches(body, list, (item) => el('tr', {}, toRow(item).map((c) => el('td', { text: String(c) }))), limit, wrap);
   return wrap;
 }
 

@@ -1,4 +1,4 @@
-import { etReady, readFile, fmt, el, jsonText, renderFileMap, renderSizeChart, download, errorText, buildDemo, longTable } from './common.mjs';
+import { etReady, readFile, fmt, el, jsonText, renderFileMap, renderSizeChart, download, errorText, buildDemo, longTable, showInBatches } from './common.mjs';
 import { fetchedNote, wireUrlForm } from './url-open.mjs';
 import { wireCompare } from './weights-tools.mjs';
 
@@ -124,9 +124,12 @@ async function run(files) {
     $('verdict').className = `verdict ${report.ok ? 'ok' : 'bad'}`;
     // The core labels the .pte 'pte' (a lone .ptd: its only key).
     const names = pteFile ? { pte: pteFile.name } : { pte: files[0].name };
-    $('findings').replaceChildren();
-    for (const f of report.errors) $('findings').append(findingEl(f, 'error', names));
-    for (const f of report.warnings) $('findings').append(findingEl(f, 'warning', names));
+    // The first 100 findings, then "Show more" (a report can hold a
+    // thousand errors and as many warnings per file).
+    const findings = report.errors.map((f) => [f, 'error']).concat(report.warnings.map((f) => [f, 'warning']));
+    const list = el('div');
+    $('findings').replaceChildren(list);
+    showInBatches(list, findings, ([f, severity]) => findingEl(f, severity, names), 100, $('findings'));
     lastReport = { files: files.map((f) => ({ name: f.name, size: f.size })), version: et.version, validate: report, inspect: summaries };
     $('report').disabled = false;
     status(`Checked ${files.map((f) => f.name).join(', ')}.${partial.length

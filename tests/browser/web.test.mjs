@@ -220,6 +220,38 @@ test('validator: a .pte with 150,000 segments is inspected; the map merges small
   rmSync(file);
 });
 
+// A report with a thousand findings (issue 11): 2,000 segments whose
+// padding holds a non-zero byte give 1,000 errors (the core keeps that many
+// per file; 999 PADDING_AFTER_SEGMENT_NOT_ZERO) and a warning marking the
+// cut; the page shows the first 100 and a "Show more" button, as the long
+// tables do.
+test('validator: a thousand findings show 100 at first, then more on request', async () => {
+  const et = await init();
+  const bytes = manySegmentsPte(et, 2000);
+  const summary = et.inspect(bytes);
+  for (const r of summary.segmentMap) if (r.kind === 'padding' && r.start > summary.segments[0].offset) bytes[Number(r.start)] = 1;
+  const report = et.validate(bytes);
+  const total = report.errors.length + report.warnings.length;
+  assert.equal(report.errors.filter((f) => f.code === 'PADDING_AFTER_SEGMENT_NOT_ZERO').length, 999);
+  assert.ok(total > 1000 && total <= 1100, `${total} findings`);
+  const file = join(tmp, 'bad-padding.pte');
+  writeFileSync(file, bytes);
+  const { page, problems } = await openPage('validator.html');
+  await page.setInputFiles('#files', file);
+  await page.waitForFunction(() => document.getElementById('verdict').textContent !== '—', null, { timeout: 60_000 });
+  assert.match(await page.textContent('#verdict'), new RegExp(`Invalid — ${report.errors.length} error`));
+  const shown = () => page.$$eval('#findings .finding', (f) => f.length);
+  assert.equal(await shown(), 100);
+  assert.equal(await page.textContent('#findings .show-more'), `Show ${(Math.min(total - 100, 1000)).toLocaleString('en-US')} more (${(total - 100).toLocaleString('en-US')} not shown)`);
+  await page.click('#findings .show-more');
+  assert.equal(await shown(), total);
+  assert.equal(await page.$$eval('#findings .show-more', (b) => b.length), 0);
+  assert.equal(await page.$$eval('#findings .finding code', (c) => c.at(-1).textContent), report.warnings.at(-1).code);
+  assert.deepEqual(problems, []);
+  await page.close();
+  rmSync(file);
+});
+
 // The diff and weights tools (web/weights-tools.mjs) on 13_everything.
 const everything = join(root, '..', 'shared', 'conformance', '13_everything');
 const weightFiles = ['out.pte', 'model.ptd', 'shard_b.ptd'].map((f) => join(everything, f));
