@@ -1,7 +1,8 @@
 // inspect()'s reply from the core (src/read/inspect.h): the long lists
 // (namedData, segments, segmentMap) come as columns,
 // {rows: n, columns: {key: [...], segment: {same: 0}, ...}} ({same: v}: v
-// in every row), and a segment map
+// in every row; names joined into one string after the JSON, {joinedAt,
+// lengths, counts?}: src/read/layout_json.h), and a segment map
 // range whose owners are its segment's names that segment's index instead
 // of repeating them. Here they become the documented arrays of row objects.
 // A .ptd can hold a million named-data entries: one JSON object per row
@@ -12,9 +13,9 @@ import { parseLossless } from './marshal.mjs';
 const TABLES = ['namedData', 'segments', 'segmentMap'];
 const DECODER = new TextDecoder();
 
-// The summary from the core's Output. The text is decoded in place from
-// the heap (tens of megabytes for a large file: out.json() would copy it
-// twice more).
+// The summary from the core's Output: JSON text, then (after a newline)
+// the joined names. The text is decoded in place from the heap (tens of
+// megabytes for a large file: out.json() would copy it twice more).
 export function readInspectReply(module, out) {
   let text;
   try {
@@ -23,13 +24,15 @@ export function readInspectReply(module, out) {
   } catch (e) {
     throw new EtpackError('INTERNAL', `the core's reply could not be read: ${e?.message ?? e}`, { cause: e });
   }
-  return summaryFromReply(parseLossless(text));
+  const end = text.indexOf('\n');
+  if (end < 0) return summaryFromReply(parseLossless(text), '');
+  return summaryFromReply(parseLossless(text.slice(0, end)), text.slice(end + 1));
 }
 
-export function summaryFromReply(reply) {
+export function summaryFromReply(reply, names) {
   for (const name of TABLES) {
     const table = reply[name];
-    if (table !== null && typeof table === 'object' && !Array.isArray(table)) reply[name] = rowsOf(table);
+    if (table !== null && typeof table === 'object' && !Array.isArray(table)) reply[name] = rowsOf(table, names);
   }
   const segments = reply.segments ?? [];
   for (const range of reply.segmentMap ?? []) {
@@ -40,15 +43,61 @@ export function summaryFromReply(reply) {
   return reply;
 }
 
+// A joined column as its values: slices of `text` (the names after the
+// JSON) from joinedAt (`lengths` in UTF-16 code units, -1 for null), in
+// lists of `counts` when it has them.
+function splitJoined({ joinedAt, lengths, counts }, text) {
+  const names = new Array(lengths.length);
+  let at = Number(joinedAt);
+  for (let i = 0; i < names.length; ++i) {
+    const n = lengths[i];
+    if (n < 0) {
+      names[i] = null;
+    } else {
+      names[i] = text.slice(at, at + n);
+      at += n;
+    }
+  }
+  if (!counts) return names;
+  if (counts.length === 1) return [names];
+  const out = new Array(counts.length);
+  for (let r = 0, next = 0; r < out.length; next += counts[r], ++r) out[r] = names.slice(next, next + counts[r]);
+  return out;
+}
+
+// Rows of the documented shapes (src/read/inspect.h) made by object
+// literals: for a million rows several times faster than setting the keys
+// one by one. Other columns take the general path.
+const ROW_MAKERS = new Map([
+  ['key,segment,size', (c, i) => ({ key: c[0][i], segment: c[1][i], size: c[2][i] })],
+  ['key,segment,size,dtype,shape,dimOrder', (c, i) => ({
+    key: c[0][i], segment: c[1][i], size: c[2][i], dtype: c[3][i], shape: c[4][i], dimOrder: c[5][i],
+  })],
+  ['index,offset,size,kind,owners', (c, i) => ({ index: c[0][i], offset: c[1][i], size: c[2][i], kind: c[3][i], owners: c[4][i] })],
+  ['start,end,size,kind,segment,owners,clipped', (c, i) => ({
+    start: c[0][i], end: c[1][i], size: c[2][i], kind: c[3][i], segment: c[4][i], owners: c[5][i], clipped: c[6][i],
+  })],
+]);
+
 // Plain objects with our own fixed keys (no key comes from the file).
-function rowsOf({ rows, columns }) {
+function rowsOf({ rows, columns }, text) {
   const names = Object.keys(columns);
-  const lists = names.map((name) => (Array.isArray(columns[name]) ? columns[name] : null));
-  const same = names.map((name) => columns[name]?.same);
-  const out = new Array(Number(rows));
-  for (let i = 0; i < out.length; ++i) {
+  const n = Number(rows);
+  // Every column as an array of n values ({same: v} filled with v).
+  const lists = names.map((name) => {
+    const column = columns[name];
+    if (column?.joinedAt !== undefined) return splitJoined(column, text);
+    return Array.isArray(column) ? column : new Array(n).fill(column?.same);
+  });
+  const make = ROW_MAKERS.get(names.join(','));
+  const out = new Array(n);
+  if (make) {
+    for (let i = 0; i < n; ++i) out[i] = make(lists, i);
+    return out;
+  }
+  for (let i = 0; i < n; ++i) {
     const row = {};
-    for (let c = 0; c < names.length; ++c) row[names[c]] = lists[c] ? lists[c][i] : same[c];
+    for (let c = 0; c < names.length; ++c) row[names[c]] = lists[c][i];
     out[i] = row;
   }
   return out;

@@ -34,21 +34,20 @@ void use(std::vector<SegmentUse>& uses, uint64_t index, RegionKind kind, std::st
 void use_named_data(std::vector<SegmentUse>& uses, const Value& named) {
   if (!named.is_items()) return;
   for (size_t i = 0; i < named.items().size(); ++i) {
-    const TableValue& entry = named.items()[i].table();
-    const uint64_t index = entry.get_uint("segment_index");
+    const uint64_t index = named.items()[i].table().get_uint("segment_index");
     if (index >= uses.size()) continue;
-    // One allocation per name: a .ptd can have a million entries.
-    const Value& key = entry.get("key");
-    const std::string number = std::to_string(i);
-    std::string owner;
-    owner.reserve(13 + number.size() + (key.is_string() ? key.str().size() : 0));
-    owner.append("named_data[").append(number).append("]");
-    if (key.is_string()) owner.append(" ").append(key.str());
-    use(uses, index, RegionKind::kNamedData, std::move(owner));
+    if (!uses[index].kind) uses[index].kind = RegionKind::kNamedData;
+    uses[index].named_data.push_back(static_cast<uint32_t>(i));  // a vector's length fits 32 bits in a flatbuffer
   }
 }
 
 }  // namespace
+
+void named_data_owner(const Value& named, size_t index, std::string& out) {
+  out.assign("named_data[").append(std::to_string(index)).append("]");
+  const Value& key = named.items()[index].table().get("key");
+  if (key.is_string()) out.append(" ").append(key.str());
+}
 
 const char* region_kind_name(RegionKind kind) {
   switch (kind) {
@@ -99,16 +98,17 @@ std::vector<SegmentUse> pte_segment_uses(const TableValue& program, size_t count
 
 namespace {
 
-// Declares each segment of `segments` (a [DataSegment] value) at `base`.
+// Declares each segment of `segments` (a [DataSegment] value) at `base`,
+// of the kind its use gives (owners stay with the use).
 void declare_segments(std::vector<Region>& out, const Value& segments, uint64_t base,
-                      std::vector<SegmentUse> uses) {
+                      const std::vector<SegmentUse>& uses) {
   if (!segments.is_items()) return;
   for (size_t i = 0; i < segments.items().size(); ++i) {
     const TableValue& s = segments.items()[i].table();
     auto start = checked_add(base, s.get_uint("offset"));
     if (!start) continue;
-    SegmentUse& u = uses[i];
-    declare(out, *start, s.get_uint("size"), u.kind.value_or(RegionKind::kSegment), i, std::move(u.owners));
+    const RegionKind kind = i < uses.size() && uses[i].kind ? *uses[i].kind : RegionKind::kSegment;
+    declare(out, *start, s.get_uint("size"), kind, i);
   }
 }
 
@@ -184,7 +184,7 @@ uint64_t flatbuffer_objects_start(const Blob& file, uint64_t min_start, uint64_t
   return std::max(first, min_start);
 }
 
-std::vector<Region> pte_layout(const Blob& head, uint64_t size, const PteFile& pte) {
+std::vector<Region> pte_layout(const Blob& head, uint64_t size, const PteFile& pte, const std::vector<SegmentUse>& uses) {
   std::vector<Region> declared;
   const Blob& file = head;  // pointers into the flatbuffer are pointers into the head
   declare(declared, 0, 8, RegionKind::kPreamble);
@@ -214,14 +214,14 @@ std::vector<Region> pte_layout(const Blob& head, uint64_t size, const PteFile& p
       auto end = checked_add(base, pte.header->segment_data_size);
       data_end = end ? std::min(*end, size) : size;
     }
-    declare_segments(declared, segments, base, pte_segment_uses(pte.program, segments.items().size()));
+    declare_segments(declared, segments, base, uses);
   } else {
     data_end = program_end;
   }
   return partition_regions(std::move(declared), size, data_end);
 }
 
-std::vector<Region> ptd_layout(const Blob& head, uint64_t size, const PtdTable& ptd) {
+std::vector<Region> ptd_layout(const Blob& head, uint64_t size, const PtdTable& ptd, const std::vector<SegmentUse>& uses) {
   std::vector<Region> declared;
   const PtdHeader& h = ptd.header;
   const Blob& file = head;
@@ -233,8 +233,7 @@ std::vector<Region> ptd_layout(const Blob& head, uint64_t size, const PtdTable& 
   uint64_t data_end = size;
   if (auto end = checked_add(h.segment_base_offset, h.segment_data_size)) data_end = std::min(*end, size);
   const Value& segments = ptd.root.get("segments");
-  std::vector<SegmentUse> uses = ptd_segment_uses(ptd.root, segments.is_items() ? segments.items().size() : 0);
-  declare_segments(declared, segments, h.segment_base_offset, std::move(uses));
+  declare_segments(declared, segments, h.segment_base_offset, uses);
   return partition_regions(std::move(declared), size, data_end);
 }
 

@@ -37,7 +37,10 @@ struct Region {
   uint64_t end = 0;  // exclusive
   RegionKind kind = RegionKind::kPadding;
   std::optional<uint64_t> segment;  // segment index, for segment regions
-  std::vector<std::string> owners;  // who refers to the bytes, e.g. "constant_segment"
+  // Who refers to the bytes, e.g. "constant_backend_data[0]"; empty for a
+  // segment's region, whose owners are its SegmentUse's (a segment a
+  // million named-data entries share would copy a million names).
+  std::vector<std::string> owners;
   bool clipped = false;             // declared larger than shown: it overlapped another region or the file end
 };
 
@@ -58,10 +61,14 @@ uint64_t flatbuffer_objects_start(const Blob& file, uint64_t min_start, uint64_t
 std::optional<uint64_t> infer_segment_alignment(uint64_t data_end, uint64_t base);
 
 // What refers to one segment: the kind of the first reference (none when
-// nothing does) and every referrer, e.g. "execution_plan[0].delegates[1] XnnpackBackend".
+// nothing does) and every referrer, e.g. "execution_plan[0].delegates[1]
+// XnnpackBackend", then the named-data entries (by index: a segment a
+// million entries share would otherwise cost a million strings; their
+// names are named_data_owner's).
 struct SegmentUse {
   std::optional<RegionKind> kind;
   std::vector<std::string> owners;
+  std::vector<uint32_t> named_data;  // indices into the file's named_data, in order
 };
 
 // Uses of segments 0..count-1 by a Program's constant_segment,
@@ -71,12 +78,18 @@ std::vector<SegmentUse> pte_segment_uses(const TableValue& program, size_t count
 // Uses by a FlatTensor's named_data.
 std::vector<SegmentUse> ptd_segment_uses(const TableValue& flat_tensor, size_t count);
 
+// The owner name of entry `index` of `named` ([NamedData] of either
+// schema), "named_data[3] weight" ("named_data[3]" without a key), written
+// into `out` (cleared first).
+void named_data_owner(const Value& named, size_t index, std::string& out);
+
 // Layout of a .pte that read_pte_program accepted (`pte` is its result):
 // `head` holds the file's first bytes (at least through the flatbuffer),
-// `file_size` is the size of the whole file.
-std::vector<Region> pte_layout(const Blob& head, uint64_t file_size, const PteFile& pte);
+// `file_size` is the size of the whole file, `uses` its segments' uses
+// (pte_segment_uses; a segment's region takes its kind).
+std::vector<Region> pte_layout(const Blob& head, uint64_t file_size, const PteFile& pte, const std::vector<SegmentUse>& uses);
 
-// Layout of a .ptd that read_ptd_table accepted.
-std::vector<Region> ptd_layout(const Blob& head, uint64_t file_size, const PtdTable& ptd);
+// Layout of a .ptd that read_ptd_table accepted (`uses`: ptd_segment_uses).
+std::vector<Region> ptd_layout(const Blob& head, uint64_t file_size, const PtdTable& ptd, const std::vector<SegmentUse>& uses);
 
 }  // namespace etpack

@@ -78,7 +78,7 @@ class PteInspector {
     size_t count = segments.is_items() ? segments.items().size() : 0;
     std::vector<SegmentUse> uses = pte_segment_uses(program_, count);
     out.set("segments", Json::null());
-    std::vector<Region> layout = pte_layout(file_, size_, pte_);
+    std::vector<Region> layout = pte_layout(file_, size_, pte_, uses);
     out.set("segmentMap", Json::null());
     Json inner = Json::array();
     for (const auto& [start, end] : pte_padding_in_segments(source_, pte_)) {
@@ -90,7 +90,7 @@ class PteInspector {
     out.set("paddingInSegments", std::move(inner));
     out.set("bytesByCategory", bytes_by_category_json(layout));
     return write_with_tables(out, {{"namedData", named_data_columns()},
-                                   {"segments", segments_columns(segments, base, uses)},
+                                   {"segments", segments_columns(segments, base, uses, program_.get("named_data"))},
                                    {"segmentMap", segment_map_columns(layout, uses)}});
   }
 
@@ -311,7 +311,7 @@ class PteInspector {
       const TableValue& entry = named.items()[i].table();
       uint64_t index = entry.get_uint("segment_index");
       const Value& key = entry.get("key");
-      key.is_string() ? out.string(kKey, key.str()) : out.null(kKey);
+      out.joined_name(kKey, key.is_string() ? &key.str() : nullptr);
       out.u64(kSegment, index);
       bool known = segments.is_items() && index < segments.items().size();
       known ? out.u64(kSize, segments.items()[index].table().get_uint("size")) : out.null(kSize);

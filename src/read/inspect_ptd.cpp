@@ -32,7 +32,7 @@ ColumnsText named_data_columns(const Blob& file, const TableValue& root) {
     const TableValue& entry = named.items()[i].table();
     uint64_t index = entry.get_uint("segment_index");
     const Value& key = entry.get("key");
-    key.is_string() ? out.string(kKey, key.str()) : out.null(kKey);
+    out.joined_name(kKey, key.is_string() ? &key.str() : nullptr);
     out.u64(kSegment, index);
     bool known = segments.is_items() && index < segments.items().size();
     known ? out.u64(kSize, segments.items()[index].table().get_uint("size")) : out.null(kSize);
@@ -96,11 +96,11 @@ Result<std::string> inspect_ptd_reply(const FileSource& source) {
   size_t count = segments.is_items() ? segments.items().size() : 0;
   std::vector<SegmentUse> uses = ptd_segment_uses(table.root, count);
   out.set("segments", Json::null());
-  std::vector<Region> layout = ptd_layout(ptd, source.size(), table);
+  std::vector<Region> layout = ptd_layout(ptd, source.size(), table, uses);
   out.set("segmentMap", Json::null());
   out.set("bytesByCategory", bytes_by_category_json(layout));
   return write_with_tables(out, {{"namedData", named_data_columns(ptd, table.root)},
-                                 {"segments", segments_columns(segments, h.segment_base_offset, uses)},
+                                 {"segments", segments_columns(segments, h.segment_base_offset, uses, table.root.get("named_data"))},
                                  {"segmentMap", segment_map_columns(layout, uses)}});
 }
 

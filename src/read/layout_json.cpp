@@ -1,9 +1,11 @@
 #include "read/layout_json.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
 #include "core/checked_math.h"
+#include "core/utf8_text.h"
 
 namespace etpack {
 namespace {
@@ -54,22 +56,71 @@ void ColumnsText::string(size_t column, const std::string& s) {
   put(column, scratch_);
 }
 void ColumnsText::null(size_t column) { put(column, "null"); }
+
+void ColumnsText::join(Column& c, std::string_view name) {
+  if (!c.lengths.empty()) c.lengths += ", ";
+  const size_t units = append_decoded_utf8(name, c.text);
+  c.units += units;
+  c.lengths += std::to_string(units);
+}
+
+void ColumnsText::joined_name(size_t column, const std::string* name) {
+  Column& c = columns_[column];
+  c.joined = true;
+  c.same = false;
+  if (name) {
+    join(c, *name);
+  } else {
+    c.lengths += c.lengths.empty() ? "-1" : ", -1";
+  }
+}
+
+void ColumnsText::list_name(size_t column, std::string_view name) {
+  Column& c = columns_[column];
+  join(c, name);
+  ++c.listed;
+}
+
+void ColumnsText::end_list(size_t column) {
+  Column& c = columns_[column];
+  c.joined = c.lists = true;
+  c.same = false;
+  if (rows_) c.counts += ", ";
+  c.counts += std::to_string(c.listed);
+  c.listed = 0;
+}
+
 void ColumnsText::boolean(size_t column, bool v) { put(column, v ? "true" : "false"); }
 void ColumnsText::raw(size_t column, std::string_view json) { put(column, json, false); }
 
 size_t ColumnsText::text_size() const {
   size_t bytes = 64;
-  for (size_t i = 0; i < names_.size(); ++i) bytes += columns_[i].text.size() + 16 + std::string_view(names_[i]).size();
+  for (size_t i = 0; i < names_.size(); ++i) {
+    const Column& c = columns_[i];
+    bytes += c.text.size() + c.lengths.size() + c.counts.size() + 64 + std::string_view(names_[i]).size();
+  }
   return bytes;
 }
 
-void ColumnsText::write_to(std::string& out) const {
+void ColumnsText::write_to(std::string& out, std::string& names, uint64_t& names_units) const {
   out += "{\"rows\": " + std::to_string(rows_) + ", \"columns\": {";
   for (size_t i = 0; i < names_.size(); ++i) {
     const Column& c = columns_[i];
     if (i) out += ", ";
     write_json_string(names_[i], out);
-    if (rows_ >= 2 && c.same) {
+    if (c.joined) {
+      out += ": {\"joinedAt\": " + std::to_string(names_units) + ", \"lengths\": [";
+      names += c.text;
+      names_units += c.units;
+      out += c.lengths;
+      out += "]";
+      if (c.lists) {
+        out += ", \"counts\": [";
+        out += c.counts;
+        out += "]";
+      }
+      out += "}";
+    } else if (rows_ >= 2 && c.same) {
       out += ": {\"same\": ";
       out.append(c.text, 0, c.first_size);
       out += "}";
@@ -82,9 +133,10 @@ void ColumnsText::write_to(std::string& out) const {
   out += "}}";
 }
 
-ColumnsText segments_columns(const Value& segments, uint64_t base, const std::vector<SegmentUse>& uses) {
+ColumnsText segments_columns(const Value& segments, uint64_t base, const std::vector<SegmentUse>& uses, const Value& named) {
   enum { kIndex, kOffset, kSize, kKind, kOwners };
   ColumnsText out({"index", "offset", "size", "kind", "owners"});
+  std::string name;
   for (size_t i = 0; segments.is_items() && i < segments.items().size(); ++i) {
     const TableValue& s = segments.items()[i].table();
     const SegmentUse* use = i < uses.size() ? &uses[i] : nullptr;
@@ -92,7 +144,14 @@ ColumnsText segments_columns(const Value& segments, uint64_t base, const std::ve
     out.opt_u64(kOffset, checked_add(base, s.get_uint("offset")));
     out.u64(kSize, s.get_uint("size"));
     out.string(kKind, region_kind_name(use && use->kind ? *use->kind : RegionKind::kSegment));
-    out.raw(kOwners, use ? owners_text(use->owners) : "[]");
+    if (use) {
+      for (const std::string& owner : use->owners) out.list_name(kOwners, owner);
+      for (uint32_t entry : use->named_data) {
+        named_data_owner(named, entry, name);
+        out.list_name(kOwners, name);
+      }
+    }
+    out.end_list(kOwners);
     out.end_row();
   }
   return out;
@@ -107,7 +166,8 @@ ColumnsText segment_map_columns(const std::vector<Region>& layout, const std::ve
     out.u64(kSize, r.end - r.start);
     out.string(kKind, region_kind_name(r.kind));
     out.opt_u64(kSegment, r.segment);
-    const bool segment_owners = r.segment && *r.segment < uses.size() && uses[*r.segment].owners == r.owners;
+    // A segment's region: its owners are the segment's.
+    const bool segment_owners = r.segment && *r.segment < uses.size();
     out.raw(kOwners, segment_owners ? std::to_string(*r.segment) : owners_text(r.owners));
     out.boolean(kClipped, r.clipped);
     out.end_row();
@@ -155,6 +215,8 @@ std::string write_with_tables(const Json& summary, const std::vector<std::pair<s
   for (const auto& t : tables) bytes += t.second.text_size();
   std::string out;
   out.reserve(bytes);
+  std::string names;
+  uint64_t names_units = 0;
   out += "{";
   for (const auto& [key, value] : summary.members()) {
     if (out.size() > 1) out += ", ";
@@ -164,21 +226,62 @@ std::string write_with_tables(const Json& summary, const std::vector<std::pair<s
     for (const auto& t : tables)
       if (t.first == key) table = &t.second;
     if (table) {
-      table->write_to(out);
+      table->write_to(out, names, names_units);
     } else {
       write_json(value, out);
     }
   }
   out += "}";
+  if (!names.empty()) {
+    out += "\n";
+    out += names;
+  }
   return out;
 }
 
 namespace {
 
-Json rows_of(const Json& table) {
+// A joined column (ColumnsText) as the array of its values; `text` is
+// the names after the reply's JSON.
+Json split_joined(const Json& column, std::string_view text) {
+  const Json* joined_at = column.find("joinedAt");
+  const Json* lengths = column.find("lengths");
+  const Json* counts = column.find("counts");
+  std::vector<Json> names;
+  size_t at = utf8_bytes_of_units(text, static_cast<size_t>(joined_at->as_uint64().value_or(0)));
+  for (size_t i = 0; lengths && i < lengths->items().size(); ++i) {
+    const std::optional<uint64_t> units = lengths->items()[i].as_uint64();
+    if (!units) {
+      names.push_back(Json::null());
+      continue;
+    }
+    const size_t bytes = utf8_bytes_of_units(text.substr(at), static_cast<size_t>(*units));
+    names.push_back(Json::string(std::string(text.substr(at, bytes))));
+    at += bytes;
+  }
+  Json out = Json::array();
+  if (!counts) {
+    out.items() = std::move(names);
+    return out;
+  }
+  size_t next = 0;
+  for (const Json& count : counts->items()) {
+    Json list = Json::array();
+    for (uint64_t k = count.as_uint64().value_or(0); k > 0 && next < names.size(); --k) list.push(std::move(names[next++]));
+    out.push(std::move(list));
+  }
+  return out;
+}
+
+Json rows_of(Json table, std::string_view names) {
   Json out = Json::array();
   const Json* rows = table.find("rows");
-  const Json* columns = table.find("columns");
+  Json* columns = nullptr;
+  for (auto& [key, value] : table.members())
+    if (key == "columns") columns = &value;
+  if (columns)
+    for (auto& member : columns->members())
+      if (member.second.find("joinedAt")) member.second = split_joined(member.second, names);
   const uint64_t n = rows ? rows->as_uint64().value_or(0) : 0;
   for (uint64_t i = 0; columns && i < n; ++i) {
     Json row = Json::object();
@@ -198,11 +301,13 @@ Json rows_of(const Json& table) {
 }  // namespace
 
 Result<Json> summary_from_reply(const std::string& reply, const std::vector<std::string>& names) {
-  ETP_ASSIGN(Json summary, parse_json(reply));
+  const size_t end = std::min(reply.find('\n'), reply.size());
+  const std::string_view joined = end < reply.size() ? std::string_view(reply).substr(end + 1) : std::string_view();
+  ETP_ASSIGN(Json summary, parse_json(std::string_view(reply).substr(0, end)));
   for (auto& [key, value] : summary.members()) {
     bool listed = false;
     for (const std::string& name : names) listed = listed || name == key;
-    if (listed) value = rows_of(value);
+    if (listed) value = rows_of(std::move(value), joined);
   }
   Json* segments = nullptr;
   Json* map = nullptr;

@@ -25,6 +25,16 @@ namespace etpack {
 // entries: one JSON object (and its keys) per row would cost the core a
 // document tree and the glue a million key lookups; columns cost neither,
 // and JS makes the rows.
+//
+// Columns of names (a key per row, or a list of owners per row) are written
+// joined: the names' text one after another goes after the reply's JSON
+// (write_with_tables), and the column is {"joinedAt": where its names
+// start there, "lengths": [each name's length, -1 for null], "counts":
+// [names per row] (lists only)}, in UTF-16 code units. JS decodes the names
+// as one string and slices it, where JSON.parse would make a million
+// strings, and the JSON stays small. The text is what a TextDecoder makes
+// of each name (invalid UTF-8 as U+FFFD, utf8_text.h), as it was when
+// each was its own JSON string.
 class ColumnsText {
  public:
   explicit ColumnsText(std::vector<const char*> names);
@@ -34,16 +44,31 @@ class ColumnsText {
   void null(size_t column);
   void boolean(size_t column, bool v);
   void raw(size_t column, std::string_view json);  // a JSON value's text (an array: never "same")
+  // A joined column's value (a column takes one kind of value: joined
+  // names, joined lists of names, or the others).
+  void joined_name(size_t column, const std::string* name);  // nullptr: null
+  // A list: its names one by one, then end_list.
+  void list_name(size_t column, std::string_view name);
+  void end_list(size_t column);
   void end_row() { ++rows_; }
   size_t text_size() const;             // what write_to appends, within a few bytes
-  void write_to(std::string& out) const;
+  // The column text into `out`; joined names onto `names`, which holds
+  // `names_units` UTF-16 code units (advanced).
+  void write_to(std::string& out, std::string& names, uint64_t& names_units) const;
 
  private:
   struct Column {
-    std::string text;        // the values, ", "-separated
+    std::string text;        // the values, ", "-separated (joined: the names' text)
     size_t first_size = 0;   // row 0's value: text[0, first_size)
     bool same = true;        // every value so far is row 0's (a scalar)
+    bool joined = false;     // text, lengths and (lists) counts are a joined column's
+    bool lists = false;
+    std::string lengths;     // joined: ", "-separated UTF-16 lengths
+    std::string counts;      // joined lists: ", "-separated counts
+    uint64_t listed = 0;     // names in the row's list so far
+    uint64_t units = 0;      // joined: UTF-16 code units in text
   };
+  void join(Column& c, std::string_view name);
   void put(size_t column, std::string_view value, bool scalar = true);
   std::vector<const char*> names_;
   std::vector<Column> columns_;
@@ -53,11 +78,11 @@ class ColumnsText {
 
 // Segments in columns index, offset, size, kind, owners (one row per
 // [DataSegment] at `base`); offset is absolute (null when base + offset
-// overflows).
-ColumnsText segments_columns(const Value& segments, uint64_t base, const std::vector<SegmentUse>& uses);
+// overflows). `named` is the file's named_data, which `uses` refer to.
+ColumnsText segments_columns(const Value& segments, uint64_t base, const std::vector<SegmentUse>& uses, const Value& named);
 
 // The map in columns start, end, size, kind, segment, owners, clipped. A
-// range whose owners are exactly its segment's (`uses`) writes that
+// segment's range (its owners are the segment's, `uses`) writes that
 // segment's index instead of the list, so a segment a million entries
 // share does not put their names in the reply twice.
 ColumnsText segment_map_columns(const std::vector<Region>& layout, const std::vector<SegmentUse>& uses);
@@ -73,7 +98,9 @@ Json bytes_by_category_json(const std::vector<Region>& layout);
 
 // The reply text: `summary` written as write_json does, except that each
 // member named in `tables` is written as that table (written once, into a
-// string reserved for the whole reply: it can be tens of megabytes).
+// string reserved for the whole reply: it can be tens of megabytes); then,
+// when a table has joined names, a newline (JSON text has none) and the
+// names.
 std::string write_with_tables(const Json& summary, const std::vector<std::pair<std::string, ColumnsText>>& tables);
 
 // The reply parsed back into inspect's documented shape: the column tables

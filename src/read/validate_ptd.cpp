@@ -193,7 +193,10 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
     checked.resize(segments.items().size());
   }
   check_named_data(sink, file.head, ptd.root, checked, index);
-  if (segments_ok) check_layout_bytes(sink, file, ptd_layout(file.head, file.size(), ptd));
+  if (segments_ok) {
+    auto uses = ptd_segment_uses(ptd.root, segments.is_items() ? segments.items().size() : 0);
+    check_layout_bytes(sink, file, ptd_layout(file.head, file.size(), ptd, uses));
+  }
 }
 
 }  // namespace etpack

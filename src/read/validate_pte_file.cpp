@@ -188,7 +188,11 @@ void check_decoded_pte(FindingSink& sink, const FileSource& file, const std::opt
                      ": an offset was moved or a slice cut short; the runtime would silently hand a tensor other bytes",
                  found->first, span.path);
   check_runtime_rules(sink, budget, file.head, pte, options);
-  if (segments_ok) check_layout_bytes(sink, file, pte_layout(file.head, file.size(), pte));
+  if (segments_ok) {
+    const Value& segments = pte.program.get("segments");
+    auto uses = pte_segment_uses(pte.program, segments.is_items() ? segments.items().size() : 0);
+    check_layout_bytes(sink, file, pte_layout(file.head, file.size(), pte, uses));
+  }
   }
 
 }  // namespace

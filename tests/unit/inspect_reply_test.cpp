@@ -1,6 +1,7 @@
-// inspect's reply to the JS glue: the long lists in columns, a segment map
-// range naming its segment instead of repeating the segment's owners, and
-// summary_from_reply giving back the documented shape exactly.
+// inspect's reply to the JS glue: the long lists in columns (names joined
+// into one string), a segment map range naming its segment instead of
+// repeating the segment's owners, and summary_from_reply giving back the
+// documented shape exactly.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 
 #include "core/json.h"
 #include "read/inspect.h"
+#include "read/layout_json.h"
 #include "unit/test_files.h"
 
 namespace etpack {
@@ -21,11 +23,20 @@ TEST(InspectReply, LongListsComeAsColumnsAndMapRangesNameTheirSegment) {
   Blob file = testing::load_file(kEverything / "out.pte");
   auto reply = inspect_pte_reply(FileSource::in_memory(file));
   ASSERT_TRUE(reply.ok()) << reply.error().message;
-  auto parsed = parse_json(*reply);
+  // The JSON, then a newline and the joined names.
+  const size_t newline = reply->find('\n');
+  ASSERT_NE(newline, std::string::npos);
+  auto parsed = parse_json(std::string_view(*reply).substr(0, newline));
   ASSERT_TRUE(parsed.ok());
+  auto summary = inspect_pte(file);
+  ASSERT_TRUE(summary.ok());
+  const std::string& first_key = summary->find("namedData")->items()[0].find("key")->text();
+  EXPECT_EQ(reply->substr(newline + 1, first_key.size()), first_key);
   const Json& named = *parsed->find("namedData");
   EXPECT_EQ(named.find("rows")->as_uint64(), 5u);
-  EXPECT_EQ(named.find("columns")->find("key")->items().size(), 5u);
+  // Keys joined: where they start in the names, and each key's length.
+  EXPECT_TRUE(named.find("columns")->find("key")->find("joinedAt")->is_number());
+  EXPECT_EQ(named.find("columns")->find("key")->find("lengths")->items().size(), 5u);
   EXPECT_EQ(named.find("columns")->find("segment")->items().size(), 5u);
   const Json& segments = *parsed->find("segments")->find("columns");
   const Json& map = *parsed->find("segmentMap")->find("columns");
@@ -36,7 +47,7 @@ TEST(InspectReply, LongListsComeAsColumnsAndMapRangesNameTheirSegment) {
     if (!owners[i].is_number()) continue;
     // A number names the range's own segment, whose owners the segment list holds.
     EXPECT_EQ(owners[i].as_uint64(), segment[i].as_uint64());
-    EXPECT_TRUE(segments.find("owners")->items()[*owners[i].as_uint64()].is_array());
+    EXPECT_LT(*owners[i].as_uint64(), segments.find("owners")->find("counts")->items().size());
     ++by_index;
   }
   EXPECT_GT(by_index, 0u);
@@ -63,6 +74,43 @@ TEST(InspectReply, SummaryFromReplyIsTheDocumentedShape) {
   keys.clear();
   for (const auto& [key, value] : ptd->find("namedData")->items()[0].members()) keys += key + " ";
   EXPECT_EQ(keys, "key segment size dtype shape dimOrder ");
+}
+
+// Joined names come back as each name alone would: null stays null, a
+// four-byte sequence counts two UTF-16 units, and invalid UTF-8 reads as a
+// TextDecoder reads it (U+FFFD per maximal invalid subpart), not merged with
+// the next name.
+TEST(InspectReply, JoinedNamesSplitBackExactly) {
+  ColumnsText columns({"key", "owners"});
+  const std::string names[] = {"a\"b\\c\n", "\xF0\x9F\x98\x80x", "tail\xE2\x82", "\xAC\xE2\x82\xAC", ""};
+  for (const std::string& name : names) {
+    columns.joined_name(0, &name);
+    columns.list_name(1, name);
+    columns.list_name(1, name);
+    columns.end_list(1);
+    columns.end_row();
+  }
+  columns.joined_name(0, nullptr);
+  columns.end_list(1);
+  columns.end_row();
+  Json summary = Json::object();
+  summary.set("namedData", Json::null());
+  std::vector<std::pair<std::string, ColumnsText>> tables;
+  tables.emplace_back("namedData", std::move(columns));
+  const std::string reply = write_with_tables(summary, tables);
+  EXPECT_NE(reply.find("\"lengths\": [6, 3, 5, 2, 0, -1]"), std::string::npos) << reply;
+  auto parsed = summary_from_reply(reply, {"namedData"});
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  const auto& rows = parsed->find("namedData")->items();
+  ASSERT_EQ(rows.size(), 6u);
+  const std::string decoded[] = {"a\"b\\c\n", "\xF0\x9F\x98\x80x", "tail\xEF\xBF\xBD", "\xEF\xBF\xBD\xE2\x82\xAC", ""};
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(rows[i].find("key")->text(), decoded[i]) << i;
+    ASSERT_EQ(rows[i].find("owners")->items().size(), 2u);
+    EXPECT_EQ(rows[i].find("owners")->items()[1].text(), decoded[i]) << i;
+  }
+  EXPECT_TRUE(rows[5].find("key")->is_null());
+  EXPECT_TRUE(rows[5].find("owners")->items().empty());
 }
 
 }  // namespace
