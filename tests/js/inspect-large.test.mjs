@@ -75,3 +75,20 @@ test('CLI inspect: long tables show their first rows and how many more; --json h
   assert.equal(doc.segments[0].owners.length, 100);
   assert.deepEqual(doc.namedData.map((n) => n.key), Array.from({ length: 100 }, (_, i) => `k${i}`));
 });
+
+// Keys and owners come joined into one string after the reply's JSON and
+// are sliced by UTF-16 lengths: keys of any code point (astral, NUL, quote,
+// newline, digits that would look like big numbers when joined) come back
+// exactly, each in its own row.
+test('named-data keys of any code point come back exactly from the joined names', () => {
+  const keys = ['é', '😀x', 'a\0b', '"\\\n', '', '1234567890', '1234567890123456', '\u2028', 'z'];
+  const namedData = Object.fromEntries(keys.map((k, i) => [k, { bufferIndex: i % 2 }]));
+  const ptd = new et.FlatTensorSerializer().serialize({ buffers: [new Uint8Array(4), new Uint8Array(8)], namedData });
+  const s = et.inspect(ptd);
+  const written = Object.keys(namedData);  // the file's order (an index-like key comes first)
+  assert.deepEqual(s.namedData.map((n) => n.key).sort(), [...keys].sort());
+  assert.deepEqual(s.namedData.map((n) => n.key), written);
+  const owners = s.namedData.map((n, i) => [`named_data[${i}] ${written[i]}`, n.segment]);
+  assert.deepEqual(s.segments.map((g) => g.owners), [0, 1].map((b) => owners.filter(([, at]) => at === b).map(([o]) => o)));
+  assert.deepEqual(s.segments.map((g) => g.owners.length), [4, 5]);
+});
