@@ -1,7 +1,7 @@
 // inspect()'s reply from the core (src/read/inspect.h): the long lists
 // (namedData, segments, segmentMap) come as columns,
 // {rows: n, columns: {key: [...], segment: {same: 0}, ...}} ({same: v}: v
-// in every row; names joined into one string after the JSON, {joinedAt,
+// in every row; names joined into texts beside the JSON, {names: index,
 // lengths, counts?}: src/read/layout_json.h), and a segment map
 // range whose owners are its segment's names that segment's index instead
 // of repeating them. Here they become the documented arrays of row objects.
@@ -13,26 +13,26 @@ import { parseLossless } from './marshal.mjs';
 const TABLES = ['namedData', 'segments', 'segmentMap'];
 const DECODER = new TextDecoder();
 
-// The summary from the core's Output: JSON text, then (after a newline)
-// the joined names. The text is decoded in place from the heap (tens of
-// megabytes for a large file: out.json() would copy it twice more).
+// The summary from the core's Output: JSON text, and the joined names as
+// texts of their own. Texts are decoded in place from the heap (tens of
+// megabytes for a large file: out.json() would copy them twice more).
 export function readInspectReply(module, out) {
+  const decode = (ptr, size) => DECODER.decode(module.HEAPU8.subarray(ptr >>> 0, (ptr >>> 0) + size));
   let text;
+  const texts = [];
   try {
-    const ptr = out.jsonPtr() >>> 0;
-    text = DECODER.decode(module.HEAPU8.subarray(ptr, ptr + out.jsonSize()));
+    text = decode(out.jsonPtr(), out.jsonSize());
+    for (let i = 0; i < out.textCount(); ++i) texts.push(decode(out.textPtr(i), out.textSize(i)));
   } catch (e) {
     throw new EtpackError('INTERNAL', `the core's reply could not be read: ${e?.message ?? e}`, { cause: e });
   }
-  const end = text.indexOf('\n');
-  if (end < 0) return summaryFromReply(parseLossless(text), '');
-  return summaryFromReply(parseLossless(text.slice(0, end)), text.slice(end + 1));
+  return summaryFromReply(parseLossless(text), texts);
 }
 
-export function summaryFromReply(reply, names) {
+export function summaryFromReply(reply, texts) {
   for (const name of TABLES) {
     const table = reply[name];
-    if (table !== null && typeof table === 'object' && !Array.isArray(table)) reply[name] = rowsOf(table, names);
+    if (table !== null && typeof table === 'object' && !Array.isArray(table)) reply[name] = rowsOf(table, texts);
   }
   const segments = reply.segments ?? [];
   for (const range of reply.segmentMap ?? []) {
@@ -43,12 +43,13 @@ export function summaryFromReply(reply, names) {
   return reply;
 }
 
-// A joined column as its values: slices of `text` (the names after the
-// JSON) from joinedAt (`lengths` in UTF-16 code units, -1 for null), in
-// lists of `counts` when it has them.
-function splitJoined({ joinedAt, lengths, counts }, text) {
+// A joined column as its values: slices of its text, names[index]
+// (`lengths` in UTF-16 code units, -1 for null), in lists of `counts` when
+// it has them.
+function splitJoined({ names: index, lengths, counts }, texts) {
+  const text = texts[index];
   const names = new Array(lengths.length);
-  let at = Number(joinedAt);
+  let at = 0;
   for (let i = 0; i < names.length; ++i) {
     const n = lengths[i];
     if (n < 0) {
@@ -80,13 +81,13 @@ const ROW_MAKERS = new Map([
 ]);
 
 // Plain objects with our own fixed keys (no key comes from the file).
-function rowsOf({ rows, columns }, text) {
+function rowsOf({ rows, columns }, texts) {
   const names = Object.keys(columns);
   const n = Number(rows);
   // Every column as an array of n values ({same: v} filled with v).
   const lists = names.map((name) => {
     const column = columns[name];
-    if (column?.joinedAt !== undefined) return splitJoined(column, text);
+    if (typeof column?.names === 'number') return splitJoined(column, texts);
     return Array.isArray(column) ? column : new Array(n).fill(column?.same);
   });
   const make = ROW_MAKERS.get(names.join(','));

@@ -284,8 +284,9 @@ Output* inspect_js(std::string kind, std::string request_text, val host) {
   return run([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     ETP_ASSIGN(FileSource file, file_source_from_json(request));
-    ETP_ASSIGN(std::string summary, kind == "ptd" ? inspect_ptd_reply(file) : inspect_pte_reply(file));
-    out.set_json(std::move(summary));
+    ETP_ASSIGN(InspectReply reply, kind == "ptd" ? inspect_ptd_reply(file) : inspect_pte_reply(file));
+    out.set_json(std::move(reply.json));
+    for (std::string& names : reply.names) out.add_text(std::move(names));
     return {};
   });
 }
@@ -523,6 +524,9 @@ EMSCRIPTEN_BINDINGS(executorch_pack) {
       .function("json", &Output::json)
       .function("jsonPtr", &Output::json_ptr)
       .function("jsonSize", &Output::json_size)
+      .function("textCount", &Output::text_count)
+      .function("textPtr", &Output::text_ptr)
+      .function("textSize", &Output::text_size)
       .function("cordCount", &Output::cord_count)
       .function("cordSize", &Output::cord_size)
       .function("cordPieces", &Output::cord_pieces)

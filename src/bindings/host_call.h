@@ -28,6 +28,10 @@ class Output {
   // program's megabytes of text, spared embind's copies).
   double json_ptr() const { return static_cast<double>(reinterpret_cast<uintptr_t>(json_.data())); }
   double json_size() const { return static_cast<double>(json_.size()); }
+  // Texts beside json() (inspect's joined names), where they lie in the heap.
+  size_t text_count() const { return texts_.size(); }
+  double text_ptr(size_t i) const { return static_cast<double>(reinterpret_cast<uintptr_t>(texts_.at(i).data())); }
+  double text_size(size_t i) const { return static_cast<double>(texts_.at(i).size()); }
 
   // Cords (artifacts) as flat piece lists: [kind, a, b, c] quadruples with
   // kind 0 = heap bytes (a = pointer, b = length), 1 = zeros (b = count),
@@ -41,6 +45,7 @@ class Output {
 
   void fail(Error error) { error_ = std::move(error); }
   void set_json(std::string json) { json_ = std::move(json); }
+  void add_text(std::string text) { texts_.push_back(std::move(text)); }
   size_t add_cord(Cord cord) {
     cords_.push_back(std::move(cord));
     return cords_.size() - 1;
@@ -53,6 +58,7 @@ class Output {
  private:
   Error error_{ErrorCode::kOk, ""};
   std::string json_;
+  std::vector<std::string> texts_;
   std::vector<Cord> cords_;
   std::vector<Blob> blobs_;
 };

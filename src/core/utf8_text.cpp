@@ -15,9 +15,12 @@ size_t append_decoded_utf8(std::string_view bytes, std::string& out) {
   while (i < n) {
     const auto b = static_cast<uint8_t>(bytes[i]);
     if (b < 0x80) {
-      out.push_back(static_cast<char>(b));
-      ++units;
-      ++i;
+      // A run of ASCII (nearly every name) in one append.
+      size_t end = i + 1;
+      while (end < n && static_cast<uint8_t>(bytes[end]) < 0x80) ++end;
+      out.append(bytes.data() + i, end - i);
+      units += end - i;
+      i = end;
       continue;
     }
     // The lead byte: how many continuation bytes follow, and the range the

@@ -35,7 +35,7 @@ class PteInspector {
   PteInspector(const FileSource& file, const PteFile& pte)
       : source_(file), file_(file.head), size_(file.size()), pte_(pte), program_(pte.program), budget_(WorkBudget::for_file_size(size_)) {}
 
-  Result<std::string> run() {
+  Result<InspectReply> run() {
     const std::optional<PteHeader>& h = pte_.header;
     Json out = Json::object();
     out.set("format", Json::string("pte"));
@@ -89,9 +89,11 @@ class PteInspector {
     }
     out.set("paddingInSegments", std::move(inner));
     out.set("bytesByCategory", bytes_by_category_json(layout));
-    return write_with_tables(out, {{"namedData", named_data_columns()},
-                                   {"segments", segments_columns(segments, base, uses, program_.get("named_data"))},
-                                   {"segmentMap", segment_map_columns(layout, uses)}});
+    std::vector<std::pair<std::string, ColumnsText>> tables;
+    tables.emplace_back("namedData", named_data_columns());
+    tables.emplace_back("segments", segments_columns(segments, base, uses, program_.get("named_data")));
+    tables.emplace_back("segmentMap", segment_map_columns(layout, uses));
+    return write_with_tables(out, std::move(tables));
   }
 
  private:
@@ -345,11 +347,11 @@ class PteInspector {
 Result<Json> inspect_pte(const Blob& pte) { return inspect_pte(FileSource::in_memory(pte)); }
 
 Result<Json> inspect_pte(const FileSource& pte) {
-  ETP_ASSIGN(std::string reply, inspect_pte_reply(pte));
+  ETP_ASSIGN(InspectReply reply, inspect_pte_reply(pte));
   return summary_from_reply(reply, kInspectTables);
 }
 
-Result<std::string> inspect_pte_reply(const FileSource& pte) {
+Result<InspectReply> inspect_pte_reply(const FileSource& pte) {
   ETP_ASSIGN(PteFile file, read_pte_program(pte.head, pte.size()));
   return PteInspector(pte, file).run();
 }

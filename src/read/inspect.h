@@ -70,8 +70,9 @@
 //
 // inspect_*_reply return the same summary as JSON text for the JS glue, the
 // long lists (namedData, segments, segmentMap; kInspectTables) written in
-// columns, {"rows": n, "columns": {"key": [...], "dtype": {"same": null}, ...}}
-// ({"same": v}: v in every row), and a segment map
+// columns, {"rows": n, "columns": {"key": {"names": 0, "lengths": [...]},
+// "dtype": {"same": null}, ...}} ({"same": v}: v in every row; names
+// joined into strings beside the JSON, InspectReply), and a segment map
 // range's owners as its segment's index where they are that segment's
 // owners (layout_json.h). npm/src/inspect-reply.mjs turns them into the
 // shape above; nothing else differs.
@@ -81,6 +82,7 @@
 #include <vector>
 
 #include "read/file_source.h"
+#include "read/layout_json.h"
 #include "core/blob.h"
 #include "core/json.h"
 #include "core/result.h"
@@ -98,8 +100,8 @@ Result<Json> inspect_ptd(const Blob& ptd);
 // memory or too short.
 Result<Json> inspect_pte(const FileSource& pte);
 Result<Json> inspect_ptd(const FileSource& ptd);
-Result<std::string> inspect_pte_reply(const FileSource& pte);
-Result<std::string> inspect_ptd_reply(const FileSource& ptd);
+Result<InspectReply> inspect_pte_reply(const FileSource& pte);
+Result<InspectReply> inspect_ptd_reply(const FileSource& ptd);
 
 inline const std::vector<std::string> kInspectTables = {"namedData", "segments", "segmentMap"};
 

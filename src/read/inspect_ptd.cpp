@@ -61,11 +61,11 @@ ColumnsText named_data_columns(const Blob& file, const TableValue& root) {
 Result<Json> inspect_ptd(const Blob& ptd) { return inspect_ptd(FileSource::in_memory(ptd)); }
 
 Result<Json> inspect_ptd(const FileSource& ptd) {
-  ETP_ASSIGN(std::string reply, inspect_ptd_reply(ptd));
+  ETP_ASSIGN(InspectReply reply, inspect_ptd_reply(ptd));
   return summary_from_reply(reply, kInspectTables);
 }
 
-Result<std::string> inspect_ptd_reply(const FileSource& source) {
+Result<InspectReply> inspect_ptd_reply(const FileSource& source) {
   const Blob& ptd = source.head;
   ETP_ASSIGN(PtdTable table, read_ptd_table(ptd, source.size()));
   const PtdHeader& h = table.header;
@@ -99,9 +99,11 @@ Result<std::string> inspect_ptd_reply(const FileSource& source) {
   std::vector<Region> layout = ptd_layout(ptd, source.size(), table, uses);
   out.set("segmentMap", Json::null());
   out.set("bytesByCategory", bytes_by_category_json(layout));
-  return write_with_tables(out, {{"namedData", named_data_columns(ptd, table.root)},
-                                 {"segments", segments_columns(segments, h.segment_base_offset, uses, table.root.get("named_data"))},
-                                 {"segmentMap", segment_map_columns(layout, uses)}});
+  std::vector<std::pair<std::string, ColumnsText>> tables;
+  tables.emplace_back("namedData", named_data_columns(ptd, table.root));
+  tables.emplace_back("segments", segments_columns(segments, h.segment_base_offset, uses, table.root.get("named_data")));
+  tables.emplace_back("segmentMap", segment_map_columns(layout, uses));
+  return write_with_tables(out, std::move(tables));
 }
 
 }  // namespace etpack

@@ -1,6 +1,5 @@
 #include "read/layout_json.h"
 
-#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -59,9 +58,7 @@ void ColumnsText::null(size_t column) { put(column, "null"); }
 
 void ColumnsText::join(Column& c, std::string_view name) {
   if (!c.lengths.empty()) c.lengths += ", ";
-  const size_t units = append_decoded_utf8(name, c.text);
-  c.units += units;
-  c.lengths += std::to_string(units);
+  c.lengths += std::to_string(append_decoded_utf8(name, c.text));
 }
 
 void ColumnsText::joined_name(size_t column, const std::string* name) {
@@ -102,16 +99,15 @@ size_t ColumnsText::text_size() const {
   return bytes;
 }
 
-void ColumnsText::write_to(std::string& out, std::string& names, uint64_t& names_units) const {
+void ColumnsText::write_to(std::string& out, std::vector<std::string>& names) {
   out += "{\"rows\": " + std::to_string(rows_) + ", \"columns\": {";
   for (size_t i = 0; i < names_.size(); ++i) {
-    const Column& c = columns_[i];
+    Column& c = columns_[i];
     if (i) out += ", ";
     write_json_string(names_[i], out);
     if (c.joined) {
-      out += ": {\"joinedAt\": " + std::to_string(names_units) + ", \"lengths\": [";
-      names += c.text;
-      names_units += c.units;
+      out += ": {\"names\": " + std::to_string(names.size()) + ", \"lengths\": [";
+      names.push_back(std::move(c.text));
       out += c.lengths;
       out += "]";
       if (c.lists) {
@@ -210,45 +206,40 @@ Json bytes_by_category_json(const std::vector<Region>& layout) {
   return out;
 }
 
-std::string write_with_tables(const Json& summary, const std::vector<std::pair<std::string, ColumnsText>>& tables) {
+InspectReply write_with_tables(const Json& summary, std::vector<std::pair<std::string, ColumnsText>> tables) {
   size_t bytes = size_t{1} << 16;  // the rest of the summary, roughly
   for (const auto& t : tables) bytes += t.second.text_size();
-  std::string out;
+  InspectReply reply;
+  std::string& out = reply.json;
   out.reserve(bytes);
-  std::string names;
-  uint64_t names_units = 0;
   out += "{";
   for (const auto& [key, value] : summary.members()) {
     if (out.size() > 1) out += ", ";
     write_json_string(key, out);
     out += ": ";
-    const ColumnsText* table = nullptr;
-    for (const auto& t : tables)
+    ColumnsText* table = nullptr;
+    for (auto& t : tables)
       if (t.first == key) table = &t.second;
     if (table) {
-      table->write_to(out, names, names_units);
+      table->write_to(out, reply.names);
     } else {
       write_json(value, out);
     }
   }
   out += "}";
-  if (!names.empty()) {
-    out += "\n";
-    out += names;
-  }
-  return out;
+  return reply;
 }
 
 namespace {
 
-// A joined column (ColumnsText) as the array of its values; `text` is
-// the names after the reply's JSON.
-Json split_joined(const Json& column, std::string_view text) {
-  const Json* joined_at = column.find("joinedAt");
+// A joined column (ColumnsText) as the array of its values.
+Json split_joined(const Json& column, const std::vector<std::string>& joined) {
+  const uint64_t index = column.find("names")->as_uint64().value_or(UINT64_MAX);
+  const std::string_view text = index < joined.size() ? std::string_view(joined[index]) : std::string_view();
   const Json* lengths = column.find("lengths");
   const Json* counts = column.find("counts");
   std::vector<Json> names;
-  size_t at = utf8_bytes_of_units(text, static_cast<size_t>(joined_at->as_uint64().value_or(0)));
+  size_t at = 0;
   for (size_t i = 0; lengths && i < lengths->items().size(); ++i) {
     const std::optional<uint64_t> units = lengths->items()[i].as_uint64();
     if (!units) {
@@ -273,7 +264,7 @@ Json split_joined(const Json& column, std::string_view text) {
   return out;
 }
 
-Json rows_of(Json table, std::string_view names) {
+Json rows_of(Json table, const std::vector<std::string>& names) {
   Json out = Json::array();
   const Json* rows = table.find("rows");
   Json* columns = nullptr;
@@ -281,7 +272,7 @@ Json rows_of(Json table, std::string_view names) {
     if (key == "columns") columns = &value;
   if (columns)
     for (auto& member : columns->members())
-      if (member.second.find("joinedAt")) member.second = split_joined(member.second, names);
+      if (member.second.find("names")) member.second = split_joined(member.second, names);
   const uint64_t n = rows ? rows->as_uint64().value_or(0) : 0;
   for (uint64_t i = 0; columns && i < n; ++i) {
     Json row = Json::object();
@@ -300,14 +291,12 @@ Json rows_of(Json table, std::string_view names) {
 
 }  // namespace
 
-Result<Json> summary_from_reply(const std::string& reply, const std::vector<std::string>& names) {
-  const size_t end = std::min(reply.find('\n'), reply.size());
-  const std::string_view joined = end < reply.size() ? std::string_view(reply).substr(end + 1) : std::string_view();
-  ETP_ASSIGN(Json summary, parse_json(std::string_view(reply).substr(0, end)));
+Result<Json> summary_from_reply(const InspectReply& reply, const std::vector<std::string>& tables) {
+  ETP_ASSIGN(Json summary, parse_json(reply.json));
   for (auto& [key, value] : summary.members()) {
     bool listed = false;
-    for (const std::string& name : names) listed = listed || name == key;
-    if (listed) value = rows_of(std::move(value), joined);
+    for (const std::string& name : tables) listed = listed || name == key;
+    if (listed) value = rows_of(std::move(value), reply.names);
   }
   Json* segments = nullptr;
   Json* map = nullptr;

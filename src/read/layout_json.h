@@ -27,14 +27,14 @@ namespace etpack {
 // and JS makes the rows.
 //
 // Columns of names (a key per row, or a list of owners per row) are written
-// joined: the names' text one after another goes after the reply's JSON
-// (write_with_tables), and the column is {"joinedAt": where its names
-// start there, "lengths": [each name's length, -1 for null], "counts":
-// [names per row] (lists only)}, in UTF-16 code units. JS decodes the names
-// as one string and slices it, where JSON.parse would make a million
-// strings, and the JSON stays small. The text is what a TextDecoder makes
-// of each name (invalid UTF-8 as U+FFFD, utf8_text.h), as it was when
-// each was its own JSON string.
+// joined: the names' text one after another is a string of its own beside
+// the reply's JSON (InspectReply::names), and the column is {"names": that
+// string's index, "lengths": [each name's length, -1 for null], "counts":
+// [names per row] (lists only)}, lengths in UTF-16 code units. JS decodes
+// the names as one string and slices it, where JSON.parse would make a
+// million strings, and the JSON stays small. The text is what a TextDecoder
+// makes of each name (invalid UTF-8 as U+FFFD, utf8_text.h), as it was
+// when each was its own JSON string.
 class ColumnsText {
  public:
   explicit ColumnsText(std::vector<const char*> names);
@@ -52,9 +52,9 @@ class ColumnsText {
   void end_list(size_t column);
   void end_row() { ++rows_; }
   size_t text_size() const;             // what write_to appends, within a few bytes
-  // The column text into `out`; joined names onto `names`, which holds
-  // `names_units` UTF-16 code units (advanced).
-  void write_to(std::string& out, std::string& names, uint64_t& names_units) const;
+  // The table's JSON text onto `out`; each joined column's names moved to
+  // the end of `names`.
+  void write_to(std::string& out, std::vector<std::string>& names);
 
  private:
   struct Column {
@@ -66,7 +66,6 @@ class ColumnsText {
     std::string lengths;     // joined: ", "-separated UTF-16 lengths
     std::string counts;      // joined lists: ", "-separated counts
     uint64_t listed = 0;     // names in the row's list so far
-    uint64_t units = 0;      // joined: UTF-16 code units in text
   };
   void join(Column& c, std::string_view name);
   void put(size_t column, std::string_view value, bool scalar = true);
@@ -96,16 +95,21 @@ std::optional<uint64_t> actual_segment_alignment(const Value& segments, uint64_t
 //  namedData, padding, unused}: sums over the layout, adding up to the file size.
 Json bytes_by_category_json(const std::vector<Region>& layout);
 
-// The reply text: `summary` written as write_json does, except that each
-// member named in `tables` is written as that table (written once, into a
-// string reserved for the whole reply: it can be tens of megabytes); then,
-// when a table has joined names, a newline (JSON text has none) and the
-// names.
-std::string write_with_tables(const Json& summary, const std::vector<std::pair<std::string, ColumnsText>>& tables);
+// inspect's reply to the JS glue: the summary's JSON text and the joined
+// names of its tables (tens of megabytes for a large file, never copied
+// into one string).
+struct InspectReply {
+  std::string json;
+  std::vector<std::string> names;
+};
+
+// The reply: `summary` written as write_json does, except that each member
+// named in `tables` is written as that table.
+InspectReply write_with_tables(const Json& summary, std::vector<std::pair<std::string, ColumnsText>> tables);
 
 // The reply parsed back into inspect's documented shape: the column tables
-// at `names` become arrays of row objects, and a segment map's owners given
-// as a segment index become that segment's owners.
-Result<Json> summary_from_reply(const std::string& reply, const std::vector<std::string>& names);
+// at `tables` become arrays of row objects, and a segment map range's owners
+// given as a segment index become that segment's owners.
+Result<Json> summary_from_reply(const InspectReply& reply, const std::vector<std::string>& tables);
 
 }  // namespace etpack

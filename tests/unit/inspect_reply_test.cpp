@@ -23,19 +23,18 @@ TEST(InspectReply, LongListsComeAsColumnsAndMapRangesNameTheirSegment) {
   Blob file = testing::load_file(kEverything / "out.pte");
   auto reply = inspect_pte_reply(FileSource::in_memory(file));
   ASSERT_TRUE(reply.ok()) << reply.error().message;
-  // The JSON, then a newline and the joined names.
-  const size_t newline = reply->find('\n');
-  ASSERT_NE(newline, std::string::npos);
-  auto parsed = parse_json(std::string_view(*reply).substr(0, newline));
+  // The JSON, and beside it the joined names (keys, then segment owners).
+  auto parsed = parse_json(reply->json);
   ASSERT_TRUE(parsed.ok());
+  ASSERT_EQ(reply->names.size(), 2u);
   auto summary = inspect_pte(file);
   ASSERT_TRUE(summary.ok());
   const std::string& first_key = summary->find("namedData")->items()[0].find("key")->text();
-  EXPECT_EQ(reply->substr(newline + 1, first_key.size()), first_key);
+  EXPECT_EQ(reply->names[0].substr(0, first_key.size()), first_key);
   const Json& named = *parsed->find("namedData");
   EXPECT_EQ(named.find("rows")->as_uint64(), 5u);
-  // Keys joined: where they start in the names, and each key's length.
-  EXPECT_TRUE(named.find("columns")->find("key")->find("joinedAt")->is_number());
+  // Keys joined: which of the names they are, and each key's length.
+  EXPECT_EQ(named.find("columns")->find("key")->find("names")->as_uint64(), 0u);
   EXPECT_EQ(named.find("columns")->find("key")->find("lengths")->items().size(), 5u);
   EXPECT_EQ(named.find("columns")->find("segment")->items().size(), 5u);
   const Json& segments = *parsed->find("segments")->find("columns");
@@ -97,8 +96,8 @@ TEST(InspectReply, JoinedNamesSplitBackExactly) {
   summary.set("namedData", Json::null());
   std::vector<std::pair<std::string, ColumnsText>> tables;
   tables.emplace_back("namedData", std::move(columns));
-  const std::string reply = write_with_tables(summary, tables);
-  EXPECT_NE(reply.find("\"lengths\": [6, 3, 5, 2, 0, -1]"), std::string::npos) << reply;
+  const InspectReply reply = write_with_tables(summary, std::move(tables));
+  EXPECT_NE(reply.json.find("\"lengths\": [6, 3, 5, 2, 0, -1]"), std::string::npos) << reply.json;
   auto parsed = summary_from_reply(reply, {"namedData"});
   ASSERT_TRUE(parsed.ok()) << parsed.error().message;
   const auto& rows = parsed->find("namedData")->items();
