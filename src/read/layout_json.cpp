@@ -39,11 +39,20 @@ void ColumnsText::put(size_t column, std::string_view value, bool scalar) {
   Column& c = columns_[column];
   if (rows_ == 0) {
     c.first_size = value.size();
-  } else {
-    c.text += ", ";
-    c.same = c.same && std::string_view(c.text.data(), c.first_size) == value;
+    c.same = scalar;
+    c.text = value;
+    return;
   }
-  c.same = c.same && scalar;
+  // While every value is row 0's, text holds row 0's alone (a million
+  // nulls are not written out); the first other value writes them.
+  if (c.same && scalar && std::string_view(c.text) == value) return;
+  if (c.same) {
+    const std::string first = c.text;
+    c.text.reserve((first.size() + 2) * (rows_ + 1) + value.size());
+    for (uint64_t row = 1; row < rows_; ++row) c.text.append(", ").append(first);
+    c.same = false;
+  }
+  c.text += ", ";
   c.text += value;
 }
 
@@ -55,6 +64,8 @@ void ColumnsText::string(size_t column, const std::string& s) {
   put(column, scratch_);
 }
 void ColumnsText::null(size_t column) { put(column, "null"); }
+
+void ColumnsText::reserve(size_t column, size_t bytes) { columns_[column].text.reserve(bytes); }
 
 void ColumnsText::join(Column& c, std::string_view name) {
   if (!c.lengths.empty()) c.lengths += ", ";
@@ -132,6 +143,17 @@ void ColumnsText::write_to(std::string& out, std::vector<std::string>& names) {
 ColumnsText segments_columns(const Value& segments, uint64_t base, const std::vector<SegmentUse>& uses, const Value& named) {
   enum { kIndex, kOffset, kSize, kKind, kOwners };
   ColumnsText out({"index", "offset", "size", "kind", "owners"});
+  // The owners' names reserved at once (a million names would otherwise be
+  // copied as the text doubles).
+  size_t bytes = 0;
+  for (const SegmentUse& use : uses) {
+    for (const std::string& owner : use.owners) bytes += owner.size();
+    for (uint32_t entry : use.named_data) {
+      const Value& key = named.items()[entry].table().get("key");
+      bytes += 24 + (key.is_string() ? key.str().size() : 0);
+    }
+  }
+  out.reserve(kOwners, bytes);
   std::string name;
   for (size_t i = 0; segments.is_items() && i < segments.items().size(); ++i) {
     const TableValue& s = segments.items()[i].table();

@@ -50,6 +50,7 @@ class ColumnsText {
   // A list: its names one by one, then end_list.
   void list_name(size_t column, std::string_view name);
   void end_list(size_t column);
+  void reserve(size_t column, size_t bytes);  // of a joined column's names
   void end_row() { ++rows_; }
   size_t text_size() const;             // what write_to appends, within a few bytes
   // The table's JSON text onto `out`; each joined column's names moved to
