@@ -295,11 +295,15 @@ class PteInspector {
     Json out = Json::object();
     const TableValue& first = mds.items()[0].table();
     out.set("segment", u64(first.get_uint("segment_index")));
-    ETP_ASSIGN(auto s, slices(first));
+    // Read in place (a moved-out optional<vector> trips GCC 12's
+    // -Wmaybe-uninitialized here).
+    auto s = slices(first);
+    if (!s.ok()) return s.take_error();
+    const std::vector<uint64_t> none;
+    const std::vector<uint64_t>& sizes = s.value() ? *s.value() : none;
     uint64_t total = 0;
-    if (s)
-      for (uint64_t v : *s) total = checked_add(total, v).value_or(UINT64_MAX);
-    out.set("count", u64(s ? s->size() : 0));
+    for (uint64_t v : sizes) total = checked_add(total, v).value_or(UINT64_MAX);
+    out.set("count", u64(sizes.size()));
     out.set("totalBytes", u64(total));
     return out;
   }
