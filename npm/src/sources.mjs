@@ -230,12 +230,15 @@ export class Scope {
 }
 
 // Copies bytes into the wasm heap (used for the small heads of files, which
-// the core parses) and frees them when the call is over.
+// the core parses) and frees them when the call is over. Program text is
+// reported to onProgram(length), which lets the heap such a program needs
+// outlive the call (instance.mjs).
 const ENCODER = new TextEncoder();
 
 export class HeapCopies {
-  constructor(module) {
+  constructor(module, onProgram = null) {
     this.module = module;
+    this.onProgram = onProgram;
     this.pointers = [];
   }
   put(bytes) {
@@ -254,6 +257,7 @@ export class HeapCopies {
     const pieces = typeof text === 'string' ? [text] : text;
     let length = 0;
     for (const piece of pieces) length += piece.length;
+    this.onProgram?.(length);
     for (const room of [length, length * 3]) {
       const ptr = this.module._malloc(Math.max(1, room)) >>> 0;
       if (ptr === 0) throw new EtpackError('OUT_OF_MEMORY', `executorch-pack: no room for ${room} bytes of program text in the wasm heap`);
