@@ -248,6 +248,11 @@ export class HeapCopies {
     this.pointers.push(ptr);
     return { ptr, len: bytes.byteLength };
   }
+  // A program in a binary form (see putText for JSON text).
+  putProgram(bytes) {
+    this.onProgram?.(bytes.byteLength);
+    return this.put(bytes);
+  }
   // Text as UTF-8 in the heap, encoded straight into it (TextEncoder's
   // encodeInto: no intermediate array; far faster than embind's conversion).
   // `text` may be an array of pieces, written one after the other (see

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HEAP_PER_PROGRAM_BYTE, HEAP_RESET_BYTES, InstanceLifetime } from '../../npm/src/instance.mjs';
+import { HeapCopies } from '../../npm/src/sources.mjs';
 import { loadApi } from './helpers/common.mjs';
 import { syntheticProgram } from './helpers/programs.mjs';
 
@@ -77,4 +78,18 @@ test('serializing a program keeps a heap it accounts for; the next call without 
   et.inspect(pte);
   assert.ok(et._internal.module !== held, 'replaced after a call with no program');
   assert.ok(et._internal.module.HEAPU8.byteLength <= 32 * MiB);
+});
+
+test('program text and binary programs put in the heap are reported; other bytes are not', async () => {
+  const et = await loadApi();
+  const reported = [];
+  const heap = new HeapCopies(et._internal.module, (n) => reported.push(n));
+  try {
+    heap.put(new Uint8Array(10));  // a file's head: accounts for nothing
+    heap.putProgram(new Uint8Array(20));
+    heap.putText(['{"a":', '1}']);
+  } finally {
+    heap.free();
+  }
+  assert.deepEqual(reported, [20, 7]);
 });
