@@ -17,9 +17,9 @@
 // instance after every call on a big program made each call pay for them
 // again. Such a heap stays while calls keep coming and is replaced once the
 // caller has been idle for IDLE_RESET_MS, so a process or page still
-// returns to its small size when the work is done. A heap its call does
-// not account for (a hostile file, a program far smaller than the heap)
-// is replaced at once, as before.
+// returns to its small size when the work is done. A heap a call grew
+// without accounting for it (a hostile file, a program far smaller than the
+// heap) is replaced at once, as before.
 import { EtpackError, coded, isWasmTrap } from './errors.mjs';
 
 // After a call that left the heap larger than this (a hostile file, a huge
@@ -43,6 +43,7 @@ export class InstanceLifetime {
   #pending = null;  // a Promise of a fresh module (async platforms)
   #accounted = 0;  // heap bytes the outermost call's programs account for
   #idleTimer = null;
+  #waited = 0;  // at the outermost call's start: the heap size an idle reset was waiting on, else 0
 
   // reinstantiate() -> a fresh module, or a Promise of one (or undefined:
   // never replace); onSwap(module) installs it. idleMs: see IDLE_RESET_MS.
@@ -69,6 +70,7 @@ export class InstanceLifetime {
       throw new EtpackError('INTERNAL', 'the core is restarting after a failure; retry once `await et.ready()` resolves');
     }
     if (this.#depth++ === 0) {
+      this.#waited = this.#idleTimer === null ? 0 : this.module.HEAPU8.byteLength;
       this.#cancelIdleReset();
       this.#accounted = 0;
     }
@@ -99,7 +101,9 @@ export class InstanceLifetime {
     }
     const heap = this.module.HEAPU8.byteLength;
     if (this.liveStores > 0 || heap <= HEAP_RESET_BYTES) return;
-    if (heap <= accounted) this.#idleReset();
+    // A call that did not grow a heap kept for an earlier program (say, a
+    // validate between two serializes) leaves it waiting for idleness.
+    if (heap <= accounted || heap <= this.#waited) this.#idleReset();
     else this.#replace();
   }
 

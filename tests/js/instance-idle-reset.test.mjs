@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HEAP_PER_PROGRAM_BYTE, HEAP_RESET_BYTES, InstanceLifetime } from '../../npm/src/instance.mjs';
+import { HEAP_PER_PROGRAM_BYTE, HEAP_RESET_BYTES, IDLE_RESET_MS, InstanceLifetime } from '../../npm/src/instance.mjs';
 import { HeapCopies } from '../../npm/src/sources.mjs';
 import { loadApi } from './helpers/common.mjs';
 import { syntheticProgram } from './helpers/programs.mjs';
@@ -42,13 +42,15 @@ test('an overgrown heap no program accounts for is replaced at once', () => {
   const small = lifetimeOf(HEAP_RESET_BYTES + 64 * MiB);
   small.lifetime.guard(() => small.lifetime.programInHeap(Math.floor((64 * MiB) / HEAP_PER_PROGRAM_BYTE) - 1));
   assert.equal(small.swaps.length, 1);
+});
 
-  // What a program accounted for does not carry over to the next call.
-  const next = lifetimeOf(HEAP_RESET_BYTES + 64 * MiB, 10_000);
-  next.lifetime.guard(() => next.lifetime.programInHeap(8 * MiB));
-  assert.equal(next.swaps.length, 0);
-  next.lifetime.guard(() => {});
-  assert.equal(next.swaps.length, 1);
+test('a call that does not grow a kept heap leaves it waiting; one that grows it replaces it', () => {
+  const { lifetime, swaps } = lifetimeOf(HEAP_RESET_BYTES + 64 * MiB, 10_000);
+  lifetime.guard(() => lifetime.programInHeap(8 * MiB));
+  lifetime.guard(() => {});  // a validate between two serializes
+  assert.equal(swaps.length, 0);
+  lifetime.guard(() => { lifetime.module.HEAPU8.byteLength += MiB; });  // grown by a call that accounts for nothing
+  assert.equal(swaps.length, 1);
 });
 
 test('a live store holds an overgrown heap past the idle time; deleting it replaces the heap', async () => {
@@ -62,7 +64,7 @@ test('a live store holds an overgrown heap past the idle time; deleting it repla
   assert.equal(swaps.length, 1);
 });
 
-test('serializing a program keeps a heap it accounts for; the next call without one gives it back', async () => {
+test('serializing a program keeps a heap it accounts for, through calls that do not grow it, until idle', async () => {
   const et = await loadApi();
   const program = syntheticProgram({ ints: 10000, intLists: 5000, tensors: 4999, kernelCalls: 2000 });  // 2.1 MB of text
   const grow = (bytes) => {
@@ -76,8 +78,11 @@ test('serializing a program keeps a heap it accounts for; the next call without 
   assert.ok(et.programToJson(program).length > 0);
   assert.ok(et._internal.module === held, 'kept after programToJson');
   et.inspect(pte);
-  assert.ok(et._internal.module !== held, 'replaced after a call with no program');
+  assert.ok(et._internal.module === held, 'kept after an inspect that did not grow it');
+  await sleep(IDLE_RESET_MS + 200);
+  assert.ok(et._internal.module !== held, 'replaced once idle');
   assert.ok(et._internal.module.HEAPU8.byteLength <= 32 * MiB);
+  assert.equal(et.inspect(pte).format, 'pte');
 });
 
 test('program text and binary programs put in the heap are reported; other bytes are not', async () => {
