@@ -177,8 +177,12 @@ export const cases = {
         };
         const clean = () => {
           rmSync(join(dir, 'out.pte'));
+          // Removing the files drops their dirty pages, so each run starts
+          // without the last one's. (No `sync`: it would also flush every
+          // other process's writes into the next run, and forking this
+          // 570 MiB process for it makes the next run's first writes to
+          // its memory page-fault.)
           rmSync(join(dir, 'model.ptd'));
-          execSync('sync');  // each run starts without the last one's dirty pages
         };
         const sizes = await ourRun();  // warm-up
         clean();
