@@ -231,11 +231,11 @@ export const cases = {
         let size = 0;
         let read = 0;
         // Each run is followed by removing its output and a sync, so that
-        // the next starts without dirty pages; the time a run spends waiting
-        // for writeback (5 GiB is over the kernel's dirty limit on most
-        // machines) and for other I/O on the disk varies from run to run by
-        // seconds, for either side alike, so each side's best run is
-        // compared, with its CPU time (user + system) beside it.
+        // the next starts without dirty pages. A run's time is mostly
+        // kernel time (page cache copies and page allocation, writeback of
+        // 5 GiB), which varies from run to run by seconds for either side
+        // with the machine's memory and disk state, so each side's best run
+        // is compared, with its CPU time (user + system) beside it.
         const ourRun = async (keep = true) => {
           const sources = inputs.map((p) => et.openFile(p));
           const r = await timeAsync(async () => {
