@@ -62,7 +62,7 @@ export function createApi(initialModule, platform, version) {
   // Runs `body(scope, heap)` with per-call registrations released afterwards.
   function withScope(body) {
     const scope = new Scope(sources);
-    const heap = new HeapCopies(module);
+    const heap = new HeapCopies(module, (length) => lifetime.programInHeap(length));
     try {
       return body(scope, heap);
     } finally {

@@ -230,12 +230,15 @@ export class Scope {
 }
 
 // Copies bytes into the wasm heap (used for the small heads of files, which
-// the core parses) and frees them when the call is over.
+// the core parses) and frees them when the call is over. Program text is
+// reported to onProgram(length), which lets the heap such a program needs
+// outlive the call (instance.mjs).
 const ENCODER = new TextEncoder();
 
 export class HeapCopies {
-  constructor(module) {
+  constructor(module, onProgram = null) {
     this.module = module;
+    this.onProgram = onProgram;
     this.pointers = [];
   }
   put(bytes) {
@@ -244,6 +247,11 @@ export class HeapCopies {
     this.module.HEAPU8.set(bytes, ptr);
     this.pointers.push(ptr);
     return { ptr, len: bytes.byteLength };
+  }
+  // A program in a binary form (see putText for JSON text).
+  putProgram(bytes) {
+    this.onProgram?.(bytes.byteLength);
+    return this.put(bytes);
   }
   // Text as UTF-8 in the heap, encoded straight into it (TextEncoder's
   // encodeInto: no intermediate array; far faster than embind's conversion).
@@ -254,6 +262,7 @@ export class HeapCopies {
     const pieces = typeof text === 'string' ? [text] : text;
     let length = 0;
     for (const piece of pieces) length += piece.length;
+    this.onProgram?.(length);
     for (const room of [length, length * 3]) {
       const ptr = this.module._malloc(Math.max(1, room)) >>> 0;
       if (ptr === 0) throw new EtpackError('OUT_OF_MEMORY', `executorch-pack: no room for ${room} bytes of program text in the wasm heap`);
