@@ -154,8 +154,10 @@ class Builder {
   void reserve(uint64_t n) {
     if (n > head_) grow(n);
   }
-  // Out of line: reserve() runs for every value placed, growth rarely.
-  void grow(uint64_t n) {
+  // Out of line (said explicitly: a member defined in the class is inline,
+  // and the wasm build inlined it, which kept reserve() itself from being
+  // inlined): reserve() runs for every value placed, growth rarely.
+  __attribute__((noinline)) void grow(uint64_t n) {
     uint64_t used = buf_.size() - head_;
     uint64_t want = std::max<uint64_t>(buf_.size() * 2, used + n + 1024);
     if (used + n > kMaxFlatbufferSize) {

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,9 +62,9 @@ class TableReader {
       : src_(source), resolve_blob_(resolve_blob), path_(kMaxPath) {}
 
   Result<TableValue> document(const TableDef& def) {
-    ETP_ASSIGN(TableValue t, table(def, 0));
+    ETP_ASSIGN(Value t, table(def, 0));
     if (!src_.at_end()) return syntax(src_.trailing_message());
-    return t;
+    return std::move(t.table());  // the only owner: moved out, not copied
   }
 
  private:
@@ -292,18 +293,18 @@ class TableReader {
   // any error it is skipped instead, as a value of unknown type always was,
   // so errors come from the skip or the later read exactly as before. Not
   // while already guessing: nested guesses could multiply the work.
-  Status value_before_type(const FieldDef& f, int& guess, Value& guessed, size_t depth) {
+  Status value_before_type(const FieldDef& f, int& guess, std::optional<Value>& guessed, size_t depth) {
     guess = 0;
     const int member = speculating_ ? 0 : last_member(&f);
     if (member > 0) {
       const size_t begin = src_.pos();
       const size_t path_len = path_len_;
       speculating_ = true;
-      Result<TableValue> read = table(*f.union_def->members[static_cast<size_t>(member)], depth + 1);
+      Result<Value> read = table(*f.union_def->members[static_cast<size_t>(member)], depth + 1);
       speculating_ = false;
       if (read.ok()) {
         guess = member;
-        guessed = Value::from_table(std::move(read).value());
+        guessed = std::move(read).value();
         return {};
       }
       path_len_ = path_len;
@@ -338,8 +339,8 @@ class TableReader {
       if (!more) break;
       push_index(i);
       if (f.element == BaseType::kTable) {
-        ETP_ASSIGN(TableValue t, table(*f.table, depth + 1));
-        items.push_back(Value::from_table(std::move(t)));
+        ETP_ASSIGN(Value t, table(*f.table, depth + 1));
+        items.push_back(std::move(t));
       } else if (f.element == BaseType::kString) {
         std::string scratch;
         if (!src_.at_string()) return mismatch("expected a string");
@@ -366,8 +367,7 @@ class TableReader {
         return Value::from_string(std::string(sv));
       }
       case BaseType::kTable: {
-        ETP_ASSIGN(TableValue t, table(*f.table, depth + 1));
-        return Value::from_table(std::move(t));
+        return table(*f.table, depth + 1);
       }
       case BaseType::kVector:
         if (src_.at_reference() && resolve_blob_ && f.element == BaseType::kUByte) {
@@ -389,11 +389,13 @@ class TableReader {
     }
   }
 
-  Result<TableValue> table(const TableDef& def, size_t depth) {
+  // A table, as a Value: its box is made first and filled in place.
+  Result<Value> table(const TableDef& def, size_t depth) {
     if (depth > kMaxDepth) return syntax("nesting deeper than " + std::to_string(kMaxDepth));
     if (!src_.at_object()) return mismatch("expected an object for " + def.name);
     ETP_TRY(src_.begin_object());
-    TableValue out(&def);
+    auto box = std::make_shared<TableValue>(&def);
+    TableValue& out = *box;
     struct PendingUnion {
       const FieldDef* field = nullptr;
       size_t begin = 0;
@@ -402,7 +404,7 @@ class TableReader {
       bool has_type = false;
       bool read = false;  // the value was read as soon as it came (type known)
       int guess = 0;      // the member type `guessed` was read as (0: none)
-      Value guessed;
+      std::optional<Value> guessed;  // (optional: most tables have no union, and an empty optional costs nothing)
     };
     // Tables have one or two unions at most; more would be a schema change
     // (they go to the heap then).
@@ -463,8 +465,8 @@ class TableReader {
         if (!is_null && u.has_type && u.type > 0) {
           // The type came first (upstream's order): read the member now
           // rather than skipping it and coming back.
-          ETP_ASSIGN(TableValue member, table(*f->union_def->members[static_cast<size_t>(u.type)], depth + 1));
-          out.fields[f->id] = Value::from_table(std::move(member));
+          ETP_ASSIGN(Value member, table(*f->union_def->members[static_cast<size_t>(u.type)], depth + 1));
+          out.fields[f->id] = std::move(member);
           out.fields[f->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
           u.read = true;
           u.has_value = false;
@@ -472,6 +474,13 @@ class TableReader {
           u.has_value = true;
           u.begin = src_.value_pos();
           ETP_TRY(value_before_type(*f, u.guess, u.guessed, depth));
+        }
+      } else if (is_scalar(f->type)) {
+        // Most fields: the scalar straight into its slot (null leaves it
+        // absent, as field() would).
+        if (!src_.consume_null()) {
+          ETP_ASSIGN(Scalar sc, scalar(f->type));
+          out.fields[f->id].set_scalar(sc);
         }
       } else {
         ETP_ASSIGN(Value v, field(*f, depth));
@@ -486,20 +495,20 @@ class TableReader {
       if (!u.has_type || u.type <= 0) return mismatch("union value without a member type in '" + u.field->name + "_type'");
       remember_member(u.field, u.type);
       if (u.guess == u.type) {
-        out.fields[u.field->id] = std::move(u.guessed);
+        out.fields[u.field->id] = std::move(*u.guessed);
         out.fields[u.field->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
         pop();
         continue;
       }
       const size_t resume = src_.pos();
       src_.seek(u.begin);
-      ETP_ASSIGN(TableValue member, table(*u.field->union_def->members[static_cast<size_t>(u.type)], depth + 1));
+      ETP_ASSIGN(Value member, table(*u.field->union_def->members[static_cast<size_t>(u.type)], depth + 1));
       src_.seek(resume);
-      out.fields[u.field->id] = Value::from_table(std::move(member));
+      out.fields[u.field->id] = std::move(member);
       out.fields[u.field->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
       pop();
     }
-    return out;
+    return Value::from_box(TableBox(std::move(box)));
   }
 
   Source& src_;
