@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <random>
 #include <string>
@@ -24,13 +23,6 @@
 
 namespace etpack {
 namespace {
-
-namespace fs = std::filesystem;
-
-fs::path conformance_dir() {
-  if (const char* env = std::getenv("ETPACK_CONFORMANCE_DIR"); env != nullptr && *env != '\0') return fs::path(env);
-  return fs::path(__FILE__).parent_path().parent_path().parent_path() / ".." / "shared" / "conformance";
-}
 
 // A JSON document as the JS writer would stream the object JSON.parse
 // makes of it: int32 as INT32, other safe integers and reals as DOUBLE,
@@ -121,20 +113,13 @@ std::string program_with_values(const std::string& values) {
 
 TEST(ValueStream, EveryConformanceProgramReadsAsItsText) {
   size_t checked = 0;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(conformance_dir(), ec)) {
-    const fs::path path = entry.path() / "program.json";
-    if (!fs::exists(path)) continue;
-    const std::vector<uint8_t> bytes = testing::read_bytes(path);
-    const std::string text(bytes.begin(), bytes.end());
-    auto from_text = table_from_json_text(text, *program_schema().root);
-    ASSERT_TRUE(from_text.ok()) << path << ": " << from_text.error().message;
+  for (const auto& [path, text] : testing::conformance_programs()) {
     auto from_stream = read_stream(stream_of(text));
     ASSERT_TRUE(from_stream.ok()) << path << ": " << from_stream.error().message;
     EXPECT_EQ(write_json(table_to_json(*from_stream)), text) << path;
     ++checked;
   }
-  EXPECT_GE(checked, 38u) << "program.json files found under " << conformance_dir();
+  EXPECT_GE(checked, 38u) << "program.json files found under " << testing::conformance_root();
 }
 
 TEST(ValueStream, SchemaErrorsAreTheTextsWithTheSamePath) {
