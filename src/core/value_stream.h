@@ -78,6 +78,13 @@ class ValueStream {
     std::memcpy(&d, &bits, 8);  // bit-exact: NaN payloads, -0 and the infinities survive
     return d;
   }
+  // INT32 and its value, consumed, if that comes next in full.
+  bool next_int32(int64_t& v) {
+    if (peek() != StreamTag::kInt32 || s_.size() - pos_ < 5) return false;
+    ++pos_;
+    v = static_cast<int32_t>(next_u32());
+    return true;
+  }
   // STRING and BYTES: length-prefixed bytes.
   Result<std::string_view> text() {
     if (s_.size() - pos_ < 4) return error("truncated value");

@@ -49,6 +49,8 @@ class JsonSource {
 
   Result<std::string_view> string(std::string& scratch) { return lex_.string_token(scratch); }
 
+  static bool next_int32(int64_t&) { return false; }  // numbers are text here: scalar()
+
   Result<ScalarToken> scalar(std::string& scratch) {
     ScalarToken token;
     const char first = lex_.peek();

@@ -47,6 +47,8 @@ class StreamSource {
 
   Result<std::string_view> string(std::string&) { return text_value(); }
 
+  bool next_int32(int64_t& v) { return in_.next_int32(v); }
+
   Result<ScalarToken> scalar(std::string&) {
     ScalarToken token;
     switch (in_.peek()) {

@@ -13,7 +13,9 @@
 // at_object()/at_array()/at_string()/at_reference(), begin_object()/
 // begin_array(), next_member(first)/next_item(first) (false at the close),
 // key(def, hint, scratch, name) (the member's field, or null with its name),
-// string(scratch), scalar(scratch) (a ScalarToken), reference(depth, max)
+// string(scratch), scalar(scratch) (a ScalarToken), next_int32(v) (a fast
+// path: true, with the value, if an int32 value comes next and was consumed;
+// a source may always say false), reference(depth, max)
 // (a byte reference as a Json object) and skip_value(depth, max).
 #pragma once
 
@@ -184,6 +186,13 @@ class TableReader {
     Scalar s;
     s.u = 0;
     const bool real = type == BaseType::kFloat || type == BaseType::kDouble;
+    int64_t small = 0;
+    if (src_.next_int32(small)) {
+      // The common case of the stream, an int32: no token to build.
+      if (!real) return integer_value(small, type);
+      s.d = as_real(static_cast<double>(small), type);
+      return s;
+    }
     std::string scratch;
     ETP_ASSIGN(ScalarToken token, src_.scalar(scratch));
     const std::string_view t = token.text;
