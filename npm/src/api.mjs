@@ -17,6 +17,7 @@ import {
 } from './marshal.mjs';
 import { readProgramReply } from './program-reply.mjs';
 import { readInspectReply } from './inspect-reply.mjs';
+import { programStream } from './program-stream.mjs';
 
 // platform: { createHasher(module) -> {update(view), digest() -> hex},
 //             openFile?(path) -> a file source (Node),
@@ -345,7 +346,7 @@ export function createApi(initialModule, platform, version) {
       } else {
         throw invalidArgument('dataSerializer must be a FlatTensorSerializer or an object with serialize(payload)');
       }
-      const text = heap.putText(programPieces(emitterOutput.program, scope));
+      const text = putProgram(emitterOutput.program, scope, heap, request);
       const out = call(() => module.serializeForExecutorch(text.ptr, text.len, JSON.stringify(request), sources.host({ serializeData })));
       try {
         const tags = JSON.parse(out.json()).ptd_tags;
@@ -357,6 +358,15 @@ export function createApi(initialModule, platform, version) {
         out.delete();
       }
     });
+  }
+
+  // The program into the heap for a serialize call: JSON text as it is, an
+  // object as the value stream (program-stream.mjs), which the request
+  // names.
+  function putProgram(program, scope, heap, request) {
+    if (typeof program === 'string') return heap.putText(program);
+    request.program_form = 'stream';
+    return heap.putProgram(programStream(program, scope));
   }
 
   function copyOut(ref) {
@@ -372,7 +382,7 @@ export function createApi(initialModule, platform, version) {
       const request = emitterRequest({ mutableData: pteFile.mutableData ?? pteFile.mutable_data ?? null }, scope);
       request.config = pteConfigToCore(config ?? {}, false);
       request.named_data = storeRequest(pteFile.namedData ?? pteFile.named_data ?? null, scope, 'namedData');
-      const text = heap.putText(programPieces(pteFile.program, scope));
+      const text = putProgram(pteFile.program, scope, heap, request);
       const out = call(() => module.serializePteBinary(text.ptr, text.len, JSON.stringify(request), sources.host()));
       try {
         return deliver(out, delivery)[0];

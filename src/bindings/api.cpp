@@ -106,7 +106,8 @@ Status fill_emitter(const Json& request, EmitterOutput& emitter) {
   return {};
 }
 
-// Program JSON text the glue encoded into the heap (TextEncoder is far
+// Program JSON text (or the value stream of a program object, as the
+// request's "program_form" says) the glue put into the heap (TextEncoder is far
 // faster than embind's std::string conversion for megabytes of text); it
 // stays valid for the call.
 std::string_view heap_text(double ptr, double len) {
@@ -130,7 +131,7 @@ Output* serialize_for_executorch_js(double text_ptr, double text_len, std::strin
   return run([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     EmitterOutput emitter;
-    ETP_ASSIGN(emitter.program, program_from_text(program_text));
+    ETP_ASSIGN(emitter.program, program_from_request(program_text, request));
     release_heap_text(program_text);
     ETP_TRY(fill_emitter(request, emitter));
     ETP_ASSIGN(PteConfig config, pte_config_from_json(request.find("config")));
@@ -164,7 +165,7 @@ Output* serialize_pte_binary_js(double text_ptr, double text_len, std::string re
   return run([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     EmitterOutput emitter;
-    ETP_ASSIGN(TableValue program, program_from_text(program_text));
+    ETP_ASSIGN(TableValue program, program_from_request(program_text, request));
     release_heap_text(program_text);
     ETP_TRY(fill_emitter(request, emitter));
     ETP_ASSIGN(PteConfig config, pte_config_from_json(request.find("config")));

@@ -145,4 +145,13 @@ Result<TableValue> program_from_text(std::string_view text) {
   return table_from_json_text(text, *program_schema().root, [](const Json& reference) { return blob_from_json(reference); });
 }
 
+Result<TableValue> program_from_stream(std::string_view bytes) {
+  return table_from_value_stream(bytes, *program_schema().root, [](const Json& reference) { return blob_from_json(reference); });
+}
+
+Result<TableValue> program_from_request(std::string_view program, const Json& request) {
+  const Json* form = request.find("program_form");
+  return form != nullptr && form->is_string() && form->text() == "stream" ? program_from_stream(program) : program_from_text(program);
+}
+
 }  // namespace etpack::bindings

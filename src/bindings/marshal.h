@@ -14,6 +14,7 @@
 #include "encode/ptd_writer.h"
 #include "model/fb_value.h"
 #include "model/named_data_store.h"
+#include "model/stream_table.h"
 #include "model/value_json.h"
 
 namespace etpack::bindings {
@@ -31,6 +32,11 @@ FlatTensorConfig data_config_from_json(const Json* j);
 
 // Program text with byte references, into the model.
 Result<TableValue> program_from_text(std::string_view text);
+// The same from the value stream the JS glue writes for a program object
+// (core/value_stream.h, npm/src/program-stream.mjs).
+Result<TableValue> program_from_stream(std::string_view bytes);
+// Either, as the request's "program_form" says ("stream"; else JSON text).
+Result<TableValue> program_from_request(std::string_view program, const Json& request);
 
 Json blob_marker(size_t index);
 

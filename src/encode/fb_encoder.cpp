@@ -12,11 +12,20 @@ namespace {
 
 constexpr uint64_t kMaxFlatbufferSize = 0x7FFFFFFFu;  // flatbuffers' 2 GiB limit
 
+// Bytes the builder's buffer gets uninitialized: every byte below the end is
+// written (values, padding zeros) before head_ passes it, so zero-filling
+// each grown buffer first was wasted work.
+struct UninitializedByte {
+  uint8_t value;
+  UninitializedByte() {}  // NOLINT: leaves `value` unset on purpose
+};
+static_assert(sizeof(UninitializedByte) == 1, "a byte buffer");
+
 // A back-to-front byte buffer: offsets are counted from the end, as both
 // reference builders count them.
 class Builder {
  public:
-  explicit Builder(EncodePolicy policy) : policy_(policy) { buf_.resize(1024); head_ = buf_.size(); }
+  explicit Builder(EncodePolicy policy) : policy_(policy), buf_(1024) { head_ = buf_.size(); }
 
   uint32_t offset() const { return static_cast<uint32_t>(buf_.size() - head_); }
   uint32_t minalign() const { return minalign_; }
@@ -34,26 +43,26 @@ class Builder {
   void pad_zero(uint64_t n) {
     reserve(n);
     head_ -= n;
-    std::memset(buf_.data() + head_, 0, n);
+    std::memset(bytes() + head_, 0, n);
   }
 
   template <typename T>
   void place(T v) {
     reserve(sizeof(T));
     head_ -= sizeof(T);
-    write_le<T>(buf_.data() + head_, v);
+    write_le<T>(bytes() + head_, v);
   }
 
   void place_bytes(const uint8_t* data, size_t n) {
     reserve(n);
     head_ -= n;
-    if (n != 0) std::memcpy(buf_.data() + head_, data, n);  // copy into the flatbuffer
+    if (n != 0) std::memcpy(bytes() + head_, data, n);  // copy into the flatbuffer
   }
 
   bool place_blob(const Blob& blob) {
     reserve(blob.size());
     head_ -= static_cast<size_t>(blob.size());
-    return blob.read_into(buf_.data() + head_);  // copy into the flatbuffer
+    return blob.read_into(bytes() + head_);  // copy into the flatbuffer
   }
 
   template <typename T>
@@ -110,7 +119,7 @@ class Builder {
       if (it != python_vtables_.end()) existing = it->second;
     } else {
       for (uint32_t vt : flatc_vtables_) {
-        const uint8_t* p = buf_.data() + (buf_.size() - vt);
+        const uint8_t* p = bytes() + (buf_.size() - vt);
         uint16_t vt_size = read_le<uint16_t>(p);
         if (vt_size != 4 + 2 * used || read_le<uint16_t>(p + 2) != object_size) continue;
         bool same = true;
@@ -124,7 +133,7 @@ class Builder {
     size_t object_pos = buf_.size() - object_offset;
     if (existing != 0) {
       // The vtable lies later in the buffer (lower offset): negative soffset.
-      write_le<int32_t>(buf_.data() + object_pos,
+      write_le<int32_t>(bytes() + object_pos,
                         static_cast<int32_t>(static_cast<int64_t>(existing) - static_cast<int64_t>(object_offset)));
     } else {
       for (size_t i = used; i-- > 0;) prepend<uint16_t>(field_offsets[i]);
@@ -132,7 +141,7 @@ class Builder {
       prepend<uint16_t>(static_cast<uint16_t>(2 * (used + 2)));
       uint32_t vt = offset();
       object_pos = buf_.size() - object_offset;
-      write_le<int32_t>(buf_.data() + object_pos, static_cast<int32_t>(vt - object_offset));
+      write_le<int32_t>(bytes() + object_pos, static_cast<int32_t>(vt - object_offset));
       if (policy_ == EncodePolicy::kReferencePython) python_vtables_.emplace(field_offsets, vt);
       else flatc_vtables_.push_back(vt);
     }
@@ -147,29 +156,34 @@ class Builder {
   }
 
   std::vector<uint8_t> take() {
-    return std::vector<uint8_t>(buf_.begin() + static_cast<std::ptrdiff_t>(head_), buf_.end());
+    return std::vector<uint8_t>(bytes() + head_, bytes() + buf_.size());
   }
 
  private:
   void reserve(uint64_t n) {
     if (n > head_) grow(n);
   }
-  // Out of line: reserve() runs for every value placed, growth rarely.
-  void grow(uint64_t n) {
+  // Out of line (said explicitly: a member defined in the class is inline,
+  // and the wasm build inlined it, which kept reserve() itself from being
+  // inlined): reserve() runs for every value placed, growth rarely.
+  __attribute__((noinline)) void grow(uint64_t n) {
     uint64_t used = buf_.size() - head_;
     uint64_t want = std::max<uint64_t>(buf_.size() * 2, used + n + 1024);
     if (used + n > kMaxFlatbufferSize) {
       overflow_ = true;
       want = used + n;  // still keep memory safe; the caller reports the error
     }
-    std::vector<uint8_t> grown(want);
-    std::memcpy(grown.data() + (want - used), buf_.data() + head_, used);  // relocate on growth
+    std::vector<UninitializedByte> grown(want);
+    std::memcpy(reinterpret_cast<uint8_t*>(grown.data()) + (want - used), bytes() + head_, used);  // relocate on growth
     head_ = want - used;
     buf_.swap(grown);
   }
 
+  uint8_t* bytes() { return reinterpret_cast<uint8_t*>(buf_.data()); }
+  const uint8_t* bytes() const { return reinterpret_cast<const uint8_t*>(buf_.data()); }
+
   EncodePolicy policy_;
-  std::vector<uint8_t> buf_;
+  std::vector<UninitializedByte> buf_;
   size_t head_ = 0;
   uint32_t minalign_ = 1;
   bool overflow_ = false;

@@ -25,6 +25,7 @@ class TableBox {
  public:
   TableBox() = default;
   explicit TableBox(TableValue t);
+  explicit TableBox(std::shared_ptr<TableValue> t) : ptr_(std::move(t)) {}  // `t` must not be null
   const TableValue& get() const { return *ptr_; }
   TableValue& get_mutable();
 
@@ -53,6 +54,9 @@ class Value {
   static Value from_box(TableBox box) { Value x; x.v_ = std::move(box); return x; }
   static Value from_items(Items items) { Value x; x.v_ = std::move(items); return x; }
   static Value from_scalars(Blob raw) { Value x; x.v_ = std::make_shared<const Blob>(std::move(raw)); return x; }
+
+  // The same as `*this = from_int/from_uint/from_double(...)`, in place.
+  void set_scalar(Scalar s) { v_.emplace<Scalar>(s); }
 
   bool absent() const { return std::holds_alternative<Absent>(v_); }
   bool is_scalar() const { return std::holds_alternative<Scalar>(v_); }

@@ -1,92 +1,109 @@
-// Schema-directed JSON reader: parses program JSON text straight into a
-// TableValue, without building a JSON document first (program JSON of a
-// real model is megabytes of small objects; a DOM would cost more than the
-// rest of serialization). Union values may precede their `_type` member, so
-// their text span is remembered and read once the type is known.
-#include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstring>
-#include <limits>
-
+// Program JSON text into the model: the JSON source of the shared program
+// reader (model/table_reader.h), over the shared lexer (core/json_lexer.h).
 #include "core/json_lexer.h"
-#include "core/le_bytes.h"
-#include "model/value_json.h"
+#include "model/table_reader.h"
 
 namespace etpack {
 namespace {
 
-constexpr size_t kMaxDepth = 128;
+using table_reader::ScalarToken;
 
-// The path to the value being read: one part per field or list index. It
-// is written on every step but turned into text only for an error, so it
-// lives in a fixed array (nesting is bounded by kMaxDepth: each table level
-// adds a field and at most one index).
-struct PathPart {
-  const std::string* name = nullptr;  // field name, or null for an index
-  size_t index = 0;
-};
-constexpr size_t kMaxPath = 2 * kMaxDepth + 8;
-
-class TableReader {
+class JsonSource {
  public:
-  TableReader(std::string_view text, const BlobResolver& resolve_blob)
-      : text_(text), lex_(text), resolve_blob_(resolve_blob), path_(kMaxPath) {}
+  explicit JsonSource(std::string_view text) : text_(text), lex_(text) {}
 
-  Result<TableValue> document(const TableDef& def) {
-    ETP_ASSIGN(TableValue t, table(def, 0));
-    if (!lex_.at_end()) return syntax("unexpected text after the JSON value");
-    return t;
+  size_t pos() const { return lex_.pos(); }
+  void seek(size_t pos) { lex_.seek(pos); }
+  size_t value_pos() {
+    lex_.skip_ws();
+    return lex_.pos();
   }
+  bool at_end() { return lex_.at_end(); }
+  Error error(const std::string& what) const { return lex_.error(what); }
+  static const char* trailing_message() { return "unexpected text after the JSON value"; }
+
+  bool consume_null() { return lex_.consume("null"); }
+  bool at_object() { return lex_.peek() == '{'; }
+  bool at_array() { return lex_.peek() == '['; }
+  bool at_string() { return lex_.peek() == '"'; }
+  bool at_reference() { return at_object(); }
+  Status begin_object() { return lex_.expect('{'); }
+  Status begin_array() { return lex_.expect('['); }
+  Result<bool> next_member(bool first) { return next(first, '}', "unterminated object", "expected ',' or '}'"); }
+  Result<bool> next_item(bool first) { return next(first, ']', "unterminated list", "expected ',' or ']'"); }
+
+  // The member's key and its ':' consumed: the field it names, or null
+  // with the decoded name in `name`.
+  Result<const FieldDef*> key(const TableDef& def, size_t hint, std::string& scratch, std::string_view& name) {
+    const FieldDef* f = literal_key(def, hint);
+    if (f == nullptr) {
+      // Decoded only when it is not a schema name as it stands: a key
+      // with escapes, or one to report.
+      ETP_ASSIGN(name, lex_.string_token(scratch));
+      ETP_TRY(lex_.expect(':'));
+      return def.find(name);
+    }
+    ETP_TRY(lex_.expect(':'));
+    return f;
+  }
+
+  Result<std::string_view> string(std::string& scratch) { return lex_.string_token(scratch); }
+
+  static bool next_int32(int64_t&) { return false; }  // numbers are text here: scalar()
+
+  Result<ScalarToken> scalar(std::string& scratch) {
+    ScalarToken token;
+    const char first = lex_.peek();
+    if (first == '\0') return token;  // kEnd
+    if (first == '"') {
+      token.kind = ScalarToken::kString;
+      ETP_ASSIGN(token.text, lex_.string_token(scratch));
+      return token;
+    }
+    if (first == 't' && lex_.consume("true")) {
+      token.kind = ScalarToken::kTrue;
+      return token;
+    }
+    if (first == 'f' && lex_.consume("false")) {
+      token.kind = ScalarToken::kFalse;
+      return token;
+    }
+    if (first == 'n' || first == '{' || first == '[') {
+      token.kind = ScalarToken::kOther;
+      return token;
+    }
+    token.kind = ScalarToken::kNumberText;
+    ETP_ASSIGN(token.text, lex_.number_token());
+    return token;
+  }
+
+  // A byte reference: the host's JSON object, parsed.
+  Result<Json> reference(size_t depth, size_t max_depth) {
+    const size_t begin = value_pos();
+    ETP_TRY(lex_.skip_value(depth, max_depth));
+    return parse_json(text_.substr(begin, lex_.pos() - begin));
+  }
+  Status skip_value(size_t depth, size_t max_depth) { return lex_.skip_value(depth, max_depth); }
 
  private:
-  // --- errors -------------------------------------------------------------
-  std::string path() const {
-    std::string out;
-    for (size_t i = 0; i < std::min(path_len_, kMaxPath); ++i) {
-      const PathPart& p = path_[i];
-      if (p.name) {
-        if (!out.empty()) out += '.';
-        out += *p.name;
-      } else {
-        out += "[" + std::to_string(p.index) + "]";
-      }
+  Result<bool> next(bool first, char close, const char* unterminated, const char* expected) {
+    const char c = lex_.peek();
+    if (c == close) {
+      ETP_TRY(lex_.expect(close));
+      return false;
     }
-    return out.empty() ? "<root>" : out;
+    if (first) return true;
+    if (c != ',') return lex_.error(c == '\0' ? unterminated : expected);
+    ETP_TRY(lex_.expect(','));
+    return true;
   }
-  Error mismatch(const std::string& what) const {
-    return make_error(ErrorCode::kSchemaMismatch, "program JSON at " + path() + ": " + what);
-  }
-
-  // Depth checks keep the path inside its array; the guard only keeps a
-  // broken invariant from writing past it.
-  void push_name(const std::string* name) {
-    if (path_len_ < kMaxPath) path_[path_len_] = {name, 0};
-    ++path_len_;
-  }
-  void push_index(size_t index) {
-    if (path_len_ < kMaxPath) path_[path_len_] = {nullptr, index};
-    ++path_len_;
-  }
-  void pop() { --path_len_; }
-
-  // --- tokens (the shared lexer) -------------------------------------------
-  Error syntax(const std::string& what) const { return lex_.error(what); }
-  void skip_ws() { lex_.skip_ws(); }
-  bool peek(char c) { return lex_.peek() == c; }
-  Status expect(char c) { return lex_.expect(c); }
-  bool consume(std::string_view word) { return lex_.consume(word); }
-  Result<std::string_view> string_token(std::string& scratch) { return lex_.string_token(scratch); }
-  Result<std::string_view> number_token() { return lex_.number_token(); }
-  Status skip_value(size_t depth) { return lex_.skip_value(depth, kMaxDepth); }
-  char next() { return lex_.peek(); }
 
   // The field whose name the next token spells literally, consumed; null
   // (nothing consumed) otherwise. Schema names hold no quote or backslash,
   // so a literal match is the decoded key, found without decoding it. Keys
   // mostly come in declaration order: fields[hint] is tried first.
   const FieldDef* literal_key(const TableDef& def, size_t hint) {
-    if (next() != '"') return nullptr;
+    if (lex_.peek() != '"') return nullptr;
     const size_t at = lex_.pos() + 1;
     auto spells = [&](const FieldDef& f) {
       const size_t n = f.name.size();
@@ -106,414 +123,15 @@ class TableReader {
     return found;
   }
 
-  // --- scalars ------------------------------------------------------------
-  static bool is_integer_text(std::string_view t) {
-    size_t i = (!t.empty() && t[0] == '-') ? 1 : 0;
-    if (i >= t.size()) return false;
-    for (; i < t.size(); ++i)
-      if (t[i] < '0' || t[i] > '9') return false;
-    return true;
-  }
-
-  Result<Scalar> integer(std::string_view t, BaseType type) {
-    Scalar s;
-    s.u = 0;
-    if (!is_integer_text(t)) return mismatch("expected an integer, got " + std::string(t));
-    const int bits = static_cast<int>(scalar_size(type) * 8);
-    if (is_signed_integer(type)) {
-      int64_t v = 0;
-      auto r = std::from_chars(t.data(), t.data() + t.size(), v);
-      if (r.ec != std::errc() || r.ptr != t.data() + t.size()) return mismatch(std::string(t) + " does not fit int64");
-      if (bits < 64) {
-        int64_t lo = -(int64_t{1} << (bits - 1)), hi = (int64_t{1} << (bits - 1)) - 1;
-        if (v < lo || v > hi) return mismatch(std::string(t) + " does not fit " + base_type_name(type));
-      }
-      s.i = v;
-      return s;
-    }
-    uint64_t v = 0;
-    auto r = t[0] == '-' ? std::from_chars_result{t.data(), std::errc::invalid_argument}
-                         : std::from_chars(t.data(), t.data() + t.size(), v);
-    if (r.ec != std::errc() || r.ptr != t.data() + t.size())
-      return mismatch("expected a non-negative integer for " + std::string(base_type_name(type)) + ", got " + std::string(t));
-    if (type == BaseType::kBool && v > 1) return mismatch(std::string(t) + " is not a bool");
-    if (bits < 64 && v > ((uint64_t{1} << bits) - 1)) return mismatch(std::string(t) + " does not fit " + base_type_name(type));
-    s.u = v;
-    return s;
-  }
-
-  Result<Scalar> scalar(BaseType type) {
-    Scalar s;
-    s.u = 0;
-    const char first = next();
-    if (first == '\0') return syntax("unexpected end of input");
-    const bool real = type == BaseType::kFloat || type == BaseType::kDouble;
-    if (!real && ((first >= '0' && first <= '9') || first == '-')) {
-      // The common case, an integer: straight to its token.
-      ETP_ASSIGN(std::string_view t, number_token());
-      return integer(t, type);
-    }
-    if (first == '"') {
-      std::string scratch;
-      ETP_ASSIGN(std::string_view t, string_token(scratch));
-      if (real && !t.empty() && t[0] == '\0' && t.size() > 1 && t[1] == 'N') {
-        s.d = std::strtod(std::string(t.substr(2)).c_str(), nullptr);
-        return s;
-      }
-      if (real) {
-        // Only upstream's own spellings: exir/schema.py's Double keeps an
-        // infinity as the string "inf" or "-inf" (and asserts nothing else).
-        // NaN and the infinities otherwise travel as Python's bare tokens
-        // (NaN, Infinity, -Infinity); any other string, "nan" included, is
-        // refused rather than guessed at.
-        if (t == "inf") s.d = std::numeric_limits<double>::infinity();
-        else if (t == "-inf") s.d = -std::numeric_limits<double>::infinity();
-        else return mismatch("expected a number (or upstream's \"inf\"/\"-inf\"; NaN and Infinity are bare tokens), got string \"" + std::string(t) + "\"");
-        if (type == BaseType::kFloat) s.d = static_cast<double>(static_cast<float>(s.d));
-        return s;
-      }
-      // A JavaScript Number that was an integer beyond 2^53 arrives marked:
-      // it has already been rounded, so only a real-valued field may take it.
-      if (!t.empty() && t[0] == '\0' && t.size() > 1 && t[1] == 'N') {
-        if (real) {
-          s.d = std::strtod(std::string(t.substr(2)).c_str(), nullptr);
-          return s;
-        }
-        return make_error(ErrorCode::kInvalidArgument, "program at " + path() + ": the Number " + std::string(t.substr(2)) +
-                                                           " is outside the safe integer range and may have been rounded; pass a BigInt");
-      }
-      // A BigInt from a JavaScript host arrives as its decimal digits.
-      if (!is_integer_text(t)) return mismatch(std::string("expected ") + base_type_name(type) + ", got string \"" + std::string(t) + "\"");
-      return integer(t, type);
-    }
-    if (consume("true")) {
-      if (real) return mismatch("expected a number, got true");
-      s.u = 1;
-      return s;
-    }
-    if (consume("false")) {
-      if (real) return mismatch("expected a number, got false");
-      return s;
-    }
-    if (first == 'n' || first == '{' || first == '[') return mismatch(std::string("expected ") + base_type_name(type));
-    ETP_ASSIGN(std::string_view t, number_token());
-    if (!real) return integer(t, type);
-    if (t == "NaN") s.d = std::numeric_limits<double>::quiet_NaN();
-    else if (t == "Infinity") s.d = std::numeric_limits<double>::infinity();
-    else if (t == "-Infinity") s.d = -std::numeric_limits<double>::infinity();
-    else s.d = std::strtod(std::string(t).c_str(), nullptr);
-    if (type == BaseType::kFloat) s.d = static_cast<double>(static_cast<float>(s.d));
-    return s;
-  }
-
-  static void put_scalar(uint8_t* p, BaseType type, Scalar s) {
-    switch (scalar_size(type)) {
-      case 1: p[0] = static_cast<uint8_t>(s.u); break;
-      case 2: write_le<uint16_t>(p, static_cast<uint16_t>(s.u)); break;
-      case 4:
-        if (type == BaseType::kFloat) {
-          float f = static_cast<float>(s.d);
-          uint32_t bits;
-          std::memcpy(&bits, &f, 4);
-          write_le<uint32_t>(p, bits);
-        } else {
-          write_le<uint32_t>(p, static_cast<uint32_t>(s.u));
-        }
-        break;
-      default:
-        if (type == BaseType::kDouble) {
-          uint64_t bits;
-          std::memcpy(&bits, &s.d, 8);
-          write_le<uint64_t>(p, bits);
-        } else {
-          write_le<uint64_t>(p, s.u);
-        }
-    }
-  }
-
-  // The scalar list just read (raw_) as a Blob. Lists are many and small
-  // (a tensor's sizes, an instruction's args): their bytes are copied into
-  // shared chunks instead of getting an allocation and a control block
-  // each. A list keeps its chunk alive; large lists get their own storage.
-  Blob scalar_bytes() {
-    constexpr size_t kMaxChunk = 64 * 1024;
-    const size_t n = raw_.size();
-    if (n == 0) return Blob();
-    if (n > kMaxChunk / 8) return Blob::own(std::vector<uint8_t>(raw_.begin(), raw_.end()));
-    if (chunk_ == nullptr || chunk_->size() - chunk_used_ < n) {
-      // Chunks grow from 4 KiB, so a small program holds little spare.
-      const size_t size = chunk_ == nullptr ? 4096 : std::min(kMaxChunk, 2 * chunk_->size());
-      chunk_ = std::make_shared<std::vector<uint8_t>>(size);  // never resized: views stay valid
-      chunk_used_ = 0;
-    }
-    uint8_t* at = chunk_->data() + chunk_used_;
-    std::memcpy(at, raw_.data(), n);  // copy the list into its chunk
-    chunk_used_ += n;
-    return Blob::shared(at, n, chunk_);
-  }
-
-  // A union value met before its `_type` (upstream's order). Rather than
-  // skip it and read it again once the type is known, it is read at once as
-  // the member this field held last time (lists of values mostly repeat a
-  // type): `guess` says which, 0 if that failed or there was no guess. On
-  // any error it is skipped instead, as a value of unknown type always was,
-  // so errors come from the skip or the later read exactly as before. Not
-  // while already guessing: nested guesses could multiply the work.
-  Status value_before_type(const FieldDef& f, int& guess, Value& guessed, size_t depth) {
-    guess = 0;
-    const int member = speculating_ ? 0 : last_member(&f);
-    if (member > 0) {
-      const size_t begin = lex_.pos();
-      const size_t path_len = path_len_;
-      speculating_ = true;
-      Result<TableValue> read = table(*f.union_def->members[static_cast<size_t>(member)], depth + 1);
-      speculating_ = false;
-      if (read.ok()) {
-        guess = member;
-        guessed = Value::from_table(std::move(read).value());
-        return {};
-      }
-      path_len_ = path_len;
-      lex_.seek(begin);
-    }
-    return skip_value(depth + 1);
-  }
-  int last_member(const FieldDef* f) const {
-    for (const auto& [field, member] : last_members_)
-      if (field == f) return member;
-    return 0;
-  }
-  void remember_member(const FieldDef* f, int member) {
-    for (auto& [field, last] : last_members_)
-      if (field == f) {
-        last = member;
-        return;
-      }
-    last_members_.emplace_back(f, member);
-  }
-
-  // --- schema values --------------------------------------------------------
-  Result<Value> vector(const FieldDef& f, size_t depth) {
-    ETP_TRY(expect('['));
-    const bool objects = f.element == BaseType::kTable || f.element == BaseType::kString;
-    Value::Items items;
-    raw_.clear();
-    const size_t width = objects ? 0 : scalar_size(f.element);
-    if (!objects && width == 0) return mismatch("unsupported vector element type");
-    if (peek(']')) {
-      ETP_TRY(expect(']'));
-    } else {
-      for (size_t i = 0;; ++i) {
-        push_index(i);
-        if (f.element == BaseType::kTable) {
-          ETP_ASSIGN(TableValue t, table(*f.table, depth + 1));
-          items.push_back(Value::from_table(std::move(t)));
-        } else if (f.element == BaseType::kString) {
-          std::string scratch;
-          if (!peek('"')) return mismatch("expected a string");
-          ETP_ASSIGN(std::string_view sv, string_token(scratch));
-          items.push_back(Value::from_string(std::string(sv)));
-        } else {
-          ETP_ASSIGN(Scalar sc, scalar(f.element));
-          raw_.resize(raw_.size() + width);
-          put_scalar(raw_.data() + raw_.size() - width, f.element, sc);
-        }
-        pop();
-        const char c = next();
-        if (c == ']') {
-          ETP_TRY(expect(']'));
-          break;
-        }
-        if (c != ',') return syntax(c == '\0' ? "unterminated list" : "expected ',' or ']'");
-        ETP_TRY(expect(','));
-      }
-    }
-    if (objects) return Value::from_items(std::move(items));
-    return Value::from_scalars(scalar_bytes());
-  }
-
-  Result<Value> field(const FieldDef& f, size_t depth) {
-    if (consume("null")) return Value();
-    switch (f.type) {
-      case BaseType::kString: {
-        if (!peek('"')) return mismatch("expected a string");
-        std::string scratch;
-        ETP_ASSIGN(std::string_view sv, string_token(scratch));
-        return Value::from_string(std::string(sv));
-      }
-      case BaseType::kTable: {
-        ETP_ASSIGN(TableValue t, table(*f.table, depth + 1));
-        return Value::from_table(std::move(t));
-      }
-      case BaseType::kVector:
-        if (peek('{') && resolve_blob_ && f.element == BaseType::kUByte) {
-          // Bytes by reference: the host's object names them.
-          const size_t begin = lex_.pos();
-          ETP_TRY(skip_value(depth + 1));
-          ETP_ASSIGN(Json reference, parse_json(text_.substr(begin, lex_.pos() - begin)));
-          auto blob = resolve_blob_(reference);
-          if (!blob.ok()) return mismatch(blob.error().message);
-          return Value::from_scalars(std::move(blob).value());
-        }
-        if (!peek('[')) return mismatch("expected a list");
-        return vector(f, depth + 1);
-      default: {
-        if (!is_scalar(f.type)) return mismatch("unsupported field type");
-        ETP_ASSIGN(Scalar sc, scalar(f.type));
-        if (f.type == BaseType::kDouble || f.type == BaseType::kFloat) return Value::from_double(sc.d);
-        if (is_signed_integer(f.type)) return Value::from_int(sc.i);
-        return Value::from_uint(sc.u);
-      }
-    }
-  }
-
-  Result<TableValue> table(const TableDef& def, size_t depth) {
-    if (depth > kMaxDepth) return syntax("nesting deeper than " + std::to_string(kMaxDepth));
-    if (!peek('{')) return mismatch("expected an object for " + def.name);
-    ETP_TRY(expect('{'));
-    TableValue out(&def);
-    struct PendingUnion {
-      const FieldDef* field = nullptr;
-      size_t begin = 0;
-      bool has_value = false;
-      int type = -1;  // -1 unknown, 0 NONE
-      bool has_type = false;
-      bool read = false;  // the value was read as soon as it came (type known)
-      int guess = 0;      // the member type `guessed` was read as (0: none)
-      Value guessed;
-    };
-    // Tables have one or two unions at most; more would be a schema change
-    // (they go to the heap then).
-    PendingUnion inline_unions[2];
-    size_t inline_count = 0;
-    std::vector<PendingUnion> more_unions;
-    auto pending = [&](const FieldDef* f) -> PendingUnion& {
-      for (size_t i = 0; i < inline_count; ++i)
-        if (inline_unions[i].field == f) return inline_unions[i];
-      for (auto& u : more_unions)
-        if (u.field == f) return u;
-      if (inline_count < 2) {
-        inline_unions[inline_count].field = f;
-        return inline_unions[inline_count++];
-      }
-      more_unions.emplace_back();
-      more_unions.back().field = f;
-      return more_unions.back();
-    };
-    if (peek('}')) {
-      ETP_TRY(expect('}'));
-      return out;
-    }
-    std::string scratch;
-    size_t hint = 0;
-    while (true) {
-      const FieldDef* f = literal_key(def, hint);
-      if (f == nullptr) {
-        // Decoded only when it is not a schema name as it stands: a key
-        // with escapes, or one to report.
-        ETP_ASSIGN(std::string_view key_view, string_token(scratch));
-        ETP_TRY(expect(':'));
-        f = def.find(key_view);
-        if (f == nullptr) {
-          std::string key(key_view);
-          push_name(&key);
-          Error e = mismatch("no field '" + key + "' in table " + def.name);
-          pop();
-          return e;
-        }
-      } else {
-        ETP_TRY(expect(':'));
-      }
-      hint = f->id + 1u;
-      push_name(&f->name);
-      if (f->type == BaseType::kUType) {
-        // `<union>_type`: a member table name, an integer, NONE or null.
-        const FieldDef& union_field = def.fields[f->id + 1u];
-        PendingUnion& u = pending(&union_field);
-        if (u.read) return mismatch("'" + f->name + "' given again after its union value was read");
-        u.has_type = true;
-        if (consume("null")) {
-          u.type = 0;
-        } else if (peek('"')) {
-          std::string name_scratch;
-          ETP_ASSIGN(std::string_view name, string_token(name_scratch));
-          u.type = name == "NONE" ? 0 : f->union_def->type_of(name);
-          if (u.type < 0) return mismatch("unknown " + f->union_def->name + " member \"" + std::string(name) + "\"");
-        } else {
-          ETP_ASSIGN(Scalar sc, scalar(BaseType::kUType));
-          u.type = static_cast<int>(sc.u);
-          if (sc.u >= f->union_def->members.size() || (u.type != 0 && f->union_def->members[sc.u] == nullptr))
-            return mismatch("unknown " + f->union_def->name + " member " + std::to_string(sc.u));
-        }
-      } else if (f->type == BaseType::kUnion) {
-        PendingUnion& u = pending(f);
-        const bool is_null = consume("null");
-        if (!is_null && u.has_type && u.type > 0) {
-          // The type came first (upstream's order): read the member now
-          // rather than skipping it and coming back.
-          ETP_ASSIGN(TableValue member, table(*f->union_def->members[static_cast<size_t>(u.type)], depth + 1));
-          out.fields[f->id] = Value::from_table(std::move(member));
-          out.fields[f->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
-          u.read = true;
-          u.has_value = false;
-        } else if (!is_null) {
-          u.has_value = true;
-          skip_ws();
-          u.begin = lex_.pos();
-          ETP_TRY(value_before_type(*f, u.guess, u.guessed, depth));
-        }
-      } else {
-        ETP_ASSIGN(Value v, field(*f, depth));
-        out.fields[f->id] = std::move(v);
-      }
-      pop();
-      const char c = next();
-      if (c == '}') {
-        ETP_TRY(expect('}'));
-        break;
-      }
-      if (c != ',') return syntax(c == '\0' ? "unterminated object" : "expected ',' or '}'");
-      ETP_TRY(expect(','));
-    }
-    for (size_t i = 0; i < inline_count + more_unions.size(); ++i) {
-      PendingUnion& u = i < inline_count ? inline_unions[i] : more_unions[i - inline_count];
-      if (!u.has_value) continue;
-      push_name(&u.field->name);
-      if (!u.has_type || u.type <= 0) return mismatch("union value without a member type in '" + u.field->name + "_type'");
-      remember_member(u.field, u.type);
-      if (u.guess == u.type) {
-        out.fields[u.field->id] = std::move(u.guessed);
-        out.fields[u.field->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
-        pop();
-        continue;
-      }
-      const size_t resume = lex_.pos();
-      lex_.seek(u.begin);
-      ETP_ASSIGN(TableValue member, table(*u.field->union_def->members[static_cast<size_t>(u.type)], depth + 1));
-      lex_.seek(resume);
-      out.fields[u.field->id] = Value::from_table(std::move(member));
-      out.fields[u.field->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
-      pop();
-    }
-    return out;
-  }
-
   std::string_view text_;
   JsonLexer lex_;
-  const BlobResolver& resolve_blob_;
-  std::vector<PathPart> path_;  // kMaxPath parts, the first path_len_ in use
-  size_t path_len_ = 0;
-  std::vector<uint8_t> raw_;  // a scalar list being read (never nested)
-  std::shared_ptr<std::vector<uint8_t>> chunk_;  // where scalar lists are stored
-  size_t chunk_used_ = 0;
-  std::vector<std::pair<const FieldDef*, int>> last_members_;  // per union field, the member it held last
-  bool speculating_ = false;  // reading a union value as a guessed member
 };
 
 }  // namespace
 
 Result<TableValue> table_from_json_text(std::string_view text, const TableDef& def, const BlobResolver& resolve_blob) {
-  return TableReader(text, resolve_blob).document(def);
+  JsonSource source(text);
+  return table_reader::TableReader<JsonSource>(source, resolve_blob).document(def);
 }
 
 Result<TableValue> table_from_json(const Json& json, const TableDef& def) {

@@ -16,21 +16,9 @@
 namespace etpack {
 namespace {
 
-namespace fs = std::filesystem;
-
-fs::path conformance_dir() {
-  if (const char* env = std::getenv("ETPACK_CONFORMANCE_DIR"); env != nullptr && *env != '\0') return fs::path(env);
-  return fs::path(__FILE__).parent_path().parent_path().parent_path() / ".." / "shared" / "conformance";
-}
-
 TEST(HostileJsonText, ProgramJsonRoundTripsByteForByte) {
   size_t checked = 0;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(conformance_dir(), ec)) {
-    const fs::path path = entry.path() / "program.json";
-    if (!fs::exists(path)) continue;
-    const std::vector<uint8_t> bytes = testing::read_bytes(path);
-    const std::string text(bytes.begin(), bytes.end());
+  for (const auto& [path, text] : testing::conformance_programs()) {
     auto program = table_from_json_text(text, *program_schema().root);
     ASSERT_TRUE(program.ok()) << path << ": " << program.error().message;
     const std::string out = write_json(table_to_json(*program));
@@ -43,7 +31,7 @@ TEST(HostileJsonText, ProgramJsonRoundTripsByteForByte) {
     ++checked;
   }
   // 38 serialize cases plus the deserialize cases' programs.
-  EXPECT_GE(checked, 38u) << "program.json files found under " << conformance_dir();
+  EXPECT_GE(checked, 38u) << "program.json files found under " << testing::conformance_root();
 }
 
 }  // namespace

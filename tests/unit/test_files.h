@@ -2,9 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/blob.h"
@@ -19,5 +22,24 @@ inline std::vector<uint8_t> read_bytes(const std::filesystem::path& path) {
 
 // The file as an owning Blob.
 inline Blob load_file(const std::filesystem::path& path) { return Blob::own(read_bytes(path)); }
+
+// ../shared/conformance, or $ETPACK_CONFORMANCE_DIR.
+inline std::filesystem::path conformance_root() {
+  if (const char* env = std::getenv("ETPACK_CONFORMANCE_DIR"); env != nullptr && *env != '\0') return env;
+  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / ".." / "shared" / "conformance";
+}
+
+// Every vector's program.json (upstream's own text): its path and text.
+inline std::vector<std::pair<std::filesystem::path, std::string>> conformance_programs() {
+  std::vector<std::pair<std::filesystem::path, std::string>> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(conformance_root(), ec)) {
+    const std::filesystem::path path = entry.path() / "program.json";
+    if (!std::filesystem::exists(path)) continue;
+    const std::vector<uint8_t> bytes = read_bytes(path);
+    out.emplace_back(path, std::string(bytes.begin(), bytes.end()));
+  }
+  return out;
+}
 
 }  // namespace etpack::testing

@@ -1,0 +1,535 @@
+// The schema-directed program reader, over any source of JSON-shaped
+// values: JSON text (model/json_table_reader.cpp) or the binary value stream
+// a JavaScript host writes (model/stream_table_reader.cpp). One reader, so
+// both forms get the same schema rules, error codes and paths. It reads
+// straight into a TableValue, without a document first (program JSON of a
+// real model is megabytes of small objects; a DOM would cost more than the
+// rest of serialization). Union values may precede their `_type` member, so
+// their position is remembered and read once the type is known.
+//
+// A Source provides: pos()/seek() (a position to come back to),
+// value_pos() (the position of the next value), at_end(), error(what) (a
+// syntax error at the position), trailing_message(), consume_null(),
+// at_object()/at_array()/at_string()/at_reference(), begin_object()/
+// begin_array(), next_member(first)/next_item(first) (false at the close),
+// key(def, hint, scratch, name) (the member's field, or null with its name),
+// string(scratch), scalar(scratch) (a ScalarToken), next_int32(v) (a fast
+// path: true, with the value, if an int32 value comes next and was consumed;
+// a source may always say false), reference(depth, max)
+// (a byte reference as a Json object) and skip_value(depth, max).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/json.h"
+#include "core/le_bytes.h"
+#include "model/value_json.h"
+
+namespace etpack::table_reader {
+
+// One scalar as a source holds it: text (JSON), or a value (the stream).
+struct ScalarToken {
+  enum Kind { kEnd, kOther, kTrue, kFalse, kInt, kDouble, kNumberText, kString } kind = kEnd;
+  std::string_view text;  // kNumberText, kString
+  int64_t i = 0;          // kInt
+  double d = 0;           // kDouble
+};
+
+constexpr size_t kMaxDepth = 128;
+
+// The path to the value being read: one part per field or list index. It
+// is written on every step but turned into text only for an error, so it
+// lives in a fixed array (nesting is bounded by kMaxDepth: each table level
+// adds a field and at most one index).
+struct PathPart {
+  const std::string* name = nullptr;  // field name, or null for an index
+  size_t index = 0;
+};
+constexpr size_t kMaxPath = 2 * kMaxDepth + 8;
+
+template <typename Source>
+class TableReader {
+ public:
+  TableReader(Source& source, const BlobResolver& resolve_blob)
+      : src_(source), resolve_blob_(resolve_blob), path_(kMaxPath) {}
+
+  Result<TableValue> document(const TableDef& def) {
+    ETP_ASSIGN(Value t, table(def, 0));
+    if (!src_.at_end()) return syntax(src_.trailing_message());
+    return std::move(t.table());  // the only owner: moved out, not copied
+  }
+
+ private:
+  // --- errors -------------------------------------------------------------
+  std::string path() const {
+    std::string out;
+    for (size_t i = 0; i < std::min(path_len_, kMaxPath); ++i) {
+      const PathPart& p = path_[i];
+      if (p.name) {
+        if (!out.empty()) out += '.';
+        out += *p.name;
+      } else {
+        out += "[" + std::to_string(p.index) + "]";
+      }
+    }
+    return out.empty() ? "<root>" : out;
+  }
+  Error mismatch(const std::string& what) const {
+    return make_error(ErrorCode::kSchemaMismatch, "program JSON at " + path() + ": " + what);
+  }
+
+  // Depth checks keep the path inside its array; the guard only keeps a
+  // broken invariant from writing past it.
+  void push_name(const std::string* name) {
+    if (path_len_ < kMaxPath) path_[path_len_] = {name, 0};
+    ++path_len_;
+  }
+  void push_index(size_t index) {
+    if (path_len_ < kMaxPath) path_[path_len_] = {nullptr, index};
+    ++path_len_;
+  }
+  void pop() { --path_len_; }
+
+  Error syntax(const std::string& what) const { return src_.error(what); }
+  Status skip_value(size_t depth) { return src_.skip_value(depth, kMaxDepth); }
+
+  // --- scalars ------------------------------------------------------------
+  static bool is_integer_text(std::string_view t) {
+    size_t i = (!t.empty() && t[0] == '-') ? 1 : 0;
+    if (i >= t.size()) return false;
+    for (; i < t.size(); ++i)
+      if (t[i] < '0' || t[i] > '9') return false;
+    return true;
+  }
+
+  Result<Scalar> integer(std::string_view t, BaseType type) {
+    Scalar s;
+    s.u = 0;
+    if (!is_integer_text(t)) return mismatch("expected an integer, got " + std::string(t));
+    const int bits = static_cast<int>(scalar_size(type) * 8);
+    if (is_signed_integer(type)) {
+      int64_t v = 0;
+      auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+      if (r.ec != std::errc() || r.ptr != t.data() + t.size()) return mismatch(std::string(t) + " does not fit int64");
+      if (bits < 64) {
+        int64_t lo = -(int64_t{1} << (bits - 1)), hi = (int64_t{1} << (bits - 1)) - 1;
+        if (v < lo || v > hi) return mismatch(std::string(t) + " does not fit " + base_type_name(type));
+      }
+      s.i = v;
+      return s;
+    }
+    uint64_t v = 0;
+    auto r = t[0] == '-' ? std::from_chars_result{t.data(), std::errc::invalid_argument}
+                         : std::from_chars(t.data(), t.data() + t.size(), v);
+    if (r.ec != std::errc() || r.ptr != t.data() + t.size())
+      return mismatch("expected a non-negative integer for " + std::string(base_type_name(type)) + ", got " + std::string(t));
+    if (type == BaseType::kBool && v > 1) return mismatch(std::string(t) + " is not a bool");
+    if (bits < 64 && v > ((uint64_t{1} << bits) - 1)) return mismatch(std::string(t) + " does not fit " + base_type_name(type));
+    s.u = v;
+    return s;
+  }
+
+  // An integer the source holds as a value (not text): checked as its
+  // digits would be, and reported the same way when it does not fit.
+  Result<Scalar> integer_value(int64_t v, BaseType type) {
+    const int bits = static_cast<int>(scalar_size(type) * 8);
+    Scalar s;
+    s.i = v;
+    if (is_signed_integer(type)) {
+      if (bits == 64 || (v >= -(int64_t{1} << (bits - 1)) && v < (int64_t{1} << (bits - 1)))) return s;
+    } else if (v >= 0 && (type != BaseType::kBool || v <= 1) && (bits == 64 || static_cast<uint64_t>(v) < (uint64_t{1} << bits))) {
+      return s;
+    }
+    return integer(std::to_string(v), type);
+  }
+
+  // A double where an integer is expected (a JavaScript Number): exact if
+  // it is a safe integer, refused with the reason otherwise.
+  Result<Scalar> double_as_integer(double d, BaseType type) {
+    if (std::isfinite(d) && d == std::trunc(d)) {
+      if (std::fabs(d) <= 9007199254740991.0) {
+        if (d == 0 && std::signbit(d)) return integer("-0", type);
+        return integer_value(static_cast<int64_t>(d), type);
+      }
+      return unsafe_number(number_text(d));
+    }
+    return mismatch("expected an integer, got " + number_text(d));
+  }
+  Error unsafe_number(const std::string& text) const {
+    return make_error(ErrorCode::kInvalidArgument, "program at " + path() + ": the Number " + text +
+                                                       " is outside the safe integer range and may have been rounded; pass a BigInt");
+  }
+  // As JavaScript writes a Number: integers below 1e21 in full.
+  static std::string number_text(double d) {
+    if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 1e21) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.0f", d);
+      return buf;
+    }
+    return python_float_repr(d);
+  }
+  static double as_real(double d, BaseType type) {
+    return type == BaseType::kFloat ? static_cast<double>(static_cast<float>(d)) : d;
+  }
+
+  Result<Scalar> scalar(BaseType type) {
+    Scalar s;
+    s.u = 0;
+    const bool real = type == BaseType::kFloat || type == BaseType::kDouble;
+    int64_t small = 0;
+    if (src_.next_int32(small)) {
+      // The common case of the stream, an int32: no token to build.
+      if (!real) return integer_value(small, type);
+      s.d = as_real(static_cast<double>(small), type);
+      return s;
+    }
+    std::string scratch;
+    ETP_ASSIGN(ScalarToken token, src_.scalar(scratch));
+    const std::string_view t = token.text;
+    switch (token.kind) {
+      case ScalarToken::kEnd: return syntax("unexpected end of input");
+      case ScalarToken::kOther: return mismatch(std::string("expected ") + base_type_name(type));
+      case ScalarToken::kTrue:
+        if (real) return mismatch("expected a number, got true");
+        s.u = 1;
+        return s;
+      case ScalarToken::kFalse:
+        if (real) return mismatch("expected a number, got false");
+        return s;
+      case ScalarToken::kInt:
+        if (!real) return integer_value(token.i, type);
+        s.d = as_real(static_cast<double>(token.i), type);
+        return s;
+      case ScalarToken::kDouble:
+        if (!real) return double_as_integer(token.d, type);
+        s.d = as_real(token.d, type);
+        return s;
+      case ScalarToken::kNumberText:
+        if (!real) return integer(t, type);
+        if (t == "NaN") s.d = std::numeric_limits<double>::quiet_NaN();
+        else if (t == "Infinity") s.d = std::numeric_limits<double>::infinity();
+        else if (t == "-Infinity") s.d = -std::numeric_limits<double>::infinity();
+        else s.d = std::strtod(std::string(t).c_str(), nullptr);
+        s.d = as_real(s.d, type);
+        return s;
+      case ScalarToken::kString: break;
+    }
+    // A JavaScript Number marked in JSON text (programText): a real one
+    // as its digits, an integer beyond 2^53 refused (it has been rounded).
+    const bool marked_number = t.size() > 1 && t[0] == '\0' && t[1] == 'N';
+    if (marked_number) {
+      if (!real) return unsafe_number(std::string(t.substr(2)));
+      s.d = std::strtod(std::string(t.substr(2)).c_str(), nullptr);
+      return s;
+    }
+    if (real) {
+      // Only upstream's own spellings: exir/schema.py's Double keeps an
+      // infinity as the string "inf" or "-inf" (and asserts nothing else).
+      // NaN and the infinities otherwise travel as Python's bare tokens
+      // (NaN, Infinity, -Infinity); any other string, "nan" included, is
+      // refused rather than guessed at.
+      if (t == "inf") s.d = std::numeric_limits<double>::infinity();
+      else if (t == "-inf") s.d = -std::numeric_limits<double>::infinity();
+      else return mismatch("expected a number (or upstream's \"inf\"/\"-inf\"; NaN and Infinity are bare tokens), got string \"" + std::string(t) + "\"");
+      s.d = as_real(s.d, type);
+      return s;
+    }
+    // A BigInt from a JavaScript host arrives as its decimal digits.
+    if (!is_integer_text(t)) return mismatch(std::string("expected ") + base_type_name(type) + ", got string \"" + std::string(t) + "\"");
+    return integer(t, type);
+  }
+
+  static void put_scalar(uint8_t* p, BaseType type, Scalar s) {
+    switch (scalar_size(type)) {
+      case 1: p[0] = static_cast<uint8_t>(s.u); break;
+      case 2: write_le<uint16_t>(p, static_cast<uint16_t>(s.u)); break;
+      case 4:
+        if (type == BaseType::kFloat) {
+          float f = static_cast<float>(s.d);
+          uint32_t bits;
+          std::memcpy(&bits, &f, 4);
+          write_le<uint32_t>(p, bits);
+        } else {
+          write_le<uint32_t>(p, static_cast<uint32_t>(s.u));
+        }
+        break;
+      default:
+        if (type == BaseType::kDouble) {
+          uint64_t bits;
+          std::memcpy(&bits, &s.d, 8);
+          write_le<uint64_t>(p, bits);
+        } else {
+          write_le<uint64_t>(p, s.u);
+        }
+    }
+  }
+
+  // The scalar list just read (raw_) as a Blob. Lists are many and small
+  // (a tensor's sizes, an instruction's args): their bytes are copied into
+  // shared chunks instead of getting an allocation and a control block
+  // each. A list keeps its chunk alive; large lists get their own storage.
+  Blob scalar_bytes() {
+    constexpr size_t kMaxChunk = 64 * 1024;
+    const size_t n = raw_.size();
+    if (n == 0) return Blob();
+    if (n > kMaxChunk / 8) return Blob::own(std::vector<uint8_t>(raw_.begin(), raw_.end()));
+    if (chunk_ == nullptr || chunk_->size() - chunk_used_ < n) {
+      // Chunks grow from 4 KiB, so a small program holds little spare.
+      const size_t size = chunk_ == nullptr ? 4096 : std::min(kMaxChunk, 2 * chunk_->size());
+      chunk_ = std::make_shared<std::vector<uint8_t>>(size);  // never resized: views stay valid
+      chunk_used_ = 0;
+    }
+    uint8_t* at = chunk_->data() + chunk_used_;
+    std::memcpy(at, raw_.data(), n);  // copy the list into its chunk
+    chunk_used_ += n;
+    return Blob::shared(at, n, chunk_);
+  }
+
+  // A union value met before its `_type` (upstream's order). Rather than
+  // skip it and read it again once the type is known, it is read at once as
+  // the member this field held last time (lists of values mostly repeat a
+  // type): `guess` says which, 0 if that failed or there was no guess. On
+  // any error it is skipped instead, as a value of unknown type always was,
+  // so errors come from the skip or the later read exactly as before. Not
+  // while already guessing: nested guesses could multiply the work.
+  Status value_before_type(const FieldDef& f, int& guess, std::optional<Value>& guessed, size_t depth) {
+    guess = 0;
+    const int member = speculating_ ? 0 : last_member(&f);
+    if (member > 0) {
+      const size_t begin = src_.pos();
+      const size_t path_len = path_len_;
+      speculating_ = true;
+      Result<Value> read = table(*f.union_def->members[static_cast<size_t>(member)], depth + 1);
+      speculating_ = false;
+      if (read.ok()) {
+        guess = member;
+        guessed = std::move(read).value();
+        return {};
+      }
+      path_len_ = path_len;
+      src_.seek(begin);
+    }
+    return skip_value(depth + 1);
+  }
+  int last_member(const FieldDef* f) const {
+    for (const auto& [field, member] : last_members_)
+      if (field == f) return member;
+    return 0;
+  }
+  void remember_member(const FieldDef* f, int member) {
+    for (auto& [field, last] : last_members_)
+      if (field == f) {
+        last = member;
+        return;
+      }
+    last_members_.emplace_back(f, member);
+  }
+
+  // --- schema values --------------------------------------------------------
+  Result<Value> vector(const FieldDef& f, size_t depth) {
+    ETP_TRY(src_.begin_array());
+    const bool objects = f.element == BaseType::kTable || f.element == BaseType::kString;
+    Value::Items items;
+    raw_.clear();
+    const size_t width = objects ? 0 : scalar_size(f.element);
+    if (!objects && width == 0) return mismatch("unsupported vector element type");
+    for (size_t i = 0;; ++i) {
+      ETP_ASSIGN(bool more, src_.next_item(i == 0));
+      if (!more) break;
+      push_index(i);
+      if (f.element == BaseType::kTable) {
+        ETP_ASSIGN(Value t, table(*f.table, depth + 1));
+        items.push_back(std::move(t));
+      } else if (f.element == BaseType::kString) {
+        std::string scratch;
+        if (!src_.at_string()) return mismatch("expected a string");
+        ETP_ASSIGN(std::string_view sv, src_.string(scratch));
+        items.push_back(Value::from_string(std::string(sv)));
+      } else {
+        ETP_ASSIGN(Scalar sc, scalar(f.element));
+        raw_.resize(raw_.size() + width);
+        put_scalar(raw_.data() + raw_.size() - width, f.element, sc);
+      }
+      pop();
+    }
+    if (objects) return Value::from_items(std::move(items));
+    return Value::from_scalars(scalar_bytes());
+  }
+
+  Result<Value> field(const FieldDef& f, size_t depth) {
+    if (src_.consume_null()) return Value();
+    switch (f.type) {
+      case BaseType::kString: {
+        if (!src_.at_string()) return mismatch("expected a string");
+        std::string scratch;
+        ETP_ASSIGN(std::string_view sv, src_.string(scratch));
+        return Value::from_string(std::string(sv));
+      }
+      case BaseType::kTable: {
+        return table(*f.table, depth + 1);
+      }
+      case BaseType::kVector:
+        if (src_.at_reference() && resolve_blob_ && f.element == BaseType::kUByte) {
+          // Bytes by reference: the host's object names them.
+          ETP_ASSIGN(Json reference, src_.reference(depth + 1, kMaxDepth));
+          auto blob = resolve_blob_(reference);
+          if (!blob.ok()) return mismatch(blob.error().message);
+          return Value::from_scalars(std::move(blob).value());
+        }
+        if (!src_.at_array()) return mismatch("expected a list");
+        return vector(f, depth + 1);
+      default: {
+        if (!is_scalar(f.type)) return mismatch("unsupported field type");
+        ETP_ASSIGN(Scalar sc, scalar(f.type));
+        if (f.type == BaseType::kDouble || f.type == BaseType::kFloat) return Value::from_double(sc.d);
+        if (is_signed_integer(f.type)) return Value::from_int(sc.i);
+        return Value::from_uint(sc.u);
+      }
+    }
+  }
+
+  // A table, as a Value: its box is made first and filled in place.
+  Result<Value> table(const TableDef& def, size_t depth) {
+    if (depth > kMaxDepth) return syntax("nesting deeper than " + std::to_string(kMaxDepth));
+    if (!src_.at_object()) return mismatch("expected an object for " + def.name);
+    ETP_TRY(src_.begin_object());
+    auto box = std::make_shared<TableValue>(&def);
+    TableValue& out = *box;
+    struct PendingUnion {
+      const FieldDef* field = nullptr;
+      size_t begin = 0;
+      bool has_value = false;
+      int type = -1;  // -1 unknown, 0 NONE
+      bool has_type = false;
+      bool read = false;  // the value was read as soon as it came (type known)
+      int guess = 0;      // the member type `guessed` was read as (0: none)
+      std::optional<Value> guessed;  // (optional: most tables have no union, and an empty optional costs nothing)
+    };
+    // Tables have one or two unions at most; more would be a schema change
+    // (they go to the heap then).
+    PendingUnion inline_unions[2];
+    size_t inline_count = 0;
+    std::vector<PendingUnion> more_unions;
+    auto pending = [&](const FieldDef* f) -> PendingUnion& {
+      for (size_t i = 0; i < inline_count; ++i)
+        if (inline_unions[i].field == f) return inline_unions[i];
+      for (auto& u : more_unions)
+        if (u.field == f) return u;
+      if (inline_count < 2) {
+        inline_unions[inline_count].field = f;
+        return inline_unions[inline_count++];
+      }
+      more_unions.emplace_back();
+      more_unions.back().field = f;
+      return more_unions.back();
+    };
+    std::string scratch;
+    size_t hint = 0;
+    for (bool first = true;; first = false) {
+      ETP_ASSIGN(bool more, src_.next_member(first));
+      if (!more) break;
+      std::string_view key_view;
+      ETP_ASSIGN(const FieldDef* f, src_.key(def, hint, scratch, key_view));
+      if (f == nullptr) {
+        std::string key(key_view);
+        push_name(&key);
+        Error e = mismatch("no field '" + key + "' in table " + def.name);
+        pop();
+        return e;
+      }
+      hint = f->id + 1u;
+      push_name(&f->name);
+      if (f->type == BaseType::kUType) {
+        // `<union>_type`: a member table name, an integer, NONE or null.
+        const FieldDef& union_field = def.fields[f->id + 1u];
+        PendingUnion& u = pending(&union_field);
+        if (u.read) return mismatch("'" + f->name + "' given again after its union value was read");
+        u.has_type = true;
+        if (src_.consume_null()) {
+          u.type = 0;
+        } else if (src_.at_string()) {
+          std::string name_scratch;
+          ETP_ASSIGN(std::string_view name, src_.string(name_scratch));
+          u.type = name == "NONE" ? 0 : f->union_def->type_of(name);
+          if (u.type < 0) return mismatch("unknown " + f->union_def->name + " member \"" + std::string(name) + "\"");
+        } else {
+          ETP_ASSIGN(Scalar sc, scalar(BaseType::kUType));
+          u.type = static_cast<int>(sc.u);
+          if (sc.u >= f->union_def->members.size() || (u.type != 0 && f->union_def->members[sc.u] == nullptr))
+            return mismatch("unknown " + f->union_def->name + " member " + std::to_string(sc.u));
+        }
+      } else if (f->type == BaseType::kUnion) {
+        PendingUnion& u = pending(f);
+        const bool is_null = src_.consume_null();
+        if (!is_null && u.has_type && u.type > 0) {
+          // The type came first (upstream's order): read the member now
+          // rather than skipping it and coming back.
+          ETP_ASSIGN(Value member, table(*f->union_def->members[static_cast<size_t>(u.type)], depth + 1));
+          out.fields[f->id] = std::move(member);
+          out.fields[f->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
+          u.read = true;
+          u.has_value = false;
+        } else if (!is_null) {
+          u.has_value = true;
+          u.begin = src_.value_pos();
+          ETP_TRY(value_before_type(*f, u.guess, u.guessed, depth));
+        }
+      } else if (is_scalar(f->type)) {
+        // Most fields: the scalar straight into its slot (null leaves it
+        // absent, as field() would).
+        if (!src_.consume_null()) {
+          ETP_ASSIGN(Scalar sc, scalar(f->type));
+          out.fields[f->id].set_scalar(sc);
+        }
+      } else {
+        ETP_ASSIGN(Value v, field(*f, depth));
+        out.fields[f->id] = std::move(v);
+      }
+      pop();
+    }
+    for (size_t i = 0; i < inline_count + more_unions.size(); ++i) {
+      PendingUnion& u = i < inline_count ? inline_unions[i] : more_unions[i - inline_count];
+      if (!u.has_value) continue;
+      push_name(&u.field->name);
+      if (!u.has_type || u.type <= 0) return mismatch("union value without a member type in '" + u.field->name + "_type'");
+      remember_member(u.field, u.type);
+      if (u.guess == u.type) {
+        out.fields[u.field->id] = std::move(*u.guessed);
+        out.fields[u.field->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
+        pop();
+        continue;
+      }
+      const size_t resume = src_.pos();
+      src_.seek(u.begin);
+      ETP_ASSIGN(Value member, table(*u.field->union_def->members[static_cast<size_t>(u.type)], depth + 1));
+      src_.seek(resume);
+      out.fields[u.field->id] = std::move(member);
+      out.fields[u.field->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
+      pop();
+    }
+    return Value::from_box(TableBox(std::move(box)));
+  }
+
+  Source& src_;
+  const BlobResolver& resolve_blob_;
+  std::vector<PathPart> path_;  // kMaxPath parts, the first path_len_ in use
+  size_t path_len_ = 0;
+  std::vector<uint8_t> raw_;  // a scalar list being read (never nested)
+  std::shared_ptr<std::vector<uint8_t>> chunk_;  // where scalar lists are stored
+  size_t chunk_used_ = 0;
+  std::vector<std::pair<const FieldDef*, int>> last_members_;  // per union field, the member it held last
+  bool speculating_ = false;  // reading a union value as a guessed member
+};
+
+
+}  // namespace etpack::table_reader
