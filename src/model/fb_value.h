@@ -82,57 +82,9 @@ class Value {
   std::variant<Absent, Scalar, std::string, TableBox, Items, ScalarsBox> v_;
 };
 
-// A table's field slots, indexed by field id. Most tables of a program
-// have one or two fields (an EValue, its Int or IntList, a KernelCall, an
-// Instruction): those slots live inside the TableValue, so such a table is
-// one allocation (its box) instead of two, which a 20k-value program makes
-// and frees tens of thousands of times. Larger tables keep their slots on
-// the heap.
-class FieldSlots {
- public:
-  explicit FieldSlots(size_t n) : size_(n), heap_(n > kInline ? std::make_unique<Value[]>(n) : nullptr) {}
-  FieldSlots(const FieldSlots& other) : FieldSlots(other.size_) {
-    for (size_t i = 0; i < size_; ++i) data()[i] = other.data()[i];
-  }
-  // A moved-from FieldSlots is empty (size 0), never a view of slots it no
-  // longer owns.
-  FieldSlots(FieldSlots&& other) noexcept : size_(other.size_), heap_(std::move(other.heap_)) {
-    if (!heap_) {
-      for (size_t i = 0; i < kInline; ++i) inline_[i] = std::move(other.inline_[i]);
-    }
-    other.size_ = 0;
-  }
-  FieldSlots& operator=(FieldSlots&& other) noexcept {
-    if (this == &other) return *this;
-    size_ = other.size_;
-    heap_ = std::move(other.heap_);
-    for (size_t i = 0; i < kInline; ++i) inline_[i] = heap_ ? Value() : std::move(other.inline_[i]);
-    other.size_ = 0;
-    return *this;
-  }
-  FieldSlots& operator=(const FieldSlots& other) {
-    if (this != &other) *this = FieldSlots(other);
-    return *this;
-  }
-  ~FieldSlots() = default;
-
-  size_t size() const { return size_; }
-  Value& operator[](size_t id) { return data()[id]; }
-  const Value& operator[](size_t id) const { return data()[id]; }
-
- private:
-  static constexpr size_t kInline = 2;
-  Value* data() { return heap_ ? heap_.get() : inline_; }
-  const Value* data() const { return heap_ ? heap_.get() : inline_; }
-
-  size_t size_ = 0;
-  std::unique_ptr<Value[]> heap_;
-  Value inline_[kInline];
-};
-
 struct TableValue {
   const TableDef* def = nullptr;
-  FieldSlots fields;  // fields[id]
+  std::vector<Value> fields;  // fields[id]
 
   explicit TableValue(const TableDef* d) : def(d), fields(d->fields.size()) {}
 
