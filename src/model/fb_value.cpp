@@ -13,8 +13,40 @@ TableValue& TableBox::get_mutable() {
 
 Value Value::from_table(TableValue t) {
   Value x;
-  x.v_ = TableBox(std::move(t));
+  x.emplace<TableBox>(kTable, std::move(t));
   return x;
+}
+
+void Value::destroy_owned() noexcept {
+  switch (kind_) {
+    case kString: as<std::string>(kString).~basic_string(); break;
+    case kTable: as<TableBox>(kTable).~TableBox(); break;
+    case kItems: as<Items>(kItems).~Items(); break;
+    case kScalars: as<ScalarsBox>(kScalars).~ScalarsBox(); break;
+    default: break;
+  }
+}
+
+void Value::copy_owned(const Value& other) {
+  switch (other.kind_) {
+    case kString: emplace<std::string>(kString, other.as<std::string>(kString)); break;
+    case kTable: emplace<TableBox>(kTable, other.as<TableBox>(kTable)); break;
+    case kItems: emplace<Items>(kItems, other.as<Items>(kItems)); break;
+    case kScalars: emplace<ScalarsBox>(kScalars, other.as<ScalarsBox>(kScalars)); break;
+    default: break;
+  }
+}
+
+// The moved-from Value keeps its kind, holding a moved-from object, as a
+// moved-from std::variant would.
+void Value::move_owned(Value& other) noexcept {
+  switch (other.kind_) {
+    case kString: emplace<std::string>(kString, std::move(other.as<std::string>(kString))); break;
+    case kTable: emplace<TableBox>(kTable, std::move(other.as<TableBox>(kTable))); break;
+    case kItems: emplace<Items>(kItems, std::move(other.as<Items>(kItems))); break;
+    case kScalars: emplace<ScalarsBox>(kScalars, std::move(other.as<ScalarsBox>(kScalars))); break;
+    default: break;
+  }
 }
 
 static const Value& empty_value() {
