@@ -4,6 +4,12 @@ file(GLOB ETPACK_BINDING_SOURCES CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/
 add_executable(etpack_wasm ${ETPACK_BINDING_SOURCES})
 target_link_libraries(etpack_wasm PRIVATE etpack_core)
 target_compile_options(etpack_wasm PRIVATE ${ETPACK_WARNINGS})
+# Link-time optimization lets the decoder and validator inline the model's
+# small accessors across files: validate and inspect of P1 ~8% faster
+# (issue 13), for ~10 s more build.
+target_compile_options(etpack_core PRIVATE -flto)
+target_compile_options(etpack_wasm PRIVATE -flto)
+target_link_options(etpack_wasm PRIVATE -flto)
 set(ETPACK_NPM_DIST "${CMAKE_CURRENT_SOURCE_DIR}/npm/dist" CACHE PATH "Where the wasm build writes the package's module")
 set_target_properties(etpack_wasm PROPERTIES
   OUTPUT_NAME etpack
