@@ -38,6 +38,15 @@ function cpuSince(start) {
   return (user + system) / 1000;
 }
 
+// After a large file is removed: its dirty pages are dropped by the sync,
+// and the pause lets the kernel hand the freed memory back to the host
+// (case 4 says why).
+const SETTLE_MS = 5000;
+async function settle() {
+  execSync('sync');
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+}
+
 // Runs `body(dir)` in a fresh temporary folder, removed afterwards.
 async function withWorkDir(body) {
   const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'etpack-bench-'));
@@ -230,12 +239,18 @@ export const cases = {
         const base = [];
         let size = 0;
         let read = 0;
-        // Each run is followed by removing its output and a sync, so that
-        // the next starts without dirty pages. A run's time is mostly
-        // kernel time (page cache copies and page allocation, writeback of
-        // 5 GiB), which varies from run to run by seconds for either side
-        // with the machine's memory and disk state, so each side's best run
-        // is compared, with its CPU time (user + system) beside it.
+        // Each run is followed by removing its output, a sync and a pause
+        // of SETTLE_MS, so that every run starts from the same memory state.
+        // A run's time is mostly kernel time spent on the 5 GiB of page
+        // cache it allocates for its output. On a VM whose balloon reports
+        // free pages to the host (virtio_balloon REPORTING, as on this
+        // project's machines), pages freed by the last run's rm are handed
+        // back to the host about 2 s later, and taking them again costs a
+        // host fault per page: without the pause a run found a random part
+        // of them still in the guest, and the same plain loop took 1.1-9.9 s
+        // (6 runs in a row); with it, every run pays for all of them and the
+        // loop took 3.9-4.8 s. Each side's best run is compared, with its
+        // CPU time (user + system) beside it.
         const ourRun = async (keep = true) => {
           const sources = inputs.map((p) => et.openFile(p));
           const r = await timeAsync(async () => {
@@ -250,24 +265,25 @@ export const cases = {
           sources.forEach((s) => s.close());
           if (keep) ours.push(r);
           rmSync(join(dir, 'out.ptd'));
-          execSync('sync');
+          await settle();
         };
-        const baseRun = (keep = true) => {
+        const baseRun = async (keep = true) => {
           const r = time(() => fsConcat(join(dir, 'plain.bin'), inputs));
           if (keep) base.push(r);
           rmSync(join(dir, 'plain.bin'));
-          execSync('sync');
+          await settle();
         };
         // A warm-up of each side, then three rounds, which side goes first
         // alternating.
+        await settle();
         await ourRun(false);
-        baseRun(false);
+        await baseRun(false);
         for (let i = 0; i < 3; ++i) {
           if (i % 2 === 0) {
             await ourRun();
-            baseRun();
+            await baseRun();
           } else {
-            baseRun();
+            await baseRun();
             await ourRun();
           }
         }
