@@ -198,8 +198,7 @@ Output* deserialize_pte_binary_js(std::string request_text, val host) {
     ETP_ASSIGN(Json request, parse_request(request_text));
     ETP_ASSIGN(FileSource source, file_source_from_json(request));
     ETP_ASSIGN(PteProgramBytes pte, read_pte_program_bytes(source.head, source.file));
-    // {"mutable_data": ..., "named_data": ..., "program": {...}, "fixups": [...]}
-    // after one whitespace byte (mark_ascii):
+    // {"mutable_data": ..., "named_data": ..., "program": {...}, "fixups": [...]}:
     // the small parts as documents with blob markers, then the program
     // streamed straight from the flatbuffer into the same string
     // (bindings/program_reply.h), then its fixups.
@@ -209,7 +208,7 @@ Output* deserialize_pte_binary_js(std::string request_text, val host) {
       mutable_data = Json::array();
       for (const Blob& b : *restored.mutable_data) mutable_data.push(blob_marker(out.add_blob(b)));
     }
-    std::string text = " {\"mutable_data\":" + write_json(mutable_data) + ",\"named_data\":" +
+    std::string text = "{\"mutable_data\":" + write_json(mutable_data) + ",\"named_data\":" +
                        (restored.named_data ? write_json(store_output_to_json(*restored.named_data, out)) : std::string("null")) +
                        ",\"program\":";
     std::string fixups;
@@ -217,7 +216,6 @@ Output* deserialize_pte_binary_js(std::string request_text, val host) {
     text += ",\"fixups\":";
     text += fixups;
     text.push_back('}');
-    mark_ascii(text);
     out.set_json(std::move(text));
     return {};
   });

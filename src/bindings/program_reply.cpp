@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -427,21 +426,6 @@ const std::string ReplyWriter::kStorage = "storage";
 const std::string ReplyWriter::kData = "data";
 
 }  // namespace
-
-void mark_ascii(std::string& text) {
-  // Eight bytes at a time: a whole reply in a fraction of a millisecond.
-  const char* p = text.data();
-  const size_t n = text.size();
-  uint64_t high = 0;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t word;
-    std::memcpy(&word, p + i, 8);
-    high |= word;
-  }
-  for (; i < n; ++i) high |= static_cast<unsigned char>(p[i]);
-  if (!text.empty() && (high & 0x8080808080808080ull) != 0) text[0] = '\n';
-}
 
 Status write_program_reply(const PteProgramBytes& pte, Output& out, std::string& text, std::string& fixups) {
   const size_t text_start = text.size();

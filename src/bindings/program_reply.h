@@ -26,11 +26,6 @@ namespace etpack::bindings {
 // The text is bounded by the flatbuffer's size (kResourceLimit past 16x
 // + 8 MiB: a file whose offsets reach the same bytes from many places).
 // Errors are the decoder's for the same bytes.
-// `text` starts with a space; this makes it a newline when the text holds
-// a byte past ASCII. The glue decodes an ASCII text as Latin-1, several
-// times faster than UTF-8 in Node (both are exact for ASCII).
-void mark_ascii(std::string& text);
-
 Status write_program_reply(const PteProgramBytes& pte, Output& out, std::string& text, std::string& fixups);
 
 }  // namespace etpack::bindings
