@@ -5,8 +5,8 @@ add_executable(etpack_wasm ${ETPACK_BINDING_SOURCES})
 target_link_libraries(etpack_wasm PRIVATE etpack_core)
 target_compile_options(etpack_wasm PRIVATE ${ETPACK_WARNINGS})
 # Link-time optimization lets the decoder and validator inline the model's
-# small accessors across files: validate and inspect of P1 ~8% faster
-# (issue 13), for ~10 s more build.
+# small accessors across files: validate and inspect of P1 ~10% faster
+# (issue 13), for a .wasm of 891 KB instead of 830 and ~40 s more build.
 target_compile_options(etpack_core PRIVATE -flto)
 target_compile_options(etpack_wasm PRIVATE -flto)
 target_link_options(etpack_wasm PRIVATE -flto)

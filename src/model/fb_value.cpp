@@ -1,5 +1,7 @@
 #include "model/fb_value.h"
 
+#include <type_traits>
+
 #include "core/le_bytes.h"
 
 namespace etpack {
@@ -17,36 +19,40 @@ Value Value::from_table(TableValue t) {
   return x;
 }
 
-void Value::destroy_owned() noexcept {
-  switch (kind_) {
-    case kString: as<std::string>(kString).~basic_string(); break;
-    case kTable: as<TableBox>(kTable).~TableBox(); break;
-    case kItems: as<Items>(kItems).~Items(); break;
-    case kScalars: as<ScalarsBox>(kScalars).~ScalarsBox(); break;
+// The one switch over the owned kinds: calls `f` with a null pointer of the
+// C++ type `kind` holds (nothing for absent and scalar Values).
+template <typename F>
+void Value::for_owned_kind(Kind kind, F&& f) {
+  switch (kind) {
+    case kString: f(static_cast<std::string*>(nullptr)); break;
+    case kTable: f(static_cast<TableBox*>(nullptr)); break;
+    case kItems: f(static_cast<Items*>(nullptr)); break;
+    case kScalars: f(static_cast<ScalarsBox*>(nullptr)); break;
     default: break;
   }
 }
 
+void Value::destroy_owned() noexcept {
+  for_owned_kind(kind_, [this](auto* type) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    as<T>(kind_).~T();
+  });
+}
+
 void Value::copy_owned(const Value& other) {
-  switch (other.kind_) {
-    case kString: emplace<std::string>(kString, other.as<std::string>(kString)); break;
-    case kTable: emplace<TableBox>(kTable, other.as<TableBox>(kTable)); break;
-    case kItems: emplace<Items>(kItems, other.as<Items>(kItems)); break;
-    case kScalars: emplace<ScalarsBox>(kScalars, other.as<ScalarsBox>(kScalars)); break;
-    default: break;
-  }
+  for_owned_kind(other.kind_, [&](auto* type) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    emplace<T>(other.kind_, other.as<T>(other.kind_));
+  });
 }
 
 // The moved-from Value keeps its kind, holding a moved-from object, as a
 // moved-from std::variant would.
 void Value::move_owned(Value& other) noexcept {
-  switch (other.kind_) {
-    case kString: emplace<std::string>(kString, std::move(other.as<std::string>(kString))); break;
-    case kTable: emplace<TableBox>(kTable, std::move(other.as<TableBox>(kTable))); break;
-    case kItems: emplace<Items>(kItems, std::move(other.as<Items>(kItems))); break;
-    case kScalars: emplace<ScalarsBox>(kScalars, std::move(other.as<ScalarsBox>(kScalars))); break;
-    default: break;
-  }
+  for_owned_kind(other.kind_, [&](auto* type) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    emplace<T>(other.kind_, std::move(other.as<T>(other.kind_)));
+  });
 }
 
 static const Value& empty_value() {

@@ -195,6 +195,8 @@ class Value {
     if (kind_ > kScalar) destroy_owned();
     kind_ = kAbsent;
   }
+  template <typename F>
+  static void for_owned_kind(Kind kind, F&& f);
   void destroy_owned() noexcept;
   void copy_owned(const Value& other);      // *this is absent
   void move_owned(Value& other) noexcept;   // *this is absent
