@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { loadApi } from './helpers/common.mjs';
 import { syntheticProgram } from './helpers/programs.mjs';
 import { parseLossless } from '../../npm/src/marshal.mjs';
-import { programStream } from '../../npm/src/program-stream.mjs';
+import { programStream } from '../../npm/src/marshal.mjs';
 
 const et = await loadApi();
 const CONFORMANCE = new URL('../../../shared/conformance/', import.meta.url).pathname;
