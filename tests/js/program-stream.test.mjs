@@ -1,4 +1,4 @@
-// A program object reaches the core as a value stream (program-stream.mjs),
+// A program object reaches the core as a value stream (marshal/program-stream.mjs),
 // not JSON text: the bytes it serializes to are those of its JSON text, for
 // every conformance program and for objects only JSON.stringify semantics
 // decide (toJSON, getters, omitted values, boxed primitives, holes); errors
