@@ -5,6 +5,25 @@ import { EtpackError, invalidArgument } from './errors.mjs';
 import { entryOf, readSync } from './sources.mjs';
 import { encodeRequest, replyJson } from './marshal.mjs';
 
+// The file kinds JS tells apart before asking the core: the two identifier
+// letters at offset 4 (ETxx .pte, FTxx .ptd) and how many first bytes the
+// core's head-size probe is given (the sizes the C++ side expects). Kept by
+// hand here, in one place, until the file-kind table generated from
+// src/format/ replaces it; url-source.mjs still sniffs on its own.
+const FILE_KINDS = [
+  { kind: 'pte', letters: 'ET', probeBytes: 64 },
+  { kind: 'ptd', letters: 'FT', probeBytes: 56 },
+];
+
+// 'pte' | 'ptd' from a file's first bytes, or null.
+export function kindOfIdentifier(bytes) {
+  const letters = String.fromCharCode(bytes[4] ?? 0, bytes[5] ?? 0);
+  return FILE_KINDS.find((k) => k.letters === letters)?.kind ?? null;
+}
+
+// How many first bytes of a file of `kind` the head-size probe takes.
+export const probeBytes = (kind) => FILE_KINDS.find((k) => k.kind === kind).probeBytes;
+
 // The bytes of a .pte/.ptd the core parses, from its first bytes (a header
 // probe, put in the heap) and its size; lenient: a malformed head is not an
 // error.
@@ -18,7 +37,7 @@ export function headSizeIn(core, kind, probe, size, lenient) {
 // not an error here, the core reports on what it can read.
 export function fileRequest(core, value, kind, scope, heap, what, lenient = false) {
   const entry = entryOf(value, what);
-  const probe = heap.put(readSync(entry, 0, Math.min(entry.size, kind === 'ptd' ? 56 : 64)));
+  const probe = heap.put(readSync(entry, 0, Math.min(entry.size, probeBytes(kind))));
   const headSize = headSizeIn(core, kind, probe, entry.size, lenient);
   return { head: heap.put(readSync(entry, 0, headSize)), file: scope.entry(entry) };
 }
@@ -32,8 +51,7 @@ export function headSizeOf(core, kind, probe, size) {
 // what is wrong with it).
 export function kindOf(value, what) {
   const entry = entryOf(value, what);
-  const id = readSync(entry, 0, Math.min(entry.size, 8));
-  return id.byteLength >= 6 && id[4] === 0x46 && id[5] === 0x54 ? 'ptd' : 'pte';
+  return kindOfIdentifier(readSync(entry, 0, Math.min(entry.size, 8))) === 'ptd' ? 'ptd' : 'pte';
 }
 
 // A file on disk as an input (Node): read in ranges when needed, never

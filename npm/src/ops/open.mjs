@@ -6,7 +6,7 @@ import { SPECS, checkOptions } from '../options.mjs';
 import { checkSignal, throwIfAborted } from '../artifact.mjs';
 import { blobEntry, SOURCE } from '../sources.mjs';
 import { openUrlSource } from '../url-source.mjs';
-import { headSizeOf } from '../files-in.mjs';
+import { headSizeOf, kindOfIdentifier, probeBytes } from '../files-in.mjs';
 import { inspect } from './inspect.mjs';
 
 // Prepares a Blob/File for the synchronous core: a .pte/.ptd gets its head
@@ -22,10 +22,9 @@ export async function openBlob(core, blob, options = {}) {
   // wrong with one that is not a .pte/.ptd).
   const probe = await entry.read(0, Math.min(entry.size, 64 << 10));
   entry.head = probe;
-  const magic = String.fromCharCode(probe[4] ?? 0, probe[5] ?? 0);
-  const kind = entry.size >= 8 && magic === 'ET' ? 'pte' : entry.size >= 8 && magic === 'FT' ? 'ptd' : null;
+  const kind = entry.size >= 8 ? kindOfIdentifier(probe) : null;
   if (kind) {
-    const head = probe.subarray(0, Math.min(probe.byteLength, kind === 'ptd' ? 56 : 64));
+    const head = probe.subarray(0, Math.min(probe.byteLength, probeBytes(kind)));
     const headSize = core.guard(headSizeOf, null, [core, kind, head, entry.size]);
     throwIfAborted(signal, 'openBlob');
     if (headSize > probe.byteLength) entry.head = await entry.read(0, headSize);
