@@ -5,14 +5,14 @@ import createEtpackModule from './dist/etpack.mjs';
 import { makeInit } from './src/init.mjs';
 import { wasmHasher } from './src/wasm-sha256.mjs';
 
-function load({ locateFile, wasmBinary }) {
+async function load({ locateFile, wasmBinary }) {
   const settings = { printErr: () => {} };  // failures come back as a coded error instead
   if (locateFile) settings.locateFile = locateFile;
   if (wasmBinary) settings.wasmBinary = wasmBinary;
-  return createEtpackModule(settings);
+  return { module: await createEtpackModule(settings) };
 }
 
-export default makeInit(load, { createHasher: wasmHasher });
+export default makeInit({ load, createHasher: wasmHasher });
 
 export { EtpackError } from './src/errors.mjs';
 export { Artifact } from './src/artifact.mjs';

@@ -6,11 +6,11 @@ import wasmBytes from './dist/etpack-wasm.inline.mjs';
 import { makeInit } from './src/init.mjs';
 import { wasmHasher } from './src/wasm-sha256.mjs';
 
-function load({ wasmBinary }) {
-  return createEtpackModule({ wasmBinary: wasmBinary ?? wasmBytes(), printErr: () => {} });
+async function load({ wasmBinary }) {
+  return { module: await createEtpackModule({ wasmBinary: wasmBinary ?? wasmBytes(), printErr: () => {} }) };
 }
 
-export default makeInit(load, { createHasher: wasmHasher });
+export default makeInit({ load, createHasher: wasmHasher });
 
 export { EtpackError } from './src/errors.mjs';
 export { Artifact } from './src/artifact.mjs';

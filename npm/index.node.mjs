@@ -10,16 +10,10 @@ import { makeInit } from './src/init.mjs';
 import { platformHooks } from './src/artifact.mjs';
 import { FileSource, nodeStream, writeArtifact } from './src/node-files.mjs';
 
+// Artifact#writeTo and #toNodeStream in Node (artifact.mjs holds these
+// hooks for every Artifact, whichever call made it).
 platformHooks.writeTo = writeArtifact;
 platformHooks.nodeStream = nodeStream;
-
-const platform = {
-  createHasher() {
-    const hash = createHash('sha256');
-    return { update: (view) => hash.update(view), digest: () => hash.digest('hex') };
-  },
-  openFile: (path) => new FileSource(path),
-};
 
 // Where the wasm is: `locateFile`'s answer (a path or a file: URL), else
 // dist/etpack.wasm next to this module, else etpack.wasm next to it (a
@@ -50,7 +44,8 @@ function wasmFile(locateFile) {
 }
 
 // The wasm is compiled once and each instance made from it synchronously, so
-// the API can replace a dead or overgrown instance between two calls.
+// the API can replace a dead or overgrown instance between two calls
+// (`instantiate`, handed to init()).
 async function load({ locateFile, wasmBinary }) {
   const compiled = await WebAssembly.compile(wasmBinary ?? wasmFile(locateFile));
   const instantiate = () => {
@@ -66,11 +61,17 @@ async function load({ locateFile, wasmBinary }) {
     if (!module.calledRun) throw new Error('the wasm module did not start');
     return module;
   };
-  platform.reinstantiate = instantiate;
-  return instantiate();
+  return { module: instantiate(), instantiate };
 }
 
-export default makeInit(load, platform);
+export default makeInit({
+  load,
+  createHasher() {
+    const hash = createHash('sha256');
+    return { update: (view) => hash.update(view), digest: () => hash.digest('hex') };
+  },
+  openFile: (path) => new FileSource(path),
+});
 
 export { EtpackError } from './src/errors.mjs';
 export { Artifact } from './src/artifact.mjs';

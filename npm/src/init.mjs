@@ -6,8 +6,14 @@ import { createApi } from './api.mjs';
 import { VERSION } from './version.mjs';
 import { SPECS, checkOptions } from './options.mjs';
 
-// load(options) -> Promise of the Emscripten module; platform as createApi takes it.
-export function makeInit(load, platform) {
+// platform: everything the entry point supplies, passed in whole (nothing is
+// set on it later):
+//   load({ locateFile, wasmBinary }) -> Promise of { module, instantiate? }:
+//     the Emscripten module, and a synchronous way to make a fresh one when
+//     the platform has it (Node: the wasm compiled once);
+//   createHasher(module), openFile?(path): as CoreContext takes them (context.mjs).
+export function makeInit(platform) {
+  const { load, ...hooks } = platform;
   let instance = null;
   return function init(options = {}) {
     if (options === null || typeof options !== 'object') return Promise.reject(invalidArgument('init() takes an options object'));
@@ -26,10 +32,11 @@ export function makeInit(load, platform) {
     instance ??= (async () => {
       await null;  // `instance` is set before anything below can fail
       try {
-        // A fresh instance replaces a dead or overgrown one: the same load
-        // again, unless the platform has a faster (synchronous) way.
-        const reinstantiate = () => load({ locateFile, wasmBinary });
-        return createApi(await load({ locateFile, wasmBinary }), { reinstantiate, ...platform }, VERSION);
+        const { module, instantiate } = await load({ locateFile, wasmBinary });
+        // A fresh instance replaces a dead or overgrown one: the platform's
+        // synchronous way when it has one, else the same load again.
+        const reinstantiate = instantiate ?? (async () => (await load({ locateFile, wasmBinary })).module);
+        return createApi(module, { ...hooks, reinstantiate }, VERSION);
       } catch (e) {
         instance = null;  // not cached: the next init() tries again
         if (e instanceof EtpackError) throw e;

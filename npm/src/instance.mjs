@@ -21,6 +21,7 @@
 // without accounting for it (a hostile file, a program far smaller than the
 // heap) is replaced at once, as before.
 import { EtpackError, coded, isWasmTrap } from './errors.mjs';
+import { heapBytes } from './marshal.mjs';
 
 // After a call that left the heap larger than this (a hostile file, a huge
 // program) the instance is replaced so the page or process stays small.
@@ -70,7 +71,7 @@ export class InstanceLifetime {
       throw new EtpackError('INTERNAL', 'the core is restarting after a failure; retry once `await et.ready()` resolves');
     }
     if (this.#depth++ === 0) {
-      this.#waited = this.#idleTimer === null ? 0 : this.module.HEAPU8.byteLength;
+      this.#waited = this.#idleTimer === null ? 0 : heapBytes(this.module);
       this.#cancelIdleReset();
       this.#accounted = 0;
     }
@@ -99,7 +100,7 @@ export class InstanceLifetime {
       this.#replace();
       return;
     }
-    const heap = this.module.HEAPU8.byteLength;
+    const heap = heapBytes(this.module);
     if (this.liveStores > 0 || heap <= HEAP_RESET_BYTES) return;
     // A call that did not grow a heap kept for an earlier program (say, a
     // validate between two serializes) leaves it waiting for idleness.
@@ -112,7 +113,7 @@ export class InstanceLifetime {
   #idleReset() {
     this.#idleTimer = setTimeout(() => {
       this.#idleTimer = null;
-      if (this.#depth === 0 && this.liveStores === 0 && this.module.HEAPU8.byteLength > HEAP_RESET_BYTES) this.#replace();
+      if (this.#depth === 0 && this.liveStores === 0 && heapBytes(this.module) > HEAP_RESET_BYTES) this.#replace();
     }, this.idleMs);
     this.#idleTimer.unref?.();
   }

@@ -1,48 +1,10 @@
-// A linear scan over JSON text that rewrites chosen tokens outside strings
-// (bare numbers and the NaN/Infinity tokens JSON.parse cannot read) and
-// chosen strings. A loop, not a regular expression: V8's backtracking over
+// Scanning JSON text without a regular expression: V8's backtracking over
 // `"(?:[^"\\]|\\.)*"` overflows the stack on a long string (a 50 MB name),
-// and a reply may hold any string a file holds.
-//
-// onString(token, isKey) and onBare(token) return the replacement text, or
-// undefined to keep the token. onString is only called for strings whose
-// first character is an escaped NUL ("\u0000...": the only ones the
-// markers concern).
+// and text from a file or the core may hold any string. The lexing steps
+// here are shared by the duplicate-key check below (safetensors headers) and
+// the core's reply rewriting (marshal/reply-json.mjs).
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const NUL_ESCAPE = '\\u0000';
-
-export function rewriteTokens(text, onString, onBare) {
-  const parts = [];
-  let kept = 0;  // text[kept, i) is copied unchanged
-  const replace = (start, end, replacement) => {
-    if (replacement === undefined) return;
-    parts.push(text.slice(kept, start), replacement);
-    kept = end;
-  };
-  for (let i = 0; i < text.length;) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      const end = stringEnd(text, i);
-      if (onString && text.startsWith(NUL_ESCAPE, i + 1)) {
-        let k = end;
-        while (k < text.length && isSpace(text.charCodeAt(k))) ++k;
-        replace(i, end, onString(text.slice(i, end), text.charCodeAt(k) === 0x3a));
-      }
-      i = end;
-    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x4e || c === 0x49) {  // - digit N I
-      let end = i + 1;
-      while (end < text.length && isBareChar(text.charCodeAt(end))) ++end;
-      replace(i, end, onBare(text.slice(i, end)));
-      i = end;
-    } else {
-      ++i;
-    }
-  }
-  if (!parts.length) return text;
-  parts.push(text.slice(kept));
-  return parts.join('');
-}
 
 // The first key that appears twice in one object of valid JSON text, as
 // {key, offset} (offset: of the second occurrence), or null. JSON.parse keeps
@@ -78,7 +40,7 @@ export function firstDuplicateKey(text) {
 }
 
 // Index just past the string starting at `start` (a quote).
-function stringEnd(text, start) {
+export function stringEnd(text, start) {
   let from = start + 1;
   for (;;) {
     const q = text.indexOf('"', from);
@@ -90,6 +52,6 @@ function stringEnd(text, start) {
   }
 }
 
-const isSpace = (c) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+export const isSpace = (c) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 // Digits, letters (NaN, Infinity, exponents), '.', '+', '-'.
-const isBareChar = (c) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2e || c === 0x2b || c === 0x2d;
+export const isBareChar = (c) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2e || c === 0x2b || c === 0x2d;

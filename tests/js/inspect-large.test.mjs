@@ -1,5 +1,5 @@
 // inspect() on files with long lists (issue 11): the core replies in
-// columns (npm/src/inspect-reply.mjs) and the result keeps the documented
+// columns (npm/src/marshal/inspect-reply.mjs) and the result keeps the documented
 // shape; the CLI's tables show the first rows and say how many more,
 // --json prints every row.
 import { test } from 'node:test';

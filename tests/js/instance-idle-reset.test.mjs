@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HEAP_PER_PROGRAM_BYTE, HEAP_RESET_BYTES, IDLE_RESET_MS, InstanceLifetime } from '../../npm/src/instance.mjs';
-import { HeapCopies } from '../../npm/src/sources.mjs';
+import { HeapCopies } from '../../npm/src/marshal.mjs';
 import { loadApi } from './helpers/common.mjs';
 import { syntheticProgram } from './helpers/programs.mjs';
 

@@ -1,4 +1,4 @@
-// A program object reaches the core as a value stream (program-stream.mjs),
+// A program object reaches the core as a value stream (marshal/program-stream.mjs),
 // not JSON text: the bytes it serializes to are those of its JSON text, for
 // every conformance program and for objects only JSON.stringify semantics
 // decide (toJSON, getters, omitted values, boxed primitives, holes); errors
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { loadApi } from './helpers/common.mjs';
 import { syntheticProgram } from './helpers/programs.mjs';
 import { parseLossless } from '../../npm/src/marshal.mjs';
-import { programStream } from '../../npm/src/program-stream.mjs';
+import { programStream } from '../../npm/src/marshal.mjs';
 
 const et = await loadApi();
 const CONFORMANCE = new URL('../../../shared/conformance/', import.meta.url).pathname;

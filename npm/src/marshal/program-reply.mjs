@@ -4,13 +4,13 @@
 // null and listed as a fixup [kind, value, ...path] (src/bindings/
 // program_reply.h). One JSON.parse of text decoded straight from the heap,
 // then a loop over the fixups: no walk over the whole tree, no token scan.
-import { EtpackError } from './errors.mjs';
-import { resolveMarkers, setOwn } from './marshal.mjs';
+import { EtpackError } from '../errors.mjs';
+import { heapText } from './heap.mjs';
+import { resolveMarkers } from './reply-json.mjs';
+import { setOwn } from './own.mjs';
 
-const UTF8 = new TextDecoder();
-
-// Decoded in place (the heap cannot move, nothing calls into wasm here) by
-// TextDecoder, into a string of the JS heap. Not as Latin-1 by Node's
+// The reply text is decoded in place (heap.mjs heapText: the heap cannot
+// move, nothing calls into wasm here) by TextDecoder, into a string of the JS heap. Not as Latin-1 by Node's
 // Buffer#toString, though that is a copy where TextDecoder is a UTF-8 pass
 // (P1's 2.2 MB reply in 0.2 ms against 7 ms): Buffer makes a string of
 // over ~1 MB external, its bytes in malloc, and those stay until a full
@@ -19,9 +19,7 @@ const UTF8 = new TextDecoder();
 // interleaved), against a target of 110; deserialize of P1 went from 1.8x
 // to 2.4x JSON.parse (target 3x). TextDecoder('latin1') (windows-1252)
 // went through a wider string and peaked at 106-121 MiB.
-function replyText(module, ptr, size) {
-  return UTF8.decode(module.HEAPU8.subarray(ptr, ptr + size));
-}
+
 const SPECIAL = { NaN, Infinity, '-Infinity': -Infinity };
 
 // The Output's reply {fixups, mutable_data, named_data, program}, with
@@ -29,7 +27,7 @@ const SPECIAL = { NaN, Infinity, '-Infinity': -Infinity };
 export function readProgramReply(module, out, blobs) {
   let reply;
   try {
-    reply = JSON.parse(replyText(module, out.jsonPtr() >>> 0, out.jsonSize()));
+    reply = JSON.parse(heapText(module, out.jsonPtr(), out.jsonSize()));
   } catch (e) {
     throw new EtpackError('INTERNAL', `the core's reply could not be read: ${e?.message ?? e}`, { cause: e });
   }

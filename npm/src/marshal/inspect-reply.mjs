@@ -7,17 +7,17 @@
 // of repeating them. Here they become the documented arrays of row objects.
 // A .ptd can hold a million named-data entries: one JSON object per row
 // would make the reply several times larger and slower to parse.
-import { EtpackError } from './errors.mjs';
-import { parseLossless } from './marshal.mjs';
+import { EtpackError } from '../errors.mjs';
+import { heapText } from './heap.mjs';
+import { parseLossless } from './reply-json.mjs';
 
 const TABLES = ['namedData', 'segments', 'segmentMap'];
-const DECODER = new TextDecoder();
 
 // The summary from the core's Output: JSON text, and the joined names as
 // texts of their own. Texts are decoded in place from the heap (tens of
 // megabytes for a large file: out.json() would copy them twice more).
 export function readInspectReply(module, out) {
-  const decode = (ptr, size) => DECODER.decode(module.HEAPU8.subarray(ptr >>> 0, (ptr >>> 0) + size));
+  const decode = (ptr, size) => heapText(module, ptr, size);
   let text;
   const texts = [];
   try {

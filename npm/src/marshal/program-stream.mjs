@@ -8,9 +8,9 @@
 // write: own enumerable keys in their order, toJSON(key) and getters called
 // once, undefined/functions/symbols omitted (null in a list), boxed
 // primitives unwrapped. The caller's object is only read.
-import { EtpackError, invalidArgument } from './errors.mjs';
-import { isBytes } from './bytes.mjs';
-import { isBlob, SOURCE } from './sources.mjs';
+import { EtpackError, invalidArgument } from '../errors.mjs';
+import { isBytes } from '../bytes.mjs';
+import { isBlob, SOURCE } from '../sources.mjs';
 
 const END = 0;
 const NULL = 1;

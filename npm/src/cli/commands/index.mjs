@@ -1,0 +1,18 @@
+// The CLI's commands: one line each (name, one-line summary, handler
+// module). A handler module exports `usage` (its --help text; the first line
+// is its synopsis, "Usage: executorch-pack NAME ...") and `run(argv, cli)`
+// -> exit status, where cli = { init, parseArgs, UsageError, help }. Modules
+// are loaded only when used, so a command pays only for its own imports.
+// Summaries fit an 80-column terminal (at most 62 characters). Adding a
+// command: its file here (named as the command) and one line below; the usage that
+// `executorch-pack --help` prints is generated from this list.
+export const COMMANDS = [
+  { name: 'inspect', summary: 'summary of a .pte/.ptd: methods, operators, sizes, byte map', load: () => import('./inspect.mjs') },
+  { name: 'validate', summary: 'check files as the runtime would load them; exit 1 on errors', load: () => import('./validate.mjs') },
+  { name: 'repack', summary: "rewrite a model's layout; move constants out, merge .ptd in", load: () => import('./repack.mjs') },
+  { name: 'diff', summary: 'compare two models or two .ptd by meaning; exit 1 if different', load: () => import('./diff.mjs') },
+  { name: 'weights', summary: "write a program's .ptd from safetensors checkpoints", load: () => import('./weights.mjs') },
+  { name: 'export-weights', summary: "write a program's named tensors to a .safetensors file", load: () => import('./export-weights.mjs') },
+];
+
+export const commandNamed = (name) => COMMANDS.find((c) => c.name === name) ?? null;

@@ -1,0 +1,95 @@
+// `executorch-pack inspect FILE`: inspect()'s summary as tables, or as JSON.
+import { ROW_LIMIT, fmtBytes, indent, moreLine, namesLine, printable, stringify, table, tableOf } from '../format.mjs';
+import { openInputs, reportFetched } from '../inputs.mjs';
+import { UsageError, parseArgs } from '../args.mjs';
+import { compileSpecsLine, formatLargestConstants, formatRequirements, memoryLine } from '../requirements.mjs';
+
+export const usage = `Usage: executorch-pack inspect FILE [--json]
+
+Prints a summary of a .pte (program) or .ptd (data) file: what it needs to
+run (ExecuTorch release, backends, kernels, .ptd keys), methods with their
+inputs, outputs, operators, delegates (with compile specs) and memory plan,
+constants, named data, bytes by category and the segment map (every byte
+range of the file). Tables longer than 40 rows show the first 40 and say
+how many more there are.
+
+Options:
+  --json     print inspect()'s full JSON summary (every row) instead of tables
+  --header 'Name: value'  HTTP header for a URL input (repeatable)
+`;
+
+const shape = (s) => (s ? `[${s.join(', ')}]` : '-');
+const ioLine = (v) => printable(`${v.type}${v.dtype ? ` ${v.dtype}` : ''}${v.shape ? ` ${shape(v.shape)}` : ''} (value ${v.index})`);
+
+function formatInspect(path, s) {
+  const out = [];
+  out.push(`${printable(path)}: ${s.format === 'pte' ? 'ExecuTorch program (.pte)' : 'ExecuTorch data file (.ptd)'}, ${fmtBytes(s.fileSize)}, identifier ${printable(s.identifier)}`);
+  if (s.header) {
+    const h = s.header;
+    out.push(`header: ${printable(Object.entries(h).map(([k, v]) => `${k} ${v}`).join(', '))}`);
+  } else {
+    out.push('header: none (no segments)');
+  }
+  if (s.segmentAlignment !== null && s.segmentAlignment !== undefined) out.push(`segment alignment: ${s.segmentAlignment}`);
+  if (s.oldLayoutFields) out.push(`old layout: the FlatTensor table of ExecuTorch 0.6 (${printable(s.oldLayoutFields)}); runtimes since 0.7 cannot read it`);
+  if (s.requirements) out.push('', formatRequirements(s.requirements));
+  if (s.format === 'pte') {
+    out.push('', `Methods (${s.methods.length})`);
+    for (const m of s.methods) {
+      out.push(`  ${m.name === null || m.name === undefined ? '(unnamed)' : printable(m.name)}: ${m.valueCount} values, ${m.chainCount} chain(s), ${m.instructionCount} instruction(s)`);
+      for (const v of m.inputs.slice(0, ROW_LIMIT)) out.push(`    in  ${ioLine(v)}`);
+      if (m.inputs.length > ROW_LIMIT) out.push(`    ${moreLine(m.inputs.length - ROW_LIMIT, 'inputs')}`);
+      for (const v of m.outputs.slice(0, ROW_LIMIT)) out.push(`    out ${ioLine(v)}`);
+      if (m.outputs.length > ROW_LIMIT) out.push(`    ${moreLine(m.outputs.length - ROW_LIMIT, 'outputs')}`);
+      if (m.operators.length) {
+        out.push('', indent(tableOf(['operator', 'overload', 'calls'], m.operators, (o) => [o.name, o.overload ?? '', o.count]), 4));
+      }
+      if (m.delegates.length) {
+        out.push('', indent(table(['delegate', 'id', 'location', 'size', 'offset'],
+          m.delegates.map((d) => [d.index, d.id, d.location, d.size, d.offset])), 4));
+        for (const d of m.delegates) {
+          const line = compileSpecsLine(d);
+          if (line) out.push(`    ${line}`);
+        }
+      }
+      const memory = memoryLine(m);
+      if (memory) out.push(`    ${memory}`);
+      out.push('');
+    }
+    const c = s.constants;
+    out.push(`Constants: ${c.count} tensor(s) in ${c.storage} storage${c.segment !== null ? ` (segment ${c.segment})` : ''}, ${fmtBytes(c.totalBytes)}`);
+    const largest = formatLargestConstants(c.largest);
+    if (largest) out.push(largest);
+    if (s.mutableData) out.push(`Mutable data: ${s.mutableData.count} buffer(s), ${fmtBytes(s.mutableData.totalBytes)}`);
+    if (s.externalTensors.length) {
+      out.push('', `External tensors (${s.externalTensors.length})`,
+        indent(tableOf(['name', 'dtype', 'shape', 'bytes', 'mutable'], s.externalTensors, (t) => [t.name, t.dtype, shape(t.shape), t.size, t.mutable ? 'yes' : 'no']), 2));
+    }
+  }
+  if (s.namedData.length) {
+    out.push('', `Named data (${s.namedData.length})`);
+    const row = (n) => (s.format === 'ptd' ? [n.key, n.segment, n.size, n.dtype, shape(n.shape)] : [n.key, n.segment, n.size]);
+    out.push(indent(tableOf(s.format === 'ptd' ? ['key', 'segment', 'bytes', 'dtype', 'shape'] : ['key', 'segment', 'bytes'], s.namedData, row), 2));
+  }
+  out.push('', 'Size breakdown');
+  const total = Number(s.fileSize) || 1;
+  out.push(indent(table(['category', 'bytes', 'share'], Object.entries(s.bytesByCategory)
+    .map(([k, v]) => [k, v, `${((Number(v) / total) * 100).toFixed(1)}%`])), 2));
+  out.push('', 'Segment map');
+  out.push(indent(tableOf(['start', 'end', 'size', 'kind', 'segment', 'owner'], s.segmentMap,
+    (r) => [r.start, r.end, r.size, r.kind + (r.clipped ? ' (clipped)' : ''), r.segment, namesLine(r.owners)]), 2));
+  return out.join('\n');
+}
+
+export async function run(argv, { init, help }) {
+  const { options, positional } = parseArgs(argv, { json: 'flag', help: 'flag', header: 'list' }, 'inspect');
+  if (options.help) return help('inspect');
+  if (positional.length !== 1) throw new UsageError('inspect takes exactly one FILE', 'inspect');
+  // Files are opened, not loaded: only their heads are read.
+  const et = await init();
+  const [input] = await openInputs(et, positional, { headers: options.header, env: process.env });
+  const summary = et.inspect(input);
+  reportFetched([input]);
+  process.stdout.write(options.json ? `${stringify({ schema: 1, command: 'inspect', ...summary })}\n` : `${formatInspect(positional[0], summary)}\n`);
+  return 0;
+}

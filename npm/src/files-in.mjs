@@ -1,0 +1,75 @@
+// .pte/.ptd inputs as the core reads them: the head it parses copied into
+// the heap, the rest referenced where it is; paths (Node) opened as file
+// sources for the length of a call.
+import { EtpackError, invalidArgument } from './errors.mjs';
+import { entryOf, readSync } from './sources.mjs';
+import { encodeRequest, replyJson } from './marshal.mjs';
+
+// The file kinds JS tells apart before asking the core: the two identifier
+// letters at offset 4 (ETxx .pte, FTxx .ptd) and how many first bytes the
+// core's head-size probe is given (the sizes the C++ side expects). Kept by
+// hand here, in one place, until the file-kind table generated from
+// src/format/ replaces it; url-source.mjs still sniffs on its own.
+const FILE_KINDS = [
+  { kind: 'pte', letters: 'ET', probeBytes: 64 },
+  { kind: 'ptd', letters: 'FT', probeBytes: 56 },
+];
+
+// 'pte' | 'ptd' from a file's first bytes, or null.
+export function kindOfIdentifier(bytes) {
+  const letters = String.fromCharCode(bytes[4] ?? 0, bytes[5] ?? 0);
+  return FILE_KINDS.find((k) => k.letters === letters)?.kind ?? null;
+}
+
+// How many first bytes of a file of `kind` the head-size probe takes.
+export const probeBytes = (kind) => FILE_KINDS.find((k) => k.kind === kind).probeBytes;
+
+// The bytes of a .pte/.ptd the core parses, from its first bytes (a header
+// probe, put in the heap) and its size; lenient: a malformed head is not an
+// error.
+export function headSizeIn(core, kind, probe, size, lenient) {
+  const request = encodeRequest({ probe, size, lenient });
+  return core.run(() => core.module.headSize(kind, request), (out) => replyJson(out).head_size);
+}
+
+// A .pte/.ptd input (bytes, file source, Blob, Artifact) -> its request:
+// {head, file}. `lenient` (validate, inspect, repack): a malformed head is
+// not an error here, the core reports on what it can read.
+export function fileRequest(core, value, kind, scope, heap, what, lenient = false) {
+  const entry = entryOf(value, what);
+  const probe = heap.put(readSync(entry, 0, Math.min(entry.size, probeBytes(kind))));
+  const headSize = headSizeIn(core, kind, probe, entry.size, lenient);
+  return { head: heap.put(readSync(entry, 0, headSize)), file: scope.entry(entry) };
+}
+
+// The head size of a probe not yet in the heap (openBlob, openUrl).
+export function headSizeOf(core, kind, probe, size) {
+  return core.withScope((scope, heap) => headSizeIn(core, kind, heap.put(probe), size, true));
+}
+
+// 'ptd' when the file's identifier is FTxx, else 'pte' (the core then says
+// what is wrong with it).
+export function kindOf(value, what) {
+  const entry = entryOf(value, what);
+  return kindOfIdentifier(readSync(entry, 0, Math.min(entry.size, 8))) === 'ptd' ? 'ptd' : 'pte';
+}
+
+// A file on disk as an input (Node): read in ranges when needed, never
+// whole. Paths given to the operations are opened with this.
+export function openFile(core, path) {
+  if (!core.platform.openFile) throw new EtpackError('UNSUPPORTED', 'files by path are only available in Node; pass a Blob or bytes');
+  if (typeof path !== 'string') throw invalidArgument('path must be a string');
+  return core.platform.openFile(path);
+}
+
+// A path (Node) opened as a file source; `opened` collects what to close.
+export function openPath(core, value, opened) {
+  if (typeof value !== 'string') return value;
+  const file = openFile(core, value);
+  opened?.push(file);
+  return file;
+}
+
+export function closeAll(opened) {
+  for (const f of opened) f.close();
+}

@@ -1,0 +1,62 @@
+// validate(): the runtime's verdict on a .pte and the .ptd files it uses, or
+// on a .ptd (src/read/validate.h): {ok, errors, warnings}, every finding
+// coded with file, offset and path.
+import { invalidArgument } from '../errors.mjs';
+import { SPECS, checkOptions } from '../options.mjs';
+import { encodeRequest, parseLossless, replyText } from '../marshal.mjs';
+import { closeAll, fileRequest, kindOf, openPath } from '../files-in.mjs';
+
+// options: { runtime: 'X.Y', backends: [id, ...], deprecatedConstantBuffer: bool }
+// (values checked in C++: src/bindings/api.cpp; keys here).
+export function validate(core, pte, ptds = {}, options = {}) {
+  if (ptds === null || typeof ptds !== 'object' || Array.isArray(ptds)) throw invalidArgument('ptds must be an object {name: bytes}');
+  checkOptions(options, SPECS.validate, 'options');
+  const { runtime = null, backends = null, deprecatedConstantBuffer = false } = options ?? {};
+  const opened = [];
+  try {
+    // fromEntries: a name like `__proto__` stays an ordinary key.
+    const files = Object.fromEntries(Object.entries(ptds).map(([name, value]) => [name, openPath(core, value, opened)]));
+    return validateSources(core, openPath(core, pte, opened), files, { runtime, backends, deprecatedConstantBuffer });
+  } finally {
+    closeAll(opened);
+  }
+}
+
+function validateSources(core, pte, ptds, options) {
+  const { sources } = core;
+  return core.withScope((scope, heap) => {
+    const request = { pte: fileRequest(core, pte, kindOf(pte, 'pte'), scope, heap, 'pte', true), options };
+    // fromEntries: a .ptd named `__proto__` stays an ordinary key (an
+    // assignment would set the prototype and drop the file).
+    request.ptds = Object.fromEntries(Object.entries(ptds).map(([name, value]) => {
+      const what = `ptds[${JSON.stringify(name)}]`;
+      return [name, fileRequest(core, value, kindOf(value, what), scope, heap, what, true)];
+    }));
+    sources.peekMisses = [];
+    try {
+      return core.run(() => core.module.validate(encodeRequest(request), core.host()),
+        (out) => uncheckedPadding(sources, parseLossless(replyText(out)), request));
+    } finally {
+      sources.peekMisses = null;
+    }
+  });
+}
+
+// Padding validate could not peek at (a remote file's padding past the
+// prefetch budget, an opened Blob's past its head) is said, not passed
+// over in silence: one warning per file.
+function uncheckedPadding(sources, report, request) {
+  const files = [['pte', request.pte.file.src], ...Object.entries(request.ptds).map(([name, r]) => [name, r.file.src])];
+  for (const [name, id] of files) {
+    const misses = sources.peekMisses.filter((m) => m.id === id);
+    if (!misses.length) continue;
+    const bytes = misses.reduce((sum, m) => sum + m.size, 0);
+    report.warnings.push({
+      code: 'PADDING_NOT_CHECKED',
+      message: `${misses.length} padding range(s) (from ${bytes} bytes, first at offset ${misses[0].offset}) were not checked: ` +
+        'their bytes were not fetched or cannot be read synchronously',
+      file: name, offset: misses[0].offset, path: null,
+    });
+  }
+  return report;
+}
