@@ -71,7 +71,7 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
                size, "header");
     return false;
   }
-  auto parsed = parse_pte_header(data, static_cast<size_t>(size));
+  auto parsed = parse_pte_header(data, static_cast<size_t>(std::min<uint64_t>(size, needed)));  // size_t is 32 bits in wasm
   if (!parsed.ok() || !parsed.value()) {
     sink.error(finding::kHeaderLengthInvalid, parsed.ok() ? "eh00 header unreadable" : parsed.error().message, 8, "header");
     return false;
