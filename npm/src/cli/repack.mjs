@@ -29,11 +29,11 @@ Options:
   --allow-missing-data           repack even when .ptd files the PTE uses are
                                  not given (their tensors stay unresolved)
   --extract-delegate-segments    move inline delegate blobs into segments
-  --segment-alignment N          segment alignment (default 128; 1 to 2^30)
+  --segment-alignment N          segment alignment (default 128; 1 to 2^24)
   --constant-tensor-alignment N  alignment of each constant tensor (a power of
-                                 two up to 2^30)
+                                 two up to 2^24)
   --delegate-alignment N         alignment of inline delegate data (a power
-                                 of two up to 2^30)
+                                 of two up to 2^24)
   --externalize[=TAG]            move constant tensors into TAG.ptd (default tag: model)
   --externalize-pattern GLOB     only tensors whose key matches GLOB ('*', '?');
                                  repeatable; implies --externalize
@@ -42,7 +42,7 @@ Options:
                                  data file (repeatable)
   --merge-tag TAG                tag of merged named data (default: model)
   --data-segment-alignment N     segment alignment of written .ptd files
-                                 (default 128; 1 to 2^30)
+                                 (default 128; 1 to 2^24)
   --weights FILE.safetensors     replace the constants stored in the .pte that
                                  the file names (by fully-qualified name; dtype
                                  and shape must match; repeatable)
