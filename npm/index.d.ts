@@ -191,7 +191,8 @@ export declare class Artifact {
    * Node: writes the file with bounded memory; resolves to the byte count. The bytes go to a temporary
    * created exclusively (unpredictable name) beside `path`, renamed over `path` only when complete: on an
    * error (IO_ERROR) or when `signal` aborts (ABORTED, `cause` = the signal's reason) the temporary is
-   * removed and an existing file at `path` is unchanged.
+   * removed and an existing file at `path` is unchanged. A `path` that is a FIFO, device or socket is
+   * refused (OUTPUT_NOT_REGULAR); SIGINT/SIGTERM/SIGHUP remove a temporary not yet renamed.
    */
   writeTo(path: string, options?: { onProgress?: (p: Progress) => void; signal?: AbortSignal }): Promise<number>;
   /** Node: a stream.Readable of the file. */

@@ -11,6 +11,7 @@ import { openInputs, reportFetched } from '../src/cli/inputs.mjs';
 import { UsageError, closest, parseArgs } from '../src/cli/args.mjs';
 import { exitStatus, formatFinding, reportError } from '../src/cli/report.mjs';
 import { REPACK_HELP, cmdRepack } from '../src/cli/repack.mjs';
+import { quietOnClosedPipes } from '../src/cli/files.mjs';
 import { cmdDiff, DIFF_HELP } from '../src/cli/diff.mjs';
 import { cmdExportWeights, cmdWeights, WEIGHTS_HELP } from '../src/cli/weights.mjs';
 import {
@@ -233,6 +234,7 @@ async function main(argv) {
   return commands[command](rest);
 }
 
+quietOnClosedPipes();  // \`validate X | true\`: the status of the work, no EPIPE stack
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (e) {
