@@ -237,8 +237,13 @@ export interface OpenUrlOptions {
   /** Default: globalThis.fetch. */
   fetch?: typeof fetch;
   signal?: AbortSignal;
-  /** Idle timeout of each request (restarted whenever bytes arrive); default 30000; 0: none. */
+  /**
+   * Idle timeout of each request (restarted whenever bytes arrive); default 30000; 0: none. Each request
+   * also has an overall deadline: timeoutMs plus its bytes at `minBytesPerSecond` (TIMEOUT either way).
+   */
   timeoutMs?: number;
+  /** The slowest transfer a request's deadline allows for; default 64 KiB/s. */
+  minBytesPerSecond?: number;
   /** Cache block: small reads are rounded to blocks, neighbours fetched together; default 64 KiB. */
   blockSize?: number;
   /** The first request's size (header + flatbuffer of most files); default 64 KiB. */
@@ -251,6 +256,11 @@ export interface OpenUrlOptions {
   paddingRequests?: number;
   /** A server that ignores Range is read whole up to this many bytes (default 256 MiB); more: SOURCE_TOO_LARGE. */
   maxBytes?: number;
+  /**
+   * The largest head (header + flatbuffer, as the file's header or, without one, its size claims) fetched
+   * at open; default 256 MiB; more: SOURCE_TOO_LARGE naming the size, before anything is fetched.
+   */
+  maxHeadBytes?: number;
   /** Hash the whole object now (exact dedup of data inputs); default false. */
   digest?: boolean;
 }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import init from '../index.node.mjs';
 import { ROW_LIMIT, fmtBytes, indent, moreLine, namesLine, printable, stringify, table, tableOf } from '../src/cli/format.mjs';
-import { openInputs, reportFetched } from '../src/cli/inputs.mjs';
+import { openInputs, reportFetched, shownName } from '../src/cli/inputs.mjs';
 import { UsageError, closest, parseArgs } from '../src/cli/args.mjs';
 import { exitStatus, formatFinding, reportError } from '../src/cli/report.mjs';
 import { REPACK_HELP, cmdRepack } from '../src/cli/repack.mjs';
@@ -31,6 +31,9 @@ Usage:
 Every FILE, PTE or PTD may be an http(s):// URL: only the bytes needed are
 fetched, by range requests. --header 'Name: value' (repeatable) is sent to
 that URL's host; HF_TOKEN (environment) only to Hugging Face Hub hosts.
+--timeout SECONDS (default 30) ends a request idle that long, and one that
+runs past it plus its bytes at 64 KiB/s. Text output shows a URL without
+its query (a signed URL's credentials).
 
 Commands:
   inspect    summary of a .pte or .ptd: methods, operators, delegates,
@@ -67,6 +70,7 @@ how many more there are.
 Options:
   --json     print inspect()'s full JSON summary (every row) instead of tables
   --header 'Name: value'  HTTP header for a URL input (repeatable)
+  --timeout SECONDS       idle timeout of each request to a URL (default 30)
 `,
   validate: `Usage: executorch-pack validate PTE [PTD...] [--json] [--runtime X.Y] [--backends A,B]
 
@@ -84,6 +88,7 @@ Options:
   --deprecated-constant-buffer  target builds with the deprecated constant_buffer path (Buck's
                                 default): a missing constant segment placeholder is a warning
   --header 'Name: value'        HTTP header for URL inputs (repeatable)
+  --timeout SECONDS             idle timeout of each request to a URL (default 30)
 `,
   repack: REPACK_HELP,
 };
@@ -156,21 +161,21 @@ function formatInspect(path, s) {
 // --- commands ----------------------------------------------------------------
 
 async function cmdInspect(argv) {
-  const { options, positional } = parseArgs(argv, { json: 'flag', help: 'flag', header: 'list' }, 'inspect');
+  const { options, positional } = parseArgs(argv, { json: 'flag', help: 'flag', header: 'list', timeout: 'value' }, 'inspect');
   if (options.help) return help('inspect');
   if (positional.length !== 1) throw new UsageError('inspect takes exactly one FILE', 'inspect');
   // Files are opened, not loaded: only their heads are read.
   const et = await init();
-  const [input] = await openInputs(et, positional, { headers: options.header, env: process.env });
+  const [input] = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
   const summary = et.inspect(input);
   reportFetched([input]);
-  process.stdout.write(options.json ? `${stringify({ schema: 1, command: 'inspect', ...summary })}\n` : `${formatInspect(positional[0], summary)}\n`);
+  process.stdout.write(options.json ? `${stringify({ schema: 1, command: 'inspect', ...summary })}\n` : `${formatInspect(shownName(positional[0]), summary)}\n`);
   return 0;
 }
 
 async function cmdValidate(argv) {
   const spec = {
-    json: 'flag', help: 'flag', header: 'list', runtime: 'value', backends: 'value', 'deprecated-constant-buffer': 'flag',
+    json: 'flag', help: 'flag', header: 'list', timeout: 'value', runtime: 'value', backends: 'value', 'deprecated-constant-buffer': 'flag',
   };
   const { options, positional } = parseArgs(argv, spec, 'validate');
   if (options.help) return help('validate');
@@ -180,7 +185,7 @@ async function cmdValidate(argv) {
   }
   const [main, ...rest] = positional;
   const et = await init();
-  const inputs = await openInputs(et, positional, { headers: options.header, env: process.env });
+  const inputs = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
   const pte = inputs[0];
   const ptds = {};
   rest.forEach((p, i) => {
@@ -196,7 +201,7 @@ async function cmdValidate(argv) {
   } else {
     for (const f of report.errors) process.stdout.write(`${formatFinding(f, 'error')}\n`);
     for (const f of report.warnings) process.stdout.write(`${formatFinding(f, 'warning')}\n`);
-    const files = printable([main, ...rest].join(', '));
+    const files = printable([main, ...rest].map(shownName).join(', '));
     process.stdout.write(report.ok
       ? `${files}: OK (${report.warnings.length} warning(s))\n`
       : `${files}: ${report.errors.length} error(s), ${report.warnings.length} warning(s)\n`);

@@ -55,6 +55,9 @@ Options:
                                  (or of the refusal)
   --header 'Name: value'         HTTP header for URL inputs (repeatable); the
                                  segment data of URL inputs streams into OUT
+  --timeout SECONDS              idle timeout of each request to a URL input
+                                 (default 30; also a deadline of it plus the
+                                 bytes asked for at 64 KiB/s)
 
 A tag is a plain file name: not empty, no '/' or '\\', not starting with '.',
 no control characters.
@@ -70,7 +73,7 @@ const SPEC = {
   'extract-delegate-segments': 'flag', 'segment-alignment': 'value', 'constant-tensor-alignment': 'value',
   'delegate-alignment': 'value', externalize: 'optional', 'externalize-pattern': 'list',
   'externalize-min-bytes': 'value', merge: 'list', 'merge-tag': 'value', 'data-segment-alignment': 'value',
-  header: 'list', weights: 'list',
+  header: 'list', weights: 'list', timeout: 'value',
 };
 
 // The library's repack options from the command line.
@@ -130,7 +133,12 @@ function checkDataTag(tag) {
 
 // The file name of an input: a path's last part, a URL's last path segment.
 export function inputName(arg) {
-  return basename(isUrl(arg) ? new URL(arg).pathname : arg);
+  if (!isUrl(arg)) return basename(arg);
+  try {
+    return basename(new URL(arg).pathname);
+  } catch {
+    return basename(arg.split(/[?#]/, 1)[0]);  // opening it says what is wrong with the URL
+  }
 }
 
 // Opens the inputs (files or URLs): { pte, data, merge }, each also listed
@@ -145,7 +153,7 @@ async function openInputs(et, ptePath, ptdPaths, mergePaths, inputs, options) {
     names[name] = true;
   }
   const paths = [ptePath, ...ptdPaths, ...mergePaths];
-  const sources = await openSources(et, paths, { headers: options.header, env: process.env });
+  const sources = await openSources(et, paths, { headers: options.header, env: process.env, timeout: options.timeout });
   paths.forEach((path, i) => inputs.push({ path, id: isUrl(path) ? null : identity(path), file: sources[i] }));
   const data = Object.create(null);
   ptdPaths.forEach((path, i) => { data[inputName(path)] = sources[1 + i]; });
