@@ -145,15 +145,22 @@ export function createApi(initialModule, platform, version) {
   // core reports on what it can read.
   function fileRequest(value, kind, scope, heap, what, lenient = false) {
     const entry = entryOf(value, what);
-    const probe = heap.put(readSync(entry, 0, Math.min(entry.size, kind === 'ptd' ? 56 : 64)));
-    const out = call(() => module.headSize(kind, JSON.stringify({ probe, size: entry.size, lenient })));
-    let headSize;
-    try {
-      headSize = JSON.parse(out.json()).head_size;
-    } finally {
-      out.delete();
+    // Asked again with more bytes while the answer is larger (a .pte without
+    // eh00: its end is found from its bytes, in rounds growing fourfold).
+    // (An opened Blob or URL starts from the head it holds.)
+    const held = entry.headBytes ?? entry.head?.byteLength ?? 0;
+    for (let have = Math.min(entry.size, Math.max(kind === 'ptd' ? 56 : 64, held)); ;) {
+      const probe = heap.putFrom(entry, 0, have);
+      const out = call(() => module.headSize(kind, JSON.stringify({ probe, size: entry.size, lenient })));
+      let headSize;
+      try {
+        headSize = JSON.parse(out.json()).head_size;
+      } finally {
+        out.delete();
+      }
+      if (headSize > have) have = headSize;
+      else return { head: headSize === have ? probe : heap.putFrom(entry, 0, headSize), file: scope.entry(entry) };
     }
-    return { head: heap.put(readSync(entry, 0, headSize)), file: scope.entry(entry) };
   }
 
   // 'ptd' when the file's identifier is FTxx, else 'pte' (the core then says
@@ -616,9 +623,14 @@ export function createApi(initialModule, platform, version) {
     const magic = String.fromCharCode(probe[4] ?? 0, probe[5] ?? 0);
     const kind = entry.size >= 8 && magic === 'ET' ? 'pte' : entry.size >= 8 && magic === 'FT' ? 'ptd' : null;
     if (kind) {
-      const headSize = guard(headSizeOf, null, [kind, probe.subarray(0, Math.min(probe.byteLength, kind === 'ptd' ? 56 : 64)), entry.size]);
+      let headSize = guard(headSizeOf, null, [kind, probe.subarray(0, Math.min(probe.byteLength, kind === 'ptd' ? 56 : 64)), entry.size]);
+      // Asked again while the answer is larger than the bytes read (a .pte without eh00).
+      while (headSize > entry.head.byteLength) {
+        throwIfAborted(signal, 'openBlob');
+        entry.head = await entry.read(0, headSize);
+        headSize = guard(headSizeOf, null, [kind, entry.head, entry.size]);
+      }
       throwIfAborted(signal, 'openBlob');
-      if (headSize > probe.byteLength) entry.head = await entry.read(0, headSize);
     }
     if (options?.digest ?? !kind) {
       const hasher = platform.createHasher(module);

@@ -143,25 +143,36 @@ export class UrlSource {
     if (!this.rangeSupported) {
       this.headSize = this.size;  // the whole object came: every read is served from it
     } else if (this.kind) {
-      const probe = first.subarray(0, Math.min(first.byteLength, this.kind === 'ptd' ? 56 : 64));
+      // A .pte is given all the first request brought (without eh00 its end
+      // is found from its bytes); a .ptd its header.
+      const probe = this.kind === 'pte' ? first : first.subarray(0, Math.min(first.byteLength, 56));
+      let head = first;
       this.headSize = Math.min(this.size, core.headSize(this.kind, probe, this.size));
-      if (this.headSize > s.maxHeadBytes) {
-        // Checked before anything is fetched or allocated: the head is
-        // whatever the file's header (or, without one, its size) claims.
-        throw new EtpackError('SOURCE_TOO_LARGE', `${this.url}: the head the core must parse (header and flatbuffer) is ` +
-          `${this.headSize} bytes, more than maxHeadBytes (${s.maxHeadBytes}); raise maxHeadBytes to read it`);
-      }
-      if (this.headSize > first.byteLength) {
+      // A .pte without eh00 may take rounds (each at most four times the
+      // last): the core asks again while the bytes do not tell where its
+      // flatbuffer ends.
+      for (;;) {
+        if (this.headSize > s.maxHeadBytes) {
+          // Checked before anything is fetched or allocated: the head is
+          // whatever the file's header (or, without one, its bytes) claims.
+          throw new EtpackError('SOURCE_TOO_LARGE', `${this.url}: the head the core must parse (header and flatbuffer) is ` +
+            `${this.headSize} bytes, more than maxHeadBytes (${s.maxHeadBytes}); raise maxHeadBytes to read it`);
+        }
+        if (this.headSize <= head.byteLength) break;
         // The rest of the head in one request; the head is then one array
-        // (a copy of the first request's bytes, which are small) so the core
+        // (a copy of the bytes already held, which are smaller) so the core
         // gets it as a view.
-        const rest = await this.#reader.range(first.byteLength, this.headSize);
-        const head = new Uint8Array(this.headSize);
-        head.set(first);
-        head.set(rest, first.byteLength);
+        const rest = await this.#reader.range(head.byteLength, this.headSize);
+        const grown = new Uint8Array(this.headSize);
+        grown.set(head);
+        grown.set(rest, head.byteLength);
+        head = grown;
         this.#pinned = [];
         this.#pin(0, head);
+        if (this.kind !== 'pte') break;
+        this.headSize = Math.min(this.size, core.headSize(this.kind, head, this.size));
       }
+      this.#entry.headBytes = head.byteLength;  // what the core is given first (api.mjs)
     }
     // The last bytes too (the whole file's fingerprint for dedup, which the
     // glue reads synchronously), alongside the padding.
