@@ -40,7 +40,8 @@ const cleanups = new Set();
 let handlers = null;
 
 function onSignal(name) {
-  for (const step of [...cleanups]) {
+  // Last registered first: a temporary goes before the folder made for it.
+  for (const step of [...cleanups].reverse()) {
     try {
       step();
     } catch {

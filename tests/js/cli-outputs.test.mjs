@@ -91,14 +91,21 @@ test('repack -o DIR/ into the inputs\' own folder needs --in-place, and says it 
 
 // Runs the CLI with SIGNAL sent once its temporary exists; resolves with
 // how it ended and the folder's names afterwards.
-function interrupted(args, dir, signal) {
+function interrupted(args, dir, signal, watch = dir) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => { stderr += d; });
     let sent = false;
+    const names = (d) => {
+      try {
+        return readdirSync(d);
+      } catch {
+        return [];  // not made yet
+      }
+    };
     const poll = setInterval(() => {
-      if (!sent && readdirSync(dir).some((n) => n.endsWith('.tmp'))) {
+      if (!sent && names(watch).some((n) => n.endsWith('.tmp'))) {
         sent = true;
         child.kill(signal);
       }
@@ -141,6 +148,14 @@ test('weights and export-weights remove their temporaries on SIGINT, SIGTERM and
   assert.ok(r.sent, r.stderr);
   assert.equal(r.signal, 'SIGINT', `${r.code} ${r.stderr}`);
   assert.deepEqual(r.names, []);
+  // repack stops its writes itself (exit 128 + N); the folder it made goes too.
+  for (const [signal, status] of [['SIGINT', 130], ['SIGHUP', 129]]) {
+    const rp = await interrupted(['repack', pte, ptd, '-o', join(dir, 'made', 'deeper') + '/'], dir, signal, join(dir, 'made', 'deeper'));
+    assert.ok(rp.sent, rp.stderr);
+    assert.equal(rp.code, status, rp.stderr);
+    assert.match(rp.stderr, /INTERRUPTED/);
+    assert.deepEqual(rp.names, [], `repack, ${signal}: nothing left, no folder`);
+  }
 });
 
 test('a closed output pipe ends quietly with the status of the work (EPIPE)', async () => {
