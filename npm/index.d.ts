@@ -191,7 +191,8 @@ export declare class Artifact {
    * Node: writes the file with bounded memory; resolves to the byte count. The bytes go to a temporary
    * created exclusively (unpredictable name) beside `path`, renamed over `path` only when complete: on an
    * error (IO_ERROR) or when `signal` aborts (ABORTED, `cause` = the signal's reason) the temporary is
-   * removed and an existing file at `path` is unchanged.
+   * removed and an existing file at `path` is unchanged. A `path` that is a FIFO, device or socket is
+   * refused (OUTPUT_NOT_REGULAR); SIGINT/SIGTERM/SIGHUP remove a temporary not yet renamed.
    */
   writeTo(path: string, options?: { onProgress?: (p: Progress) => void; signal?: AbortSignal }): Promise<number>;
   /** Node: a stream.Readable of the file. */
@@ -236,8 +237,13 @@ export interface OpenUrlOptions {
   /** Default: globalThis.fetch. */
   fetch?: typeof fetch;
   signal?: AbortSignal;
-  /** Idle timeout of each request (restarted whenever bytes arrive); default 30000; 0: none. */
+  /**
+   * Idle timeout of each request (restarted whenever bytes arrive); default 30000; 0: none. Each request
+   * also has an overall deadline: timeoutMs plus its bytes at `minBytesPerSecond` (TIMEOUT either way).
+   */
   timeoutMs?: number;
+  /** The slowest transfer a request's deadline allows for; default 64 KiB/s. */
+  minBytesPerSecond?: number;
   /** Cache block: small reads are rounded to blocks, neighbours fetched together; default 64 KiB. */
   blockSize?: number;
   /** The first request's size (header + flatbuffer of most files); default 64 KiB. */
@@ -250,6 +256,11 @@ export interface OpenUrlOptions {
   paddingRequests?: number;
   /** A server that ignores Range is read whole up to this many bytes (default 256 MiB); more: SOURCE_TOO_LARGE. */
   maxBytes?: number;
+  /**
+   * The largest head (header + flatbuffer, as the file's header or, without one, its size claims) fetched
+   * at open; default 256 MiB; more: SOURCE_TOO_LARGE naming the size, before anything is fetched.
+   */
+  maxHeadBytes?: number;
   /** Hash the whole object now (exact dedup of data inputs); default false. */
   digest?: boolean;
 }

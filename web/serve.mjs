@@ -12,26 +12,43 @@ const TYPES = {
   '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml',
 };
 
+// The file a request path names, or an HTTP status refusing it: 400 for a
+// path that is not valid percent-encoded UTF-8 (decodeURIComponent throws,
+// and an exception here must never end the server), 403 outside the roots.
 function resolvePath(urlPath) {
-  let path = decodeURIComponent(urlPath.split('?')[0]);
+  let path;
+  try {
+    path = decodeURIComponent(String(urlPath).split('?')[0]);
+  } catch {
+    return { status: 400, message: 'bad request: malformed percent-encoding' };
+  }
+  if (path.includes('\0')) return { status: 400, message: 'bad request: NUL in path' };
   let base = webDir;
   if (path.startsWith('/pkg/')) { base = pkgDir; path = path.slice(4); }
   if (path.endsWith('/')) path += 'index.html';
   const full = normalize(join(base, path));
-  return full.startsWith(resolve(base) + sep) ? full : null;
+  return full.startsWith(resolve(base) + sep) ? { file: full } : { status: 403, message: 'forbidden' };
+}
+
+async function handle(req, res) {
+  const { file, status, message } = resolvePath(req.url);
+  if (!file) { res.writeHead(status, { 'content-type': 'text/plain' }).end(message); return; }
+  try {
+    const body = await readFile(file);
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
+    res.end(body);
+  } catch {
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+  }
 }
 
 export function startServer(port = 8080) {
-  const server = createServer(async (req, res) => {
-    const file = resolvePath(req.url);
-    if (!file) { res.writeHead(403).end('forbidden'); return; }
-    try {
-      const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
-      res.end(body);
-    } catch {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-    }
+  const server = createServer((req, res) => {
+    // Whatever a request does, the server outlives it.
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('internal error');
+    });
   });
   return new Promise((ok) => server.listen(port, '127.0.0.1', () => ok(server)));
 }

@@ -10,6 +10,7 @@ import { UsageError, closest, parseArgs } from '../src/cli/args.mjs';
 import { exitStatus, reportError } from '../src/cli/report.mjs';
 import { COMMANDS, commandNamed } from '../src/cli/commands/index.mjs';
 import { commandUsage, mainUsage } from '../src/cli/usage.mjs';
+import { quietOnClosedPipes } from '../src/cli/files.mjs';
 
 // Prints a command's usage (the main usage for none or an unknown one).
 async function help(command) {
@@ -37,6 +38,7 @@ async function main(argv) {
   return (await command.load()).run(rest, { init, parseArgs, UsageError, help });
 }
 
+quietOnClosedPipes();  // `validate X | true`: the status of the work, no EPIPE stack
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (e) {

@@ -37,9 +37,16 @@ export function headSizeIn(core, kind, probe, size, lenient) {
 // not an error here, the core reports on what it can read.
 export function fileRequest(core, value, kind, scope, heap, what, lenient = false) {
   const entry = entryOf(value, what);
-  const probe = heap.put(readSync(entry, 0, Math.min(entry.size, probeBytes(kind))));
-  const headSize = headSizeIn(core, kind, probe, entry.size, lenient);
-  return { head: heap.put(readSync(entry, 0, headSize)), file: scope.entry(entry) };
+  // Asked again with more bytes while the answer is larger (a .pte without
+  // eh00: its end is found from its bytes, in rounds growing fourfold).
+  // (An opened Blob or URL starts from the head it holds.)
+  const held = entry.headBytes ?? entry.head?.byteLength ?? 0;
+  for (let have = Math.min(entry.size, Math.max(probeBytes(kind), held)); ;) {
+    const probe = heap.putFrom(entry, 0, have);
+    const headSize = headSizeIn(core, kind, probe, entry.size, lenient);
+    if (headSize > have) have = headSize;
+    else return { head: headSize === have ? probe : heap.putFrom(entry, 0, headSize), file: scope.entry(entry) };
+  }
 }
 
 // The head size of a probe not yet in the heap (openBlob, openUrl).

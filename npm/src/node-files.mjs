@@ -10,6 +10,7 @@ import { EtpackError, abortedError, invalidArgument } from './errors.mjs';
 import { SOURCE } from './sources.mjs';
 import { Artifact, CHUNK, checkSignal } from './artifact.mjs';
 import { DISPOSE } from './dispose.mjs';
+import { checkRegularOutput, guardTemporary, noteRead } from './node-guards.mjs';
 
 const IO_MAX = 1 << 30;
 const PAGE = 4096;
@@ -43,6 +44,7 @@ export class FileSource {
       closeSync(this.#fd);
       throw new EtpackError('IO_ERROR', `cannot open ${path}: it is a folder, not a file`);
     }
+    noteRead(path, stat);
     this.path = path;
     this.size = stat.size;
     this.bytesRead = 0;  // every byte read from the file, for measurements
@@ -132,14 +134,17 @@ function aborted(signal, path) {
   return abortedError(signal, `writing ${path}`);
 }
 
-// A new, empty temporary file beside `path`: { fd, temp }.
+// A new, empty temporary file beside `path`: { fd, temp, release }. Until
+// release() (called once it is renamed or removed) a SIGINT, SIGTERM or
+// SIGHUP removes it (node-guards.mjs).
 export function createTemporary(path) {
   const dir = dirname(resolve(path));
   const name = basename(path).slice(0, 96);  // leaves room for the suffix within NAME_MAX
   for (let attempt = 0; ; ++attempt) {
     const temp = join(dir, `.${name}.${randomBytes(12).toString('hex')}.tmp`);
     try {
-      return { fd: openSync(temp, 'wx', 0o666), temp };
+      const fd = openSync(temp, 'wx', 0o666);
+      return { fd, temp, release: guardTemporary(temp) };
     } catch (e) {
       if (e.code !== 'EEXIST' || attempt + 1 >= TEMP_TRIES) throw ioError('create a temporary file for', path, e);
     }
@@ -147,7 +152,9 @@ export function createTemporary(path) {
 }
 
 // Writes `artifact` completely into a new temporary beside `path` and
-// returns its name; the caller renames it into place (or removes it).
+// returns { temp, written, release }; the caller renames it into place (or
+// removes it), then calls release(). A `path` that exists and is not a
+// regular file (FIFO, device, socket) is refused: OUTPUT_NOT_REGULAR.
 // options: { onProgress({bytesWritten, totalBytes}), signal: AbortSignal }.
 export async function stageArtifact(artifact, path, options = {}) {
   if (!(artifact instanceof Artifact)) throw invalidArgument('writeTo takes an Artifact');
@@ -156,7 +163,8 @@ export async function stageArtifact(artifact, path, options = {}) {
   if (onProgress !== null && typeof onProgress !== 'function') throw invalidArgument('onProgress must be a function');
   const signal = checkSignal(options?.signal);
   if (signal?.aborted) throw aborted(signal, path);
-  const { fd, temp } = createTemporary(path);
+  checkRegularOutput(path);
+  const { fd, temp, release } = createTemporary(path);
   try {
     // A replaced file keeps its permissions. (No exception for a missing
     // file: building one costs more than the stat.)
@@ -168,7 +176,7 @@ export async function stageArtifact(artifact, path, options = {}) {
     }
     const written = await writePieces(artifact, fd, { onProgress, signal, path });
     closeSync(fd);
-    return { temp, written };
+    return { temp, written, release };
   } catch (e) {
     try {
       closeSync(fd);
@@ -176,6 +184,7 @@ export async function stageArtifact(artifact, path, options = {}) {
       // already closed
     }
     removeTemporary(temp);
+    release();
     if (e instanceof EtpackError) throw e;
     throw ioError('write', path, e);
   }
@@ -183,15 +192,18 @@ export async function stageArtifact(artifact, path, options = {}) {
 
 // Artifact.writeTo(path): staged, then renamed over `path` in one step.
 export async function writeArtifact(artifact, path, options = {}) {
-  const { temp, written } = await stageArtifact(artifact, path, options);
+  const { temp, written, release } = await stageArtifact(artifact, path, options);
   try {
     const signal = options?.signal;
     if (signal?.aborted) throw aborted(signal, path);
+    checkRegularOutput(path);  // again: it may have appeared while writing
     renameSync(temp, path);
   } catch (e) {
     removeTemporary(temp);
     if (e instanceof EtpackError) throw e;
     throw ioError('write', path, e);
+  } finally {
+    release();
   }
   return written;
 }

@@ -93,7 +93,7 @@ export const SPECS = {
   openBlob: { digest: check.boolean, signal: check.signal },
   // Keys only: url-source.mjs checks the values.
   openUrl: Object.fromEntries(['headers', 'fetch', 'signal', 'timeoutMs', 'blockSize', 'headBytes', 'cacheBlocks', 'padding', 'paddingBytes',
-    'paddingRequests', 'maxBytes', 'digest'].map((k) => [k, check.any])),
+    'paddingRequests', 'maxBytes', 'maxHeadBytes', 'minBytesPerSecond', 'digest'].map((k) => [k, check.any])),
   init: { locateFile: check.any, wasmBinary: check.any },
   repack: {
     ...PTE_CONFIG, ...OUTPUT,

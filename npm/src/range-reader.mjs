@@ -4,8 +4,14 @@
 // a 206 answer tells the size (Content-Range) and the version (ETag or
 // Last-Modified), which every later request sends as `If-Range` and every
 // later answer must repeat, so two versions are never mixed (SOURCE_CHANGED).
-// A server that ignores Range answers 200 with the whole body: it is read
-// once, up to `maxBytes`. Redirects are followed hop by hop so that the
+// A version pinned by the first answer must be repeated by every later one:
+// an answer that drops the ETag or Last-Modified it had is SOURCE_CHANGED
+// too (its bytes may be another version's). A server that ignores Range
+// answers 200 with the whole body: it is read once, up to `maxBytes`.
+// Every request has an idle timeout (`timeoutMs`, restarted when bytes
+// arrive) and an overall deadline (`timeoutMs` plus the bytes asked for at
+// `minBytesPerSecond`), so a server trickling a byte now and then is cut
+// off too (TIMEOUT). Redirects are followed hop by hop so that the
 // caller's headers are chosen per host (credentials never follow a redirect
 // to another host unless the caller's policy says so). Errors name the URL
 // without its query (signed URLs carry credentials there) and never quote a
@@ -45,14 +51,33 @@ function parseContentRange(value) {
   return m ? { start: Number(m[1]), end: Number(m[2]) + 1, total: m[3] === '*' ? null : Number(m[3]) } : null;
 }
 
+// Header values must be Latin-1 (fetch refuses others with a bare
+// TypeError that looked like a network error): a coded error naming the
+// header, never its value.
+function checkHeaders(headers, display) {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      throw new EtpackError('INVALID_ARGUMENT', `${display}: the request header name '${name.replace(/[^\x20-\x7e]/g, '?')}' is not a valid HTTP header name`);
+    }
+    if (/[^\x09\x20-\x7e\x80-\xff]/.test(String(value))) {
+      throw new EtpackError('INVALID_ARGUMENT', `${display}: the value of request header ${name} is not a string of Latin-1 ` +
+        'characters without line breaks (HTTP header values cannot carry other characters; encode it first)');
+    }
+  }
+  return headers;
+}
+
 export class RangeReader {
   #fetch;
   #headersFor;
   #signal;
   #timeoutMs;
+  #minRate;
   #maxBytes;
 
-  constructor(url, { fetch: fetchFn, headers, signal, timeoutMs = 30_000, maxBytes = 256 << 20 } = {}) {
+  constructor(url, {
+    fetch: fetchFn, headers, signal, timeoutMs = 30_000, minBytesPerSecond = 64 << 10, maxBytes = 256 << 20,
+  } = {}) {
     this.url = url;               // the object's URL once redirects are resolved
     this.display = displayUrl(url);
     this.size = null;
@@ -66,13 +91,14 @@ export class RangeReader {
     this.#headersFor = headerPolicy(headers, new URL(url).origin);
     this.#signal = signal ?? null;
     this.#timeoutMs = timeoutMs;
+    this.#minRate = minBytesPerSecond;
     this.#maxBytes = maxBytes;
   }
 
   // The first `want` bytes (fewer when the object is smaller), or the whole
   // object when the server ignores Range. Sets size, version, rangeSupported.
   async open(want) {
-    const { response, read } = await this.#request(0, want, true);
+    const { response, read } = await this.#request(0, want, true, want);
     if (response.status === 200) {
       this.rangeSupported = false;
       this.#pin(response);
@@ -81,6 +107,7 @@ export class RangeReader {
         read.cancel();
         throw this.#tooLarge(Number(length));
       }
+      read.expect(length === null ? this.#maxBytes : Number(length));  // the whole body: its own deadline
       const whole = await read.all(this.#maxBytes, length === null ? null : Number(length));
       this.size = whole.byteLength;
       return whole;
@@ -118,7 +145,7 @@ export class RangeReader {
   // Bytes [start, end) of the pinned version.
   async range(start, end) {
     if (this.rangeSupported === false) throw new Error('executorch-pack: range() on a server without ranges');
-    const { response, read } = await this.#request(start, end, false);
+    const { response, read } = await this.#request(start, end, false, end - start);
     if (response.status === 200) {
       read.cancel();
       throw this.#changed('answered with the whole object instead of the range asked for');
@@ -148,12 +175,17 @@ export class RangeReader {
     this.lastModified = response.headers.get('last-modified');
   }
 
+  // The pinned ETag and Last-Modified must come back unchanged: a missing
+  // one is not a match (the bytes may be another version's).
   #checkVersion(response, read) {
     const etag = response.headers.get('etag');
     const modified = response.headers.get('last-modified');
-    if ((this.etag && etag && etag !== this.etag) || (this.lastModified && modified && modified !== this.lastModified)) {
+    if ((this.etag && etag !== this.etag) || (this.lastModified && modified !== this.lastModified)) {
       read.cancel();
-      throw this.#changed('has a new version (its ETag or Last-Modified changed)');
+      const dropped = (this.etag && etag === null) || (this.lastModified && modified === null);
+      throw this.#changed(dropped
+        ? 'no longer sends the ETag or Last-Modified that pinned the version read first, so its bytes cannot be trusted to be that version\'s'
+        : 'has a new version (its ETag or Last-Modified changed)');
     }
   }
 
@@ -171,7 +203,7 @@ export class RangeReader {
   }
 
   async #sizeByHead() {
-    const { response, read } = await this.#send('HEAD', {});
+    const { response, read } = await this.#send('HEAD', {}, 0);
     read.cancel();
     const length = response.headers.get('content-length');
     if (!response.ok || length === null) {
@@ -183,13 +215,13 @@ export class RangeReader {
 
   // A GET for [start, end): conditional on the pinned version after the
   // first request.
-  async #request(start, end, first) {
+  async #request(start, end, first, bytes) {
     const extra = { Range: `bytes=${start}-${end - 1}` };
     if (!first) {
       const strong = this.etag && !this.etag.startsWith('W/') ? this.etag : null;
       if (strong ?? this.lastModified) extra['If-Range'] = strong ?? this.lastModified;
     }
-    const sent = await this.#send('GET', extra);
+    const sent = await this.#send('GET', extra, bytes);
     const { status } = sent.response;
     if (status !== 206 && status !== 200 && !(first && status === 416)) {
       sent.read.cancel();
@@ -199,18 +231,28 @@ export class RangeReader {
   }
 
   // One request, following redirects hop by hop (headers chosen per hop).
-  // Resolves to the response and a body reader under the same timeout: the
-  // timer restarts whenever bytes arrive (an idle timeout, so a large range
-  // on a slow link is not cut off while it progresses).
-  async #send(method, extra) {
+  // Resolves to the response and a body reader under the same timeouts: an
+  // idle timer restarted whenever bytes arrive (a large range on a slow link
+  // is not cut off while it progresses), and an overall deadline for the
+  // `bytes` expected (a server sending a byte every few seconds never lets
+  // the idle timer fire).
+  async #send(method, extra, bytes) {
     const controller = new AbortController();
-    let timedOut = false;
+    let timedOut = null;  // 'idle' | 'deadline'
     let timer = null;
+    const limited = this.#timeoutMs > 0 && Number.isFinite(this.#timeoutMs);
+    let deadlineMs = 0;
+    let deadline = null;
+    const expect = (n) => {
+      clearTimeout(deadline);
+      if (!limited) return;
+      deadlineMs = this.#timeoutMs + Math.ceil((n * 1000) / this.#minRate);
+      deadline = setTimeout(() => { timedOut = 'deadline'; controller.abort(); }, deadlineMs);
+    };
+    expect(bytes);
     const arm = () => {
       clearTimeout(timer);
-      if (this.#timeoutMs > 0 && Number.isFinite(this.#timeoutMs)) {
-        timer = setTimeout(() => { timedOut = true; controller.abort(); }, this.#timeoutMs);
-      }
+      if (limited) timer = setTimeout(() => { timedOut = 'idle'; controller.abort(); }, this.#timeoutMs);
     };
     const onAbort = () => controller.abort();
     const outer = this.#signal;
@@ -218,12 +260,17 @@ export class RangeReader {
     outer?.addEventListener('abort', onAbort, { once: true });
     const done = () => {
       clearTimeout(timer);
+      clearTimeout(deadline);
       outer?.removeEventListener('abort', onAbort);
     };
     const failure = (e) => {
       done();
       if (e instanceof EtpackError) return e;
-      if (timedOut) return new EtpackError('TIMEOUT', `${this.display}: no answer within ${this.#timeoutMs} ms`);
+      if (timedOut === 'idle') return new EtpackError('TIMEOUT', `${this.display}: no answer within ${this.#timeoutMs} ms`);
+      if (timedOut === 'deadline') {
+        return new EtpackError('TIMEOUT', `${this.display}: the request for ${bytes} bytes did not complete within ${deadlineMs} ms ` +
+          `(timeoutMs ${this.#timeoutMs} plus the bytes at ${this.#minRate} bytes/s)`);
+      }
       if (outer?.aborted) return this.#aborted();
       return new EtpackError('NETWORK_ERROR', `${this.display}: the request failed (network error, or a cross-origin server that does ` +
         `not allow this page to read it (CORS))${e?.cause?.code ? ` [${e.cause.code}]` : ''}`);
@@ -235,7 +282,7 @@ export class RangeReader {
       for (let hop = 0; ; ++hop) {
         // (fetch itself asks for `Accept-Encoding: identity` with a Range:
         // a compressed range would have a length nobody can check.)
-        const headers = { ...this.#headersFor(url), ...extra };
+        const headers = checkHeaders({ ...this.#headersFor(url), ...extra }, this.display);
         this.requests += 1;
         try {
           response = await this.#fetch(url, { method, headers, redirect: 'manual', signal: controller.signal });
@@ -258,7 +305,11 @@ export class RangeReader {
         await response.body?.cancel();
         if (!location) throw httpError(response.status, this.display, 'without a Location');
         if (hop >= MAX_REDIRECTS) throw new EtpackError('HTTP_ERROR', `${this.display}: more than ${MAX_REDIRECTS} redirects`);
-        url = new URL(location, url).href;
+        try {
+          url = new URL(location, url).href;
+        } catch {
+          throw httpError(response.status, this.display, 'with a Location that is not a valid URL');
+        }
         if (!/^https?:$/.test(new URL(url).protocol)) throw new EtpackError('HTTP_ERROR', `${this.display}: redirected to a non-HTTP URL`);
       }
       arm();
@@ -284,6 +335,9 @@ export class RangeReader {
       }
     }
     const read = {
+      // A body larger than the request said (a server ignoring Range): the
+      // deadline is restarted for `n` bytes.
+      expect,
       cancel() {
         done();
         reader?.cancel().catch(() => {});

@@ -26,7 +26,9 @@ const DEFAULTS = {
   paddingBytes: 1 * MiB,      // padding fetched at open so validate can check it ...
   paddingRequests: 16,        // ... in at most this many requests
   maxBytes: 256 * MiB,        // whole-object cap when the server ignores Range
-  timeoutMs: 30_000,
+  maxHeadBytes: 256 * MiB,    // the head (header + flatbuffer) the core may ask for
+  timeoutMs: 30_000,          // idle timeout of a request ...
+  minBytesPerSecond: 64 * KiB,  // ... and its deadline: timeoutMs + its bytes at this rate
 };
 
 function sizeOption(options, name, { allowZero = false } = {}) {
@@ -40,25 +42,40 @@ function sizeOption(options, name, { allowZero = false } = {}) {
 //         createHasher() }
 export async function openUrlSource(url, options, core) {
   if (typeof url !== 'string' && !(url instanceof URL)) throw invalidArgument('openUrl takes a URL string');
-  let href;
-  try {
-    href = new URL(String(url)).href;
-  } catch {
-    throw invalidArgument(`not a URL: ${displayUrl(String(url))}`);
-  }
-  if (!/^https?:$/.test(new URL(href).protocol)) throw invalidArgument(`${displayUrl(href)}: only http(s) URLs can be opened`);
+  const href = checkUrl(url);
   const opts = options ?? {};
   if (opts.fetch !== undefined && typeof opts.fetch !== 'function') throw invalidArgument('fetch must be a function');
   if (typeof (opts.fetch ?? globalThis.fetch) !== 'function') throw new EtpackError('UNSUPPORTED', 'no fetch() here; pass options.fetch');
   const settings = {};
-  for (const name of ['blockSize', 'headBytes', 'cacheBlocks', 'maxBytes']) settings[name] = sizeOption(opts, name);
+  for (const name of ['blockSize', 'headBytes', 'cacheBlocks', 'maxBytes', 'maxHeadBytes', 'minBytesPerSecond']) settings[name] = sizeOption(opts, name);
   for (const name of ['paddingBytes', 'paddingRequests', 'timeoutMs']) settings[name] = sizeOption(opts, name, { allowZero: true });
   const reader = new RangeReader(href, {
     fetch: opts.fetch, headers: opts.headers, signal: opts.signal, timeoutMs: settings.timeoutMs, maxBytes: settings.maxBytes,
+    minBytesPerSecond: settings.minBytesPerSecond,
   });
   const source = new UrlSource(reader, settings);
   await source.open(core, { padding: opts.padding ?? true, digest: opts.digest ?? false });
   return source;
+}
+
+// The URL as an absolute http(s) href, or INVALID_ARGUMENT saying what is
+// wrong with it (never quoting a query or credentials).
+export function checkUrl(url) {
+  const text = String(url);
+  let u;
+  try {
+    u = new URL(text);
+  } catch {
+    const shown = text.replace(/[?#].*$/s, '').replace(/\/\/[^/@]*@/, '//…@').replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+    throw invalidArgument(`not a valid URL: ${shown}${/[?#]/.test(text) ? '?…' : ''} (check the host: an IPv6 address goes in [brackets], ` +
+      'with both; special characters must be percent-encoded)');
+  }
+  if (!/^https?:$/.test(u.protocol)) throw invalidArgument(`${displayUrl(u.href)}: only http(s) URLs can be opened`);
+  if (u.username || u.password) {
+    throw invalidArgument(`${displayUrl(u.href)}: the URL carries a user name or password (user:password@host), which ` +
+      'fetch() refuses to send; pass the credentials as a header instead (e.g. Authorization)');
+  }
+  return u.href;
 }
 
 export class UrlSource {
@@ -126,19 +143,36 @@ export class UrlSource {
     if (!this.rangeSupported) {
       this.headSize = this.size;  // the whole object came: every read is served from it
     } else if (this.kind) {
-      const probe = first.subarray(0, Math.min(first.byteLength, this.kind === 'ptd' ? 56 : 64));
+      // A .pte is given all the first request brought (without eh00 its end
+      // is found from its bytes); a .ptd its header.
+      const probe = this.kind === 'pte' ? first : first.subarray(0, Math.min(first.byteLength, 56));
+      let head = first;
       this.headSize = Math.min(this.size, core.headSize(this.kind, probe, this.size));
-      if (this.headSize > first.byteLength) {
+      // A .pte without eh00 may take rounds (each at most four times the
+      // last): the core asks again while the bytes do not tell where its
+      // flatbuffer ends.
+      for (;;) {
+        if (this.headSize > s.maxHeadBytes) {
+          // Checked before anything is fetched or allocated: the head is
+          // whatever the file's header (or, without one, its bytes) claims.
+          throw new EtpackError('SOURCE_TOO_LARGE', `${this.url}: the head the core must parse (header and flatbuffer) is ` +
+            `${this.headSize} bytes, more than maxHeadBytes (${s.maxHeadBytes}); raise maxHeadBytes to read it`);
+        }
+        if (this.headSize <= head.byteLength) break;
         // The rest of the head in one request; the head is then one array
-        // (a copy of the first request's bytes, which are small) so the core
+        // (a copy of the bytes already held, which are smaller) so the core
         // gets it as a view.
-        const rest = await this.#reader.range(first.byteLength, this.headSize);
-        const head = new Uint8Array(this.headSize);
-        head.set(first);
-        head.set(rest, first.byteLength);
+        const rest = await this.#reader.range(head.byteLength, this.headSize);
+        const grown = new Uint8Array(this.headSize);
+        grown.set(head);
+        grown.set(rest, head.byteLength);
+        head = grown;
         this.#pinned = [];
         this.#pin(0, head);
+        if (this.kind !== 'pte') break;
+        this.headSize = Math.min(this.size, core.headSize(this.kind, head, this.size));
       }
+      this.#entry.headBytes = head.byteLength;  // what the core is given first (api.mjs)
     }
     // The last bytes too (the whole file's fingerprint for dedup, which the
     // glue reads synchronously), alongside the padding.

@@ -288,25 +288,28 @@ class Encoder {
     if (!v.is_scalar()) return;  // absent scalars are their default
     Scalar s = v.scalar();
     switch (f.type) {
-      // Skipped only when bit-identical to the default: upstream's builder
-      // compares with != and so drops -0.0 (it reads back as +0.0); we keep
-      // the sign, as every double must survive bit for bit.
+      // A float is skipped when it compares equal (==) to the default, as
+      // both reference builders decide: Python's `x != d` on Python floats
+      // (doubles) and flatc's IsTheSameAs on the field's own type. So -0.0
+      // is dropped like +0.0 (it reads back as the default, +0.0: byte parity
+      // comes first) and NaN, never equal to anything, is always written.
+      // The bits written are the value's own, so every other double (and
+      // every list item) survives bit for bit.
       case BaseType::kDouble: {
-        double def = f.default_real;
-        uint64_t bits, def_bits;
+        if (s.d == f.default_real) return;
+        uint64_t bits;
         std::memcpy(&bits, &s.d, 8);
-        std::memcpy(&def_bits, &def, 8);
-        if (bits == def_bits) return;
         b_.prepend<uint64_t>(bits);
         break;
       }
       case BaseType::kFloat: {
-        float fv = static_cast<float>(s.d);
-        float def = static_cast<float>(f.default_real);
-        uint32_t bits, def_bits;
+        const float fv = static_cast<float>(s.d);
+        const bool same = options_.policy == EncodePolicy::kReferencePython
+                              ? s.d == f.default_real  // Python compares the double it was given
+                              : fv == static_cast<float>(f.default_real);  // flatc compares floats
+        if (same) return;
+        uint32_t bits;
         std::memcpy(&bits, &fv, 4);
-        std::memcpy(&def_bits, &def, 4);
-        if (bits == def_bits) return;
         b_.prepend<uint32_t>(bits);
         break;
       }

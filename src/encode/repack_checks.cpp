@@ -69,6 +69,11 @@ Result<FileSource> output_source(const Cord& cord, bool ptd) {
   const uint64_t size = cord.size();
   ETP_ASSIGN(Blob probe, cord_prefix(cord, std::min(size, ptd ? kPtdProbeBytes : kPteProbeBytes)));
   Result<uint64_t> head_size = ptd ? ptd_head_size(probe, size) : pte_head_size(probe, size);
+  // A .pte without eh00 may take a few rounds to tell where it ends (pte_head_size).
+  for (int round = 0; !ptd && head_size.ok() && *head_size > probe.size() && round < 32; ++round) {
+    ETP_ASSIGN(probe, cord_prefix(cord, std::min(size, *head_size)));
+    head_size = pte_head_size(probe, size);
+  }
   if (!head_size.ok())
     return make_error(ErrorCode::kInternal, std::string("a written ") + (ptd ? ".ptd" : ".pte") +
                                                 " has no readable head: " + head_size.error().message);

@@ -188,7 +188,8 @@ std::vector<Region> pte_layout(const Blob& head, uint64_t size, const PteFile& p
   std::vector<Region> declared;
   const Blob& file = head;  // pointers into the flatbuffer are pointers into the head
   declare(declared, 0, 8, RegionKind::kPreamble);
-  uint64_t program_end = size, header_end = 8, data_end = size;
+  // Without eh00: the flatbuffer's own end; what follows it is unused.
+  uint64_t program_end = pte_program_end(pte.header, head, size), header_end = 8, data_end = size;
   if (pte.header) {
     program_end = pte.header->program_size;
     header_end = std::min<uint64_t>(8 + uint64_t{pte.header->length}, program_end);

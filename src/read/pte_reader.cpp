@@ -36,10 +36,49 @@ Status check_identifier(const Blob& file) {
 
 Result<PteFile> read_pte_program(const Blob& file) { return read_pte_program(file, file.size()); }
 
+namespace {
+
+// flatc's verifier over the first `n` bytes, with a table count bounded by
+// their size (a DAG that reaches one table from many places fails here and
+// gets the whole-file treatment, where the decoder's budget refuses it).
+bool verifies_within(const AlignedBytes& aligned, uint64_t n) {
+  flatbuffers::Verifier verifier(aligned.data(), static_cast<size_t>(n), 128,
+                                 static_cast<flatbuffers::uoffset_t>(n / 4 + 1024));
+  return executorch_flatbuffer::VerifyProgramBuffer(verifier);
+}
+
+}  // namespace
+
+HeadlessEnd headless_program_end(const Blob& prefix, uint64_t file_size) {
+  if (file_size <= 2 * kHeadlessWindow || prefix.is_external()) return {file_size, true};
+  const uint64_t have = std::min<uint64_t>(prefix.size(), file_size);
+  const uint64_t last_start = file_size - kHeadlessWindow;  // a prefix must end before the last window
+  const uint64_t hi = std::min(have, last_start);
+  const uint64_t more = std::min(file_size, std::max(kHeadlessWindow, 4 * have));
+  if (hi < 8) return {more, false};
+  // One view (or one aligned copy) of the bytes; every prefix is a length of it.
+  AlignedBytes aligned(prefix.data(), static_cast<size_t>(hi));
+  if (!verifies_within(aligned, hi)) return have >= last_start ? HeadlessEnd{file_size, true} : HeadlessEnd{more, false};
+  // The smallest verifying prefix: verification is monotonic in the length.
+  uint64_t lo = 8, top = hi;
+  while (lo < top) {
+    const uint64_t mid = lo + (top - lo) / 2;
+    if (verifies_within(aligned, mid)) top = mid;
+    else lo = mid + 1;
+  }
+  return {top, true};
+}
+
+uint64_t pte_program_end(const std::optional<PteHeader>& header, const Blob& head, uint64_t file_size) {
+  if (header) return header->program_size;
+  const HeadlessEnd end = headless_program_end(head, file_size);
+  return end.known ? end.end : file_size;
+}
+
 Result<uint64_t> pte_head_size(const Blob& first_bytes, uint64_t file_size) {
   ETP_TRY(check_identifier(first_bytes));
   ETP_ASSIGN(auto header, parse_pte_header(first_bytes.data(), static_cast<size_t>(first_bytes.size())));
-  if (!header) return file_size;
+  if (!header) return headless_program_end(first_bytes, file_size).end;
   if (header->program_size > file_size)
     return malformed("eh00 program_size " + std::to_string(header->program_size) + " is outside the file of " +
                      std::to_string(file_size) + " bytes (at byte offset 16)");
@@ -69,6 +108,13 @@ Result<PteHead> read_pte_head(const Blob& head, uint64_t file_size) {
       return malformed("eh00 segment_base_offset " + std::to_string(h.segment_base_offset) + " is outside [" +
                        std::to_string(h.program_size) + ", " + std::to_string(file_size) + "] (at byte offset 24)");
     program_size = h.program_size;
+  } else {
+    const HeadlessEnd end = headless_program_end(head, file_size);
+    if (!end.known)
+      return make_error(ErrorCode::kInvalidArgument, "the .pte head holds " + std::to_string(head.size()) +
+                                                         " bytes, too few to tell where its flatbuffer ends (pte_head_size: " +
+                                                         std::to_string(end.end) + ")");
+    program_size = end.end;
   }
   if (program_size > head.size())
     return make_error(ErrorCode::kInvalidArgument, "the .pte head holds " + std::to_string(head.size()) +

@@ -71,9 +71,36 @@ struct PteProgramBytes {
 };
 Result<PteProgramBytes> read_pte_program_bytes(const Blob& head, const Blob& file);
 
-// Bytes of head read_pte_program needs, from the file's first
-// kPteProbeBytes bytes (or the whole file if shorter) and its size.
+// Bytes of head read_pte_program needs, from the file's first bytes (at
+// least kPteProbeBytes, or the whole file if shorter) and its size. With an
+// eh00 header: its program_size. Without one, the flatbuffer's extent is
+// found from the bytes (headless_program_end): when the first bytes do not
+// settle it, the answer is larger than them: read that many and ask again
+// (at most a few rounds; the reads grow fourfold), until the answer is no
+// larger than the bytes given.
 constexpr uint64_t kPteProbeBytes = 64;
 Result<uint64_t> pte_head_size(const Blob& first_bytes, uint64_t file_size);
+
+// Where the program of a .pte without eh00 ends. The runtime reads such a
+// file whole as its flatbuffer; but a flatbuffer that verifies within a
+// prefix ending at least kHeadlessWindow before the file does is all there
+// is, and the rest is trailing bytes (reported as such, never read). The
+// end is the smallest prefix in which flatc's verifier accepts the program
+// (verification only gets easier as the buffer grows, so this is one point,
+// whatever prefix it is computed from). `known` is false when `prefix` is
+// too short to tell: `end` is then how many bytes to read next. A file of at
+// most 2 * kHeadlessWindow bytes, or one whose flatbuffer does not verify in
+// any such prefix (it reaches the end, or is malformed), is the program
+// whole: end = file size.
+constexpr uint64_t kHeadlessWindow = 64 * 1024;
+struct HeadlessEnd {
+  uint64_t end = 0;
+  bool known = false;
+};
+HeadlessEnd headless_program_end(const Blob& prefix, uint64_t file_size);
+
+// The program's end in the file: eh00's program_size, or where the
+// headless program ends (the file size when `head` cannot tell).
+uint64_t pte_program_end(const std::optional<PteHeader>& header, const Blob& head, uint64_t file_size);
 
 }  // namespace etpack

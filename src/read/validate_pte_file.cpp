@@ -71,7 +71,7 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
                size, "header");
     return false;
   }
-  auto parsed = parse_pte_header(data, static_cast<size_t>(size));
+  auto parsed = parse_pte_header(data, static_cast<size_t>(std::min<uint64_t>(size, needed)));  // size_t is 32 bits in wasm
   if (!parsed.ok() || !parsed.value()) {
     sink.error(finding::kHeaderLengthInvalid, parsed.ok() ? "eh00 header unreadable" : parsed.error().message, 8, "header");
     return false;
@@ -204,7 +204,7 @@ std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSou
   bool segments_ok = false;
   if (!check_file_header(sink, file, header, segments_ok)) return std::nullopt;
 
-  const uint64_t program_size = header ? header->program_size : file.size();
+  const uint64_t program_size = pte_program_end(header, file.head, file.size());
   if (program_size > file.head.size()) {
     // Only a caller that read too little of the file gets here.
     sink.error(finding::kFlatbufferRangeInvalid,
@@ -234,7 +234,7 @@ std::vector<std::pair<uint64_t, uint64_t>> pte_padding_in_segments(const FileSou
   std::vector<ZeroSpan> spans;
   // The program is already decoded (inspect's): only the header is read again.
   if (!check_file_header(sink, file, header, segments_ok)) return {};
-  const uint64_t program_size = header ? header->program_size : file.size();
+  const uint64_t program_size = pte_program_end(header, file.head, file.size());
   check_decoded_pte(sink, file, header, segments_ok, program_size, pte, ValidateOptions{}, &spans);
   std::vector<std::pair<uint64_t, uint64_t>> out;
   out.reserve(spans.size());

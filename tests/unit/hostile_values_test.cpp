@@ -99,7 +99,7 @@ TEST(HostileValues, JsonDocumentKeepsTokensAndNegativeZero) {
 
 TEST(HostileValues, NanPayloadSurvivesDecodeAndEncode) {
   const uint64_t payloads[] = {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff80000deadbeefull,
-                               0x7ff4000000000001ull, 0x8000000000000000ull};
+                               0x7ff4000000000001ull, 0xfff0000000000000ull, 0x0000000000000001ull};
   for (uint64_t bits : payloads) {
     TableValue value(&table_def("EValue"));
     TableValue d(&table_def("Double"));
@@ -125,6 +125,61 @@ TEST(HostileValues, NanPayloadSurvivesDecodeAndEncode) {
     ASSERT_TRUE(again.ok());
     EXPECT_EQ(again->bytes, fb->bytes);
   }
+}
+
+// Upstream's Python builder omits a scalar field that compares equal to its
+// default (`x != d` on Python floats, where -0.0 == 0.0), so a Double of -0.0
+// is written exactly as +0.0 and as an absent value: a table with no fields.
+// Byte parity comes first; list items and every other double stay exact.
+TEST(HostileValues, NegativeZeroDoubleIsOmittedAsUpstreamWritesIt) {
+  auto encode_double = [](const Value& v) {
+    TableValue t(&table_def("Double"));
+    if (!v.absent()) t.at("double_val") = v;
+    auto fb = encode_flatbuffer(t, "ET12", {});
+    EXPECT_TRUE(fb.ok());
+    return fb.ok() ? fb->bytes : std::vector<uint8_t>{};
+  };
+  // root uoffset 12, "ET12", vtable {4 bytes, table of 4 bytes, no field},
+  // then the table: its soffset (4) back to the vtable.
+  const std::vector<uint8_t> empty = {12, 0, 0, 0, 'E', 'T', '1', '2', 4, 0, 4, 0, 4, 0, 0, 0};
+  EXPECT_EQ(encode_double(Value()), empty);
+  EXPECT_EQ(encode_double(Value::from_double(0.0)), empty);
+  EXPECT_EQ(encode_double(Value::from_double(-0.0)), empty);
+  // Any other value, NaN included, is written with its own bits: root
+  // uoffset 20, "ET12", 6 bytes of padding (the double is 8-aligned), the
+  // vtable {6 bytes, table of 12 bytes, field at 4}, the table's soffset (6),
+  // the double.
+  const std::vector<uint8_t> nan = {
+      20, 0, 0, 0, 'E', 'T', '1', '2', 0, 0, 0, 0, 0, 0, 6, 0, 12, 0, 4, 0, 6, 0, 0, 0,
+      0xef, 0xbe, 0xad, 0xde, 0, 0, 0xf8, 0x7f};
+  EXPECT_EQ(encode_double(Value::from_double(from_bits(0x7ff80000deadbeefull))), nan);
+  std::vector<uint8_t> five_e_minus_324 = nan;
+  const uint8_t tiny[8] = {1, 0, 0, 0, 0, 0, 0, 0};
+  std::copy(tiny, tiny + 8, five_e_minus_324.end() - 8);
+  EXPECT_EQ(encode_double(Value::from_double(5e-324)), five_e_minus_324);
+
+  // Read back, the omitted -0.0 is the default +0.0.
+  TableValue d(&table_def("Double"));
+  d.at("double_val") = Value::from_double(-0.0);
+  auto fb = encode_flatbuffer(d, "ET12", {});
+  ASSERT_TRUE(fb.ok());
+  auto back = decode_flatbuffer(Blob::own(fb->bytes), table_def("Double"));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  const Value& got = back->get("double_val");
+  EXPECT_TRUE(got.absent() || bits_of(got.scalar().d) == 0);
+
+  // In a DoubleList every item is written, -0.0 keeping its sign bit.
+  auto list = table_from_json_text("{\"items\": [-0.0, 0.0, NaN]}", table_def("DoubleList"));
+  ASSERT_TRUE(list.ok()) << list.error().message;
+  auto lfb = encode_flatbuffer(*list, "ET12", {});
+  ASSERT_TRUE(lfb.ok());
+  auto lback = decode_flatbuffer(Blob::own(lfb->bytes), table_def("DoubleList"));
+  ASSERT_TRUE(lback.ok());
+  const Blob& items = lback->get("items").scalars();
+  ASSERT_EQ(items.size(), 24u);
+  uint64_t first;
+  std::memcpy(&first, items.data(), 8);
+  EXPECT_EQ(first, 0x8000000000000000ull);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // checks of values that must never reach the library unchecked (alignments,
 // tags used as file names). Every mistake is a UsageError (exit status 2).
 
-import { editDistance } from '../options.mjs';
+import { MAX_ALIGNMENT as LIBRARY_MAX_ALIGNMENT, editDistance } from '../options.mjs';
 
 // A mistake on the command line. `code` is printed with the message
 // (USAGE unless a more precise one says what was wrong).
@@ -92,16 +92,14 @@ export function nonNegativeInt(options, name, command) {
   return decimal(options, name, command, 'a non-negative integer');
 }
 
-// Largest alignment accepted: what a flatbuffer's force_align can carry
-// (the core's limit for tensor and delegate alignments). Larger segment
-// alignments would plan gigabytes of padding from a small input, and no
-// loader needs them (page sizes are at most 64 KiB; 2^30 leaves room).
-export const MAX_ALIGNMENT = 2 ** 30;
+// Largest alignment accepted: the library's own limit (options.mjs, 2^24),
+// so a value the help allows is never refused later as a content error.
+export const MAX_ALIGNMENT = LIBRARY_MAX_ALIGNMENT;
 
 // An alignment: a positive integer up to MAX_ALIGNMENT; `powerOfTwo` where
 // the format requires it (constant tensor and delegate alignments).
 export function alignment(options, name, command, { powerOfTwo = false } = {}) {
-  const what = powerOfTwo ? `a power of two from 1 to 2^30` : `a positive integer up to 2^30`;
+  const what = powerOfTwo ? `a power of two from 1 to 2^24` : `an integer from 1 to 2^24`;
   const v = decimal(options, name, command, what);
   if (v === undefined) return undefined;
   if (v < 1 || v > MAX_ALIGNMENT || (powerOfTwo && (v & (v - 1)) !== 0)) {

@@ -2,7 +2,7 @@
 // compared by meaning (see npm/src/diff.mjs). Exit 0 equivalent, 1 not,
 // 2 usage, I/O or unreadable inputs.
 import { fmtBytes, printable, stringify } from './format.mjs';
-import { openInputs, reportFetched } from './inputs.mjs';
+import { openInputs, reportFetched, shownName } from './inputs.mjs';
 
 export const DIFF_HELP = `Usage: executorch-pack diff A B [--data-a PTD...] [--data-b PTD...] [--json]
 
@@ -21,6 +21,7 @@ Options:
   --data-a PTD   a .ptd file of A (repeatable)
   --data-b PTD   a .ptd file of B (repeatable)
   --header 'Name: value'  HTTP header for URL inputs (repeatable)
+  --timeout SECONDS       idle timeout of each request to a URL (default 30)
   --json         print the whole comparison as JSON
 `;
 
@@ -76,7 +77,7 @@ export function formatDiff(a, b, r) {
 }
 
 export async function cmdDiff(argv, { init, parseArgs, UsageError, help }) {
-  const spec = { json: 'flag', help: 'flag', 'data-a': 'list', 'data-b': 'list', header: 'list' };
+  const spec = { json: 'flag', help: 'flag', 'data-a': 'list', 'data-b': 'list', header: 'list', timeout: 'value' };
   const { options, positional } = parseArgs(argv, spec, 'diff');
   if (options.help) return help('diff');
   if (positional.length !== 2) throw new UsageError('diff takes exactly two files, A and B', 'diff');
@@ -86,7 +87,7 @@ export async function cmdDiff(argv, { init, parseArgs, UsageError, help }) {
   const dataB = options['data-b'] ?? [];
   // Files are opened, URLs read by range requests: heads now, tensor bytes
   // while they are hashed.
-  const inputs = await openInputs(et, [a, b, ...dataA, ...dataB], { headers: options.header, env: process.env });
+  const inputs = await openInputs(et, [a, b, ...dataA, ...dataB], { headers: options.header, env: process.env, timeout: options.timeout });
   const named = (list, from) => Object.fromEntries(list.map((p, i) => [p, inputs[from + i]]));
   let result;
   try {
@@ -98,6 +99,6 @@ export async function cmdDiff(argv, { init, parseArgs, UsageError, help }) {
     process.stderr.write(`executorch-pack: error [${printable(e.code)}]: ${String(e.message).split('\n').map(printable).join('\n')}\n`);
     return 2;
   }
-  process.stdout.write(options.json ? `${stringify({ schema: 1, command: 'diff', ...result })}\n` : `${formatDiff(a, b, result)}\n`);
+  process.stdout.write(options.json ? `${stringify({ schema: 1, command: 'diff', ...result })}\n` : `${formatDiff(shownName(a), shownName(b), result)}\n`);
   return result.equivalent ? 0 : 1;
 }

@@ -1,22 +1,50 @@
 // Files a command reads (opened, never loaded whole) and writes: where the
-// outputs go, whether they may be written, and writing them all-or-nothing. The rules (issue 10, "files are safe"):
+// outputs go, whether they may be written, and writing them all-or-nothing.
+// The rules (issues 10 and 29, "files are safe"):
 // - `-o DIR/` or `-o` naming an existing folder puts the outputs inside it;
 //   nothing is ever written outside the folder of the named output.
-// - No output replaces a file the command reads, unless it is the explicit
-//   in-place case (the output .pte is the input .pte): then the model's
-//   files are replaced as a set.
+// - No output replaces a file the command reads (compared by device and
+//   inode with every file the process opened for reading, not only the
+//   named inputs: the shards of a safetensors index too), unless it is the
+//   explicit in-place case (the output .pte is the input .pte, asked for by
+//   naming it or with --in-place/--force): then the model's files are
+//   replaced as a set, and the command says so.
+// - An output that exists and is not a regular file (FIFO, device such as
+//   /dev/null, socket) is refused (OUTPUT_NOT_REGULAR, exit 2), even with
+//   --force: it is never replaced and never written through.
 // - Replacing any other existing file needs --force; without it the command
 //   stops before writing anything and names the file.
 // - Every output is first written to an exclusively created temporary in its
 //   folder; all are renamed into place together at the end. On a failure or
-//   a signal every temporary is removed and no target has changed.
+//   a signal (SIGINT, SIGTERM, SIGHUP; in every command) every temporary is
+//   removed and no target has changed.
+// - A closed output pipe (`validate X | head -1`) ends the command quietly
+//   with the status of the work done (quietOnClosedPipes).
 import { linkSync, lstatSync, mkdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { stageArtifact } from '../node-files.mjs';
+import { checkRegularOutput, filesRead, onInterrupt, trackReads } from '../node-guards.mjs';
 
-export function cliError(code, message) {
-  return Object.assign(new Error(message), { code });
+// The CLI compares outputs with every file it read: remember them all.
+trackReads();
+
+export function cliError(code, message, exitStatus = undefined) {
+  return Object.assign(new Error(message), exitStatus === undefined ? { code } : { code, exitStatus });
+}
+
+// OUTPUT_NOT_REGULAR is about where to write: exit status 2, as for OUTPUT_EXISTS.
+const outputError = (code, message) => cliError(code, message, 2);
+
+// EPIPE on stdout or stderr (the reader went away: `| head`, `| true`) is
+// not an error of the command: nothing more is printed there, and the
+// command ends with the status of its work instead of a stack trace.
+export function quietOnClosedPipes(streams = [process.stdout, process.stderr]) {
+  for (const stream of streams) {
+    stream.on('error', (e) => {
+      if (e?.code !== 'EPIPE') throw e;
+    });
+  }
 }
 
 // stat of `path` following links, or null when nothing is there. A path
@@ -38,19 +66,39 @@ export function identity(path) {
   return s ? `${s.dev}:${s.ino}` : null;
 }
 
-// `-o OUT` for an input .pte named `inputName`: { pte, dir } — OUT itself,
-// or OUT/<input name> when OUT ends in a separator or is an existing folder.
+// `-o OUT` for an input .pte named `inputName`: { pte, dir, folder } — OUT
+// itself, or OUT/<input name> (folder: true) when OUT ends in a separator or
+// is an existing folder.
 export function outputPaths(out, inputName) {
-  const folder = out.endsWith('/') || out.endsWith(sep) || statOrNull(out)?.isDirectory();
-  if (folder) return { pte: join(out, inputName), dir: out };
-  return { pte: out, dir: dirname(out) };
+  const folder = Boolean(out.endsWith('/') || out.endsWith(sep) || statOrNull(out)?.isDirectory());
+  if (folder) return { pte: join(out, inputName), dir: out, folder };
+  return { pte: out, dir: dirname(out), folder };
+}
+
+// Whether this is the in-place case (the output .pte is the input .pte),
+// and whether it was asked for: naming the .pte itself as OUT asks for it;
+// a folder that happens to be the inputs' own (-o DIR/) needs --in-place
+// (or --force), else OUTPUT_IS_INPUT saying so.
+export function inPlaceCase({ out, outPte, folder, input }, { inPlace: asked, force }) {
+  const id = identity(outPte);
+  if (id === null || id !== input.id) return false;
+  if (folder && !asked && !force) {
+    throw cliError('OUTPUT_IS_INPUT', `-o ${out} would write into the inputs' own files (${outPte} is the input ` +
+      `${input.path}); pass --in-place to replace the model in place, or choose another folder (nothing was written)`);
+  }
+  return true;
 }
 
 // Refuses targets that would replace an input (outside the in-place case)
-// or another existing file (without force), or that are folders.
-// targets: [path]; inputs: [{ path, id }].
-export function checkTargets(targets, inputs, { force, inPlace }) {
+// or another existing file (without force), or that are folders, FIFOs,
+// devices or sockets. targets: [path]; inputs: [{ path, id }], to which
+// every other file this process read is added.
+// Returns the targets that replace inputs (the in-place case), so that the
+// command can say so.
+export function checkTargets(targets, given, { force, inPlace }) {
+  const inputs = [...given, ...filesRead()];
   const seen = new Set();
+  const replaced = [];
   for (const path of targets) {
     const full = resolve(path);
     if (seen.has(full)) throw cliError('OUTPUT_CONFLICT', `two outputs would both be written to ${path}`);
@@ -58,17 +106,20 @@ export function checkTargets(targets, inputs, { force, inPlace }) {
     const link = statOrNull(path, lstatSync);
     if (!link) continue;
     if (statOrNull(path)?.isDirectory()) throw cliError('IO_ERROR', `cannot write ${path}: it is a folder`);
+    checkRegularOutput(path, outputError);
     const id = identity(path);
     const input = id && inputs.find((i) => i.id === id);
     if (input && !inPlace) {
       throw cliError('OUTPUT_IS_INPUT', `refusing to replace ${path}: this command reads it (input ${input.path}); ` +
         'choose another output name or folder (nothing was written)');
     }
+    if (input) replaced.push(path);
     if (!input && !force) {
       throw cliError('OUTPUT_EXISTS', `${path} exists and is not an input of this command; ` +
         'pass --force to replace it, or choose another output (nothing was written)');
     }
   }
+  return replaced;
 }
 
 // Runs a clean-up step whose failure must not replace the error being
@@ -83,8 +134,15 @@ function quietly(step) {
 
 // All-or-nothing writing of a set of files.
 export class OutputTransaction {
-  #staged = [];   // { path, temp }
+  #staged = [];   // { path, temp, release }
   #created = [];  // folders this transaction made, innermost last
+  #forget = null;  // drops the clean-up on interruption, once committed or discarded
+
+  // On SIGINT/SIGTERM/SIGHUP the temporaries and folders go, whichever
+  // command this is (node-guards.mjs; repack also stops its writes).
+  #guard() {
+    this.#forget ??= onInterrupt(() => this.discard());
+  }
 
   // Makes the folder and its missing parents, remembering them so that a
   // failed command removes them again.
@@ -99,6 +157,7 @@ export class OutputTransaction {
       missing.unshift(d);
       if (dirname(d) === d) break;
     }
+    if (missing.length) this.#guard();
     for (const d of missing) {
       try {
         mkdirSync(d);
@@ -111,8 +170,9 @@ export class OutputTransaction {
 
   // Writes `artifact` to a new temporary beside `path`.
   async stage(path, artifact, options) {
-    const { temp } = await stageArtifact(artifact, path, options);
-    this.#staged.push({ path, temp });
+    this.#guard();
+    const { temp, release } = await stageArtifact(artifact, path, options);
+    this.#staged.push({ path, temp, release });
   }
 
   // Renames every temporary into place, in staging order. A target that
@@ -122,6 +182,7 @@ export class OutputTransaction {
     const done = [];
     try {
       for (const s of this.#staged) {
+        checkRegularOutput(s.path, outputError);  // again: it may have appeared while writing
         let backup = null;
         if (statOrNull(s.path, lstatSync)) {
           backup = join(dirname(resolve(s.path)), `.${basename(s.path).slice(0, 96)}.${randomBytes(12).toString('hex')}.old`);
@@ -145,17 +206,28 @@ export class OutputTransaction {
       throw e;
     }
     for (const d of done) if (d.backup) quietly(() => rmSync(d.backup, { force: true }));
+    for (const s of this.#staged) s.release();
     this.#staged = [];
     this.#created = [];
+    this.#release();
+  }
+
+  #release() {
+    this.#forget?.();
+    this.#forget = null;
   }
 
   // Removes every temporary and every folder made; never throws (the error
   // that made the command fail is the one to report).
   discard() {
-    for (const s of this.#staged) quietly(() => rmSync(s.temp, { force: true }));
+    for (const s of this.#staged) {
+      quietly(() => rmSync(s.temp, { force: true }));
+      s.release();
+    }
     this.#staged = [];
     for (const d of this.#created.reverse()) quietly(() => rmdirSync(d));  // not empty or gone: left
     this.#created = [];
+    this.#release();
   }
 }
 

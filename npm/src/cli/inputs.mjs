@@ -13,6 +13,24 @@ export const IO_CODES = ['USAGE', 'IO_ERROR', 'HTTP_ERROR', 'NETWORK_ERROR', 'TI
 
 export const isUrl = (arg) => /^https?:\/\//i.test(arg);
 
+// An input as text output names it: a URL without its query, fragment or
+// user:password (a signed URL's query is a credential), a path as given.
+export function shownName(arg) {
+  if (!isUrl(arg)) return arg;
+  const [base] = String(arg).split(/[?#]/, 1);
+  const bare = base.replace(/^(https?:\/\/)[^/@]*@/i, '$1');
+  return bare.length < String(arg).length ? `${bare}${/[?#]/.test(arg) ? '?…' : ''}` : bare;
+}
+
+// --timeout SECONDS -> timeoutMs for openUrl (idle timeout of each request;
+// its overall deadline grows from it with the bytes asked for). 0: none.
+export function timeoutMs(value) {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,7}(\.\d{1,3})?$/.test(value)) {
+    throw Object.assign(new EtpackError('USAGE', `--timeout must be a number of seconds (e.g. 30 or 2.5), got '${printable(value)}'`), { exitStatus: 2 });
+  }
+  return Math.round(Number(value) * 1000);
+}
 export function isHubHost(hostname) {
   const h = hostname.toLowerCase();
   return h === 'hf.co' || h === 'huggingface.co' || h.endsWith('.hf.co') || h.endsWith('.huggingface.co');
@@ -33,7 +51,12 @@ export function parseHeaders(list = []) {
 
 // The headers for one request to `url` when the input named `inputUrl`.
 export function hubAwareHeaders(inputUrl, headers, hfToken) {
-  const origin = new URL(inputUrl).origin;
+  let origin = null;
+  try {
+    origin = new URL(inputUrl).origin;
+  } catch {
+    // not a URL: openUrl says what is wrong with it (INVALID_ARGUMENT)
+  }
   return (url) => {
     const u = new URL(url);
     const out = {};
@@ -44,9 +67,11 @@ export function hubAwareHeaders(inputUrl, headers, hfToken) {
 }
 
 // Opens every input: [source]. `options`: { headers: ['Name: value'],
-// env: process.env, timeoutMs }.
+// env: process.env, timeoutMs, or timeout: the --timeout text }. A URL that
+// cannot be opened as given (malformed, user:password@) is exit status 2.
 export async function openInputs(et, args, options = {}) {
   const headers = parseHeaders(options.headers);
+  const timeout = options.timeoutMs ?? timeoutMs(options.timeout);
   const hfToken = options.env?.HF_TOKEN || null;
   const sources = [];
   for (const arg of args) {
@@ -54,7 +79,12 @@ export async function openInputs(et, args, options = {}) {
       sources.push(openFile(et, arg));
       continue;
     }
-    sources.push(await et.openUrl(arg, { headers: hubAwareHeaders(arg, headers, hfToken), timeoutMs: options.timeoutMs }));
+    try {
+      sources.push(await et.openUrl(arg, { headers: hubAwareHeaders(arg, headers, hfToken), timeoutMs: timeout }));
+    } catch (e) {
+      if (e?.code === 'INVALID_ARGUMENT') e.exitStatus = 2;  // the argument, not the file's contents
+      throw e;
+    }
   }
   return sources;
 }

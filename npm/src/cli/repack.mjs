@@ -3,7 +3,7 @@
 // under the file-safety rules of files.mjs.
 import { basename, join } from 'node:path';
 import { UsageError, alignment, checkTag, nonNegativeInt, parseArgs } from './args.mjs';
-import { OutputTransaction, abortOnSignals, checkTargets, cliError, identity, outputPaths } from './files.mjs';
+import { OutputTransaction, abortOnSignals, checkTargets, cliError, identity, inPlaceCase, outputPaths } from './files.mjs';
 import { isUrl, openInputs as openSources, reportFetched } from './inputs.mjs';
 import { progressBar } from './progress.mjs';
 import { fmtBytes, printable, stringify } from './format.mjs';
@@ -18,22 +18,27 @@ printed. Data files are written beside the output .pte as <tag>.ptd; the
 
 Files are safe: OUT ending in '/' or naming an existing folder writes
 OUT/<PTE's name> and its .ptd files inside that folder, nothing elsewhere. An
-output never replaces a file the command reads, except in place (OUT is PTE:
-the model's files are replaced together). Replacing any other existing file
-needs --force. Outputs are written to temporary files and renamed into place
-together at the end; on an error or a signal nothing is changed.
+output never replaces a file the command reads, except in place (OUT is PTE,
+or -o DIR/ with DIR the inputs' folder and --in-place: the model's files are
+replaced together, and a note says so). Replacing any other existing file
+needs --force; a FIFO, device or socket is never replaced (exit 2,
+OUTPUT_NOT_REGULAR). Outputs are written to temporary files and renamed into
+place together at the end; on an error or a signal nothing is changed.
 
 Options:
   -o, --output OUT               the .pte to write, or a folder (required)
   --force                        replace existing files that are not inputs
+                                 (never a FIFO, device or socket)
+  --in-place                     allow -o DIR/ to replace the model's own
+                                 files when DIR is the inputs' folder
   --allow-missing-data           repack even when .ptd files the PTE uses are
                                  not given (their tensors stay unresolved)
   --extract-delegate-segments    move inline delegate blobs into segments
-  --segment-alignment N          segment alignment (default 128; 1 to 2^30)
+  --segment-alignment N          segment alignment (default 128; 1 to 2^24)
   --constant-tensor-alignment N  alignment of each constant tensor (a power of
-                                 two up to 2^30)
+                                 two up to 2^24)
   --delegate-alignment N         alignment of inline delegate data (a power
-                                 of two up to 2^30)
+                                 of two up to 2^24)
   --externalize[=TAG]            move constant tensors into TAG.ptd (default tag: model)
   --externalize-pattern GLOB     only tensors whose key matches GLOB ('*', '?');
                                  repeatable; implies --externalize
@@ -42,7 +47,7 @@ Options:
                                  data file (repeatable)
   --merge-tag TAG                tag of merged named data (default: model)
   --data-segment-alignment N     segment alignment of written .ptd files
-                                 (default 128; 1 to 2^30)
+                                 (default 128; 1 to 2^24)
   --weights FILE.safetensors     replace the constants stored in the .pte that
                                  the file names (by fully-qualified name; dtype
                                  and shape must match; repeatable)
@@ -50,6 +55,9 @@ Options:
                                  (or of the refusal)
   --header 'Name: value'         HTTP header for URL inputs (repeatable); the
                                  segment data of URL inputs streams into OUT
+  --timeout SECONDS              idle timeout of each request to a URL input
+                                 (default 30; also a deadline of it plus the
+                                 bytes asked for at 64 KiB/s)
 
 A tag is a plain file name: not empty, no '/' or '\\', not starting with '.',
 no control characters.
@@ -61,11 +69,11 @@ stopped by signal N (nothing written).
 `;
 
 const SPEC = {
-  output: 'value', help: 'flag', json: 'flag', force: 'flag', 'allow-missing-data': 'flag',
+  output: 'value', help: 'flag', json: 'flag', force: 'flag', 'in-place': 'flag', 'allow-missing-data': 'flag',
   'extract-delegate-segments': 'flag', 'segment-alignment': 'value', 'constant-tensor-alignment': 'value',
   'delegate-alignment': 'value', externalize: 'optional', 'externalize-pattern': 'list',
   'externalize-min-bytes': 'value', merge: 'list', 'merge-tag': 'value', 'data-segment-alignment': 'value',
-  header: 'list', weights: 'list',
+  header: 'list', weights: 'list', timeout: 'value',
 };
 
 // The library's repack options from the command line.
@@ -125,7 +133,12 @@ function checkDataTag(tag) {
 
 // The file name of an input: a path's last part, a URL's last path segment.
 export function inputName(arg) {
-  return basename(isUrl(arg) ? new URL(arg).pathname : arg);
+  if (!isUrl(arg)) return basename(arg);
+  try {
+    return basename(new URL(arg).pathname);
+  } catch {
+    return basename(arg.split(/[?#]/, 1)[0]);  // opening it says what is wrong with the URL
+  }
 }
 
 // Opens the inputs (files or URLs): { pte, data, merge }, each also listed
@@ -140,7 +153,7 @@ async function openInputs(et, ptePath, ptdPaths, mergePaths, inputs, options) {
     names[name] = true;
   }
   const paths = [ptePath, ...ptdPaths, ...mergePaths];
-  const sources = await openSources(et, paths, { headers: options.header, env: process.env });
+  const sources = await openSources(et, paths, { headers: options.header, env: process.env, timeout: options.timeout });
   paths.forEach((path, i) => inputs.push({ path, id: isUrl(path) ? null : identity(path), file: sources[i] }));
   const data = Object.create(null);
   ptdPaths.forEach((path, i) => { data[inputName(path)] = sources[1 + i]; });
@@ -173,14 +186,14 @@ export async function cmdRepack(argv, { init, help }) {
     const source = options.weights ? (await et.pteWithWeights(pte, options.weights, { output: 'artifact' })).pte : pte;
     const result = et.repack(source, { ...config, merge, output: 'artifact' });
 
-    const { pte: outPte, dir } = outputPaths(options.output, inputName(ptePath));
+    const { pte: outPte, dir, folder } = outputPaths(options.output, inputName(ptePath));
     // The .ptd files are staged and renamed first: a .pte never appears
     // without its data.
     const files = Object.entries(result.ptd).map(([tag, artifact]) => ({ path: join(dir, `${checkDataTag(tag)}.ptd`), artifact, tag }));
     files.push({ path: outPte, artifact: result.pte });
-    const outId = identity(outPte);
-    const inPlace = outId !== null && outId === inputs[0].id;
-    checkTargets(files.map((f) => f.path), [...inputs, ...weights], { force: Boolean(options.force), inPlace });
+    const inPlace = inPlaceCase({ out: options.output, outPte, folder, input: inputs[0] },
+      { inPlace: Boolean(options['in-place']), force: Boolean(options.force) });
+    const replaced = checkTargets(files.map((f) => f.path), [...inputs, ...weights], { force: Boolean(options.force), inPlace });
 
     transaction.makeFolder(dir);
     const total = files.reduce((sum, f) => sum + f.artifact.size, 0);
@@ -202,6 +215,7 @@ export async function cmdRepack(argv, { init, help }) {
     reportFetched(inputs.map((i) => i.file));
 
     const notes = externalizeNotes(config.externalize, result.moved);
+    if (replaced.length) notes.unshift(`replaced in place (the inputs' own files): ${replaced.join(', ')}`);
     const missing = result.missingKeys ?? [];
     if (missing.length) {
       const shown = missing.slice(0, 5).map((k) => `'${k}'`).join(', ');

@@ -23,6 +23,9 @@ ${COMMANDS.map((c, i) => `  executorch-pack ${synopsis(usages[i], c.name)}`).joi
 Every FILE, PTE or PTD may be an http(s):// URL: only the bytes needed are
 fetched, by range requests. --header 'Name: value' (repeatable) is sent to
 that URL's host; HF_TOKEN (environment) only to Hugging Face Hub hosts.
+--timeout SECONDS (default 30) ends a request idle that long, and one that
+runs past it plus its bytes at 64 KiB/s. Text output shows a URL without
+its query (a signed URL's credentials).
 
 Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`).join('\n')}

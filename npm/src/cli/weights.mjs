@@ -27,6 +27,7 @@ Options:
   --force                 replace OUT if it exists
   --json                  print a JSON summary
   --header 'Name: value'  HTTP header for a URL PTE (repeatable)
+  --timeout SECONDS       idle timeout of each request to a URL (default 30)
 `,
   'export-weights': `Usage: executorch-pack export-weights PTE [PTD...] -o OUT.safetensors [options]
 
@@ -41,6 +42,7 @@ Options:
   --force            replace OUT if it exists
   --json             print a JSON summary
   --header 'Name: value'  HTTP header for URL inputs (repeatable)
+  --timeout SECONDS       idle timeout of each request to a URL (default 30)
 `,
 };
 
@@ -71,7 +73,7 @@ function positive(value, name, UsageError, command) {
 
 export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
   const spec = {
-    from: 'list', output: 'value', tag: 'value', rename: 'list', 'segment-alignment': 'value', force: 'flag', json: 'flag', help: 'flag', header: 'list',
+    from: 'list', output: 'value', tag: 'value', rename: 'list', 'segment-alignment': 'value', force: 'flag', json: 'flag', help: 'flag', header: 'list', timeout: 'value',
   };
   const { options, positional } = parseArgs(argv, spec, 'weights');
   if (options.help) return help('weights');
@@ -85,7 +87,7 @@ export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
   });
   const segmentAlignment = positive(options['segment-alignment'], 'segment-alignment', UsageError, 'weights');
   const et = await init();
-  const [pte] = await openInputs(et, [positional[0]], { headers: options.header, env: process.env });
+  const [pte] = await openInputs(et, [positional[0]], { headers: options.header, env: process.env, timeout: options.timeout });
   const result = await et.ptdFromWeights(pte, options.from, {
     tag: options.tag, rename, segmentAlignment, output: 'artifact',
   });
@@ -104,13 +106,13 @@ export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
 }
 
 export async function cmdExportWeights(argv, { init, parseArgs, UsageError, help }) {
-  const spec = { output: 'value', include: 'list', force: 'flag', json: 'flag', help: 'flag', header: 'list' };
+  const spec = { output: 'value', include: 'list', force: 'flag', json: 'flag', help: 'flag', header: 'list', timeout: 'value' };
   const { options, positional } = parseArgs(argv, spec, 'export-weights');
   if (options.help) return help('export-weights');
   if (positional.length < 1) throw new UsageError('export-weights needs a PTE', 'export-weights');
   if (!options.output) throw new UsageError('export-weights needs -o OUT.safetensors', 'export-weights');
   const et = await init();
-  const [pte, ...ptds] = await openInputs(et, positional, { headers: options.header, env: process.env });
+  const [pte, ...ptds] = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
   const data = Object.fromEntries(positional.slice(1).map((p, i) => [p, ptds[i]]));
   const result = et.exportWeights(pte, data, { include: options.include, output: 'artifact' });
   await writeNew(options.output, result.safetensors, { force: options.force, inputs: positional.filter((p) => !isUrl(p)) });

@@ -48,6 +48,17 @@ export class HeapCopies {
     this.pointers.push(ptr);
     return { ptr, len: bytes.byteLength };
   }
+  // Bytes [offset, offset + size) of an entry, read straight into the heap
+  // (one copy: a head of a file on disk is never also held in a JS array).
+  putFrom(entry, offset, size) {
+    const view = entry.view(offset, size);
+    if (view) return this.put(view);
+    const ptr = this.module._malloc(Math.max(1, size)) >>> 0;
+    if (ptr === 0) throw new EtpackError('OUT_OF_MEMORY', `executorch-pack: no room for ${size} bytes in the wasm heap`);
+    this.pointers.push(ptr);
+    entry.copyTo(this.module.HEAPU8, ptr, offset, size);  // nothing allocates in the heap while it reads
+    return { ptr, len: size };
+  }
   // A program in a binary form (see putText for JSON text).
   putProgram(bytes) {
     this.onProgram?.(bytes.byteLength);

@@ -25,9 +25,14 @@ export async function openBlob(core, blob, options = {}) {
   const kind = entry.size >= 8 ? kindOfIdentifier(probe) : null;
   if (kind) {
     const head = probe.subarray(0, Math.min(probe.byteLength, probeBytes(kind)));
-    const headSize = core.guard(headSizeOf, null, [core, kind, head, entry.size]);
+    let headSize = core.guard(headSizeOf, null, [core, kind, head, entry.size]);
+    // Asked again while the answer is larger than the bytes read (a .pte without eh00).
+    while (headSize > entry.head.byteLength) {
+      throwIfAborted(signal, 'openBlob');
+      entry.head = await entry.read(0, headSize);
+      headSize = core.guard(headSizeOf, null, [core, kind, entry.head, entry.size]);
+    }
     throwIfAborted(signal, 'openBlob');
-    if (headSize > probe.byteLength) entry.head = await entry.read(0, headSize);
   }
   if (options?.digest ?? !kind) {
     const hasher = core.platform.createHasher(core.module);

@@ -1,6 +1,6 @@
 // `executorch-pack inspect FILE`: inspect()'s summary as tables, or as JSON.
 import { ROW_LIMIT, fmtBytes, indent, moreLine, namesLine, printable, stringify, table, tableOf } from '../format.mjs';
-import { openInputs, reportFetched } from '../inputs.mjs';
+import { openInputs, reportFetched, shownName } from '../inputs.mjs';
 import { UsageError, parseArgs } from '../args.mjs';
 import { compileSpecsLine, formatLargestConstants, formatRequirements, memoryLine } from '../requirements.mjs';
 
@@ -16,6 +16,7 @@ how many more there are.
 Options:
   --json     print inspect()'s full JSON summary (every row) instead of tables
   --header 'Name: value'  HTTP header for a URL input (repeatable)
+  --timeout SECONDS       idle timeout of each request to a URL (default 30)
 `;
 
 const shape = (s) => (s ? `[${s.join(', ')}]` : '-');
@@ -82,14 +83,14 @@ function formatInspect(path, s) {
 }
 
 export async function run(argv, { init, help }) {
-  const { options, positional } = parseArgs(argv, { json: 'flag', help: 'flag', header: 'list' }, 'inspect');
+  const { options, positional } = parseArgs(argv, { json: 'flag', help: 'flag', header: 'list', timeout: 'value' }, 'inspect');
   if (options.help) return help('inspect');
   if (positional.length !== 1) throw new UsageError('inspect takes exactly one FILE', 'inspect');
   // Files are opened, not loaded: only their heads are read.
   const et = await init();
-  const [input] = await openInputs(et, positional, { headers: options.header, env: process.env });
+  const [input] = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
   const summary = et.inspect(input);
   reportFetched([input]);
-  process.stdout.write(options.json ? `${stringify({ schema: 1, command: 'inspect', ...summary })}\n` : `${formatInspect(positional[0], summary)}\n`);
+  process.stdout.write(options.json ? `${stringify({ schema: 1, command: 'inspect', ...summary })}\n` : `${formatInspect(shownName(positional[0]), summary)}\n`);
   return 0;
 }

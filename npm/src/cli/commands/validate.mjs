@@ -2,7 +2,7 @@
 // line, or as JSON; exit 0 no errors, 1 errors found.
 import { basename } from 'node:path';
 import { printable, stringify } from '../format.mjs';
-import { openInputs, reportFetched } from '../inputs.mjs';
+import { openInputs, reportFetched, shownName } from '../inputs.mjs';
 import { UsageError, parseArgs } from '../args.mjs';
 import { formatFinding } from '../report.mjs';
 import { validateTargetOptions } from '../requirements.mjs';
@@ -23,11 +23,12 @@ Options:
   --deprecated-constant-buffer  target builds with the deprecated constant_buffer path (Buck's
                                 default): a missing constant segment placeholder is a warning
   --header 'Name: value'        HTTP header for URL inputs (repeatable)
+  --timeout SECONDS             idle timeout of each request to a URL (default 30)
 `;
 
 export async function run(argv, { init, help }) {
   const spec = {
-    json: 'flag', help: 'flag', header: 'list', runtime: 'value', backends: 'value', 'deprecated-constant-buffer': 'flag',
+    json: 'flag', help: 'flag', header: 'list', timeout: 'value', runtime: 'value', backends: 'value', 'deprecated-constant-buffer': 'flag',
   };
   const { options, positional } = parseArgs(argv, spec, 'validate');
   if (options.help) return help('validate');
@@ -37,7 +38,7 @@ export async function run(argv, { init, help }) {
   }
   const [main, ...rest] = positional;
   const et = await init();
-  const inputs = await openInputs(et, positional, { headers: options.header, env: process.env });
+  const inputs = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
   const pte = inputs[0];
   const ptds = {};
   rest.forEach((p, i) => {
@@ -53,7 +54,7 @@ export async function run(argv, { init, help }) {
   } else {
     for (const f of report.errors) process.stdout.write(`${formatFinding(f, 'error')}\n`);
     for (const f of report.warnings) process.stdout.write(`${formatFinding(f, 'warning')}\n`);
-    const files = printable([main, ...rest].join(', '));
+    const files = printable([main, ...rest].map(shownName).join(', '));
     process.stdout.write(report.ok
       ? `${files}: OK (${report.warnings.length} warning(s))\n`
       : `${files}: ${report.errors.length} error(s), ${report.warnings.length} warning(s)\n`);
