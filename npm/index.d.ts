@@ -30,8 +30,10 @@ import type { Program, ProgramInput } from './types/program.js';
 export type {
   Program, ProgramInput, ExecutionPlan, EValue, KernelTypesMembers, Tensor, ExtraTensorInfo, AllocationDetails,
   Chain, Instruction, InstructionArgumentsMembers, KernelCall, DelegateCall, MoveCall, JumpFalseCall, FreeCall,
-  Operator, BackendDelegate, BackendDelegateDataReference, CompileSpec, SubsegmentOffsets, ScalarType, FlatTensor,
+  Operator, BackendDelegate, BackendDelegateDataReference, CompileSpec, SubsegmentOffsets, FlatTensor,
 } from './types/program.js';
+/** `ScalarType.FLOAT === 6`: the codes by name (a value), and the type of a code. */
+export { ScalarType } from './types/scalar-type.js';
 /** Every table, enum and union of the schema, by its schema name (types only). */
 import type * as schema from './types/program.js';
 export type { schema };

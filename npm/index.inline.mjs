@@ -18,3 +18,4 @@ export default makeInit({ load, createHasher: wasmHasher });
 
 export { EtpackError } from './src/errors.mjs';
 export { Artifact } from './src/artifact.mjs';
+export { ScalarType } from './src/scalar-type.mjs';

@@ -80,3 +80,4 @@ export default makeInit({
 export { EtpackError } from './src/errors.mjs';
 export { Artifact } from './src/artifact.mjs';
 export { FileSource };
+export { ScalarType } from './src/scalar-type.mjs';
