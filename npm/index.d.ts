@@ -8,10 +8,16 @@ export type Bytes = ArrayBuffer | SharedArrayBuffer | ArrayBufferView;
 
 /**
  * Any input whose bytes stay where they are: byte arrays (referenced, never
- * copied), a Blob/File (read lazily; see `openBlob`), a file opened with
- * `openFile` (Node), or an Artifact returned by an earlier call.
+ * copied), a Blob/File opened with `await et.openBlob(blob)` (its head read,
+ * the rest read lazily), a file opened with `openFile` (Node), a remote file
+ * (`openUrl`), or an Artifact returned by an earlier call. A raw Blob is not
+ * one: the synchronous core cannot wait for its bytes (the asynchronous
+ * operations take {@link AsyncSource} and open Blobs themselves).
  */
-export type Source = Bytes | Blob | FileSource | OpenedBlob | UrlSource | Artifact;
+export type Source = Bytes | FileSource | OpenedBlob | UrlSource | Artifact;
+
+/** What the asynchronous operations (diff, ptdFromWeights, pteWithWeights) take: a {@link Source} or a Blob/File, opened for you. */
+export type AsyncSource = Source | Blob;
 
 /** An int64 field: a Number when it is a safe integer, a BigInt otherwise. */
 export type Int64 = number | bigint;
@@ -351,8 +357,8 @@ export interface DiffBlob { sha256: string; size: number; tensorLayout: TensorLa
 
 export interface DiffOptions {
   /** The .ptd files of A / B (paths in Node, or sources). */
-  dataA?: Array<Source | string> | Record<string, Source | string>;
-  dataB?: Array<Source | string> | Record<string, Source | string>;
+  dataA?: Array<AsyncSource | string> | Record<string, AsyncSource | string>;
+  dataB?: Array<AsyncSource | string> | Record<string, AsyncSource | string>;
 }
 
 export interface DiffResult {
@@ -742,7 +748,7 @@ export interface ExecutorchPack {
    * Compares two .pte files (with their .ptd files) or two .ptd files by
    * meaning; tensor bytes are hashed by streaming. Layout is reported apart.
    */
-  diff(a: Source | string, b: Source | string, options?: DiffOptions): Promise<DiffResult>;
+  diff(a: AsyncSource | string, b: AsyncSource | string, options?: DiffOptions): Promise<DiffResult>;
 
   /**
    * The .ptd holding a program's external tensors, bytes from safetensors
@@ -751,11 +757,11 @@ export interface ExecutorchPack {
    * shape must match: otherwise WEIGHTS_MISMATCH, with `problems` listing every
    * missing or mismatched tensor.
    */
-  ptdFromWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+  ptdFromWeights(pte: AsyncSource | string, checkpoints: AsyncSource | string | Array<AsyncSource | string>,
     options?: PtdFromWeightsOptions & { output?: 'bytes' }): Promise<PtdFromWeightsResult>;
-  ptdFromWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+  ptdFromWeights(pte: AsyncSource | string, checkpoints: AsyncSource | string | Array<AsyncSource | string>,
     options: PtdFromWeightsOptions & { output: 'blob' }): Promise<PtdFromWeightsResult<Blob>>;
-  ptdFromWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+  ptdFromWeights(pte: AsyncSource | string, checkpoints: AsyncSource | string | Array<AsyncSource | string>,
     options: PtdFromWeightsOptions & { output: 'artifact' }): Promise<PtdFromWeightsResult<Artifact>>;
 
   /**
@@ -763,11 +769,11 @@ export interface ExecutorchPack {
    * safetensors checkpoints (programs exported without a .ptd); same checks
    * as ptdFromWeights, the input's layout unless options say otherwise.
    */
-  pteWithWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+  pteWithWeights(pte: AsyncSource | string, checkpoints: AsyncSource | string | Array<AsyncSource | string>,
     options?: PteWithWeightsOptions & { output?: 'bytes' }): Promise<PteWithWeightsResult>;
-  pteWithWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+  pteWithWeights(pte: AsyncSource | string, checkpoints: AsyncSource | string | Array<AsyncSource | string>,
     options: PteWithWeightsOptions & { output: 'blob' }): Promise<PteWithWeightsResult<Blob>>;
-  pteWithWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+  pteWithWeights(pte: AsyncSource | string, checkpoints: AsyncSource | string | Array<AsyncSource | string>,
     options: PteWithWeightsOptions & { output: 'artifact' }): Promise<PteWithWeightsResult<Artifact>>;
 
   /**
