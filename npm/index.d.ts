@@ -7,6 +7,14 @@
 export type Bytes = ArrayBuffer | SharedArrayBuffer | ArrayBufferView;
 
 /**
+ * A Uint8Array over a fresh ArrayBuffer of its own (what the package returns
+ * as file bytes): usable as a BlobPart (`new File([bytes], name)`). Written as
+ * what `slice()` returns so that it is `Uint8Array<ArrayBuffer>` under
+ * TypeScript 5.7+ and plain `Uint8Array` before.
+ */
+export type OwnedBytes = ReturnType<Uint8Array['slice']>;
+
+/**
  * Any input whose bytes stay where they are: byte arrays (referenced, never
  * copied), a Blob/File opened with `await et.openBlob(blob)` (its head read,
  * the rest read lazily), a file opened with `openFile` (Node), a remote file
@@ -184,9 +192,9 @@ export declare class Artifact {
   readonly pieces: ReadonlyArray<
     { bytes: Uint8Array } | { zeros: number } | { entry: unknown; offset: number; length: number }>;
   /** One contiguous array; synchronous (every input must be readable synchronously: not an unopened Blob). */
-  toBytes(options?: { onProgress?: (p: Progress) => void }): Uint8Array;
+  toBytes(options?: { onProgress?: (p: Progress) => void }): OwnedBytes;
   /** The same, reading inputs asynchronously (works for Blob inputs). */
-  bytes(options?: { onProgress?: (p: Progress) => void }): Promise<Uint8Array>;
+  bytes(options?: { onProgress?: (p: Progress) => void }): Promise<OwnedBytes>;
   /** A Blob from parts. Not available for file-backed artifacts in Node (use writeTo). */
   toBlob(options?: { type?: string }): Blob;
   /** Chunks in file order; at most `chunkSize` (default 8 MiB) of file data held at a time. */
@@ -723,6 +731,7 @@ export interface ExecutorchPack {
    * head cannot be peeked at synchronously and goes unchecked.)
    */
   inspect(data: Source | string, options: InspectOptions & { kind: 'ptd' }): PtdSummary;
+  inspect(data: Source | string, options: InspectOptions & { kind: 'pte' }): PteSummary;
   inspect(data: Source | string, options?: InspectOptions): PteSummary | PtdSummary;
 
   /**

@@ -13,8 +13,10 @@
 //                           checks it against the schema
 //   npm/dist/etpack-wasm.inline.mjs  the wasm as base64 in a JS module, for
 //                           `executorch-pack/inline` (bundlers without .wasm assets)
-//   npm/README.md, npm/LICENSE, npm/examples/  copies of the repository's, so
-//                           the tarball carries the docs and the example they name
+//   npm/README.md           the user README, npm/docs/README.md (the repository's
+//                           README.md is for contributors)
+//   npm/LICENSE, npm/examples/  copies of the repository's, so the tarball
+//                           carries the license and the example the README names
 import { readFileSync, writeFileSync, mkdirSync, readdirSync, existsSync, renameSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -239,7 +241,7 @@ export default function wasmBytes() {
 // The example imports the package by name inside the package (Node resolves
 // a package's own name through its exports).
 function copyDocs() {
-  put(join(npm, 'README.md'), readFileSync(join(root, 'README.md')));
+  put(join(npm, 'README.md'), readFileSync(join(npm, 'docs/README.md')));
   put(join(npm, 'LICENSE'), readFileSync(join(root, 'LICENSE')));
   mkdirSync(join(npm, 'examples'), { recursive: true });
   const example = readFileSync(join(root, 'examples/build-model.mjs'), 'utf8');
