@@ -803,7 +803,8 @@ export interface ExecutorchPack {
   /**
    * Prepares a Blob/File for the synchronous core: a .pte/.ptd gets its head
    * read (for deserialize/repack), other data its SHA-256 (for exact dedup;
-   * `digest: false` skips it).
+   * `digest: false` skips it). The asynchronous calls (diff, ptdFromWeights,
+   * pteWithWeights) do this themselves for the models they are given.
    */
   openBlob(blob: Blob, options?: { digest?: boolean; signal?: AbortSignal }): Promise<OpenedBlob>;
 
