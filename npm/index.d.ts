@@ -7,11 +7,25 @@
 export type Bytes = ArrayBuffer | SharedArrayBuffer | ArrayBufferView;
 
 /**
- * Any input whose bytes stay where they are: byte arrays (referenced, never
- * copied), a Blob/File (read lazily; see `openBlob`), a file opened with
- * `openFile` (Node), or an Artifact returned by an earlier call.
+ * A Uint8Array over a fresh ArrayBuffer of its own (what the package returns
+ * as file bytes): usable as a BlobPart (`new File([bytes], name)`). Written as
+ * what `slice()` returns so that it is `Uint8Array<ArrayBuffer>` under
+ * TypeScript 5.7+ and plain `Uint8Array` before.
  */
-export type Source = Bytes | Blob | FileSource | OpenedBlob | UrlSource | Artifact;
+export type OwnedBytes = ReturnType<Uint8Array['slice']>;
+
+/**
+ * Any input whose bytes stay where they are: byte arrays (referenced, never
+ * copied), a Blob/File opened with `await et.openBlob(blob)` (its head read,
+ * the rest read lazily), a file opened with `openFile` (Node), a remote file
+ * (`openUrl`), or an Artifact returned by an earlier call. A raw Blob is not
+ * one: the synchronous core cannot wait for its bytes (the asynchronous
+ * operations take {@link AsyncSource} and open Blobs themselves).
+ */
+export type Source = Bytes | FileSource | OpenedBlob | UrlSource | Artifact;
+
+/** What the asynchronous operations (diff, ptdFromWeights, pteWithWeights) take: a {@link Source} or a Blob/File, opened for you. */
+export type AsyncSource = Source | Blob;
 
 /** An int64 field: a Number when it is a safe integer, a BigInt otherwise. */
 export type Int64 = number | bigint;
@@ -30,8 +44,10 @@ import type { Program, ProgramInput } from './types/program.js';
 export type {
   Program, ProgramInput, ExecutionPlan, EValue, KernelTypesMembers, Tensor, ExtraTensorInfo, AllocationDetails,
   Chain, Instruction, InstructionArgumentsMembers, KernelCall, DelegateCall, MoveCall, JumpFalseCall, FreeCall,
-  Operator, BackendDelegate, BackendDelegateDataReference, CompileSpec, SubsegmentOffsets, ScalarType, FlatTensor,
+  Operator, BackendDelegate, BackendDelegateDataReference, CompileSpec, SubsegmentOffsets, FlatTensor,
 } from './types/program.js';
+/** `ScalarType.FLOAT === 6`: the codes by name (a value), and the type of a code. */
+export { ScalarType } from './types/scalar-type.js';
 /** Every table, enum and union of the schema, by its schema name (types only). */
 import type * as schema from './types/program.js';
 export type { schema };
@@ -176,9 +192,9 @@ export declare class Artifact {
   readonly pieces: ReadonlyArray<
     { bytes: Uint8Array } | { zeros: number } | { entry: unknown; offset: number; length: number }>;
   /** One contiguous array; synchronous (every input must be readable synchronously: not an unopened Blob). */
-  toBytes(options?: { onProgress?: (p: Progress) => void }): Uint8Array;
+  toBytes(options?: { onProgress?: (p: Progress) => void }): OwnedBytes;
   /** The same, reading inputs asynchronously (works for Blob inputs). */
-  bytes(options?: { onProgress?: (p: Progress) => void }): Promise<Uint8Array>;
+  bytes(options?: { onProgress?: (p: Progress) => void }): Promise<OwnedBytes>;
   /** A Blob from parts. Not available for file-backed artifacts in Node (use writeTo). */
   toBlob(options?: { type?: string }): Blob;
   /** Chunks in file order; at most `chunkSize` (default 8 MiB) of file data held at a time. */
@@ -360,8 +376,8 @@ export interface DiffBlob { sha256: string; size: number; tensorLayout: TensorLa
 
 export interface DiffOptions {
   /** The .ptd files of A / B (paths in Node, or sources). */
-  dataA?: Array<Source | string> | Record<string, Source | string>;
-  dataB?: Array<Source | string> | Record<string, Source | string>;
+  dataA?: Array<AsyncSource | string> | Record<string, AsyncSource | string>;
+  dataB?: Array<AsyncSource | string> | Record<string, AsyncSource | string>;
 }
 
 export interface DiffResult {
@@ -726,6 +742,7 @@ export interface ExecutorchPack {
    * head cannot be peeked at synchronously and goes unchecked.)
    */
   inspect(data: Source | string, options: InspectOptions & { kind: 'ptd' }): PtdSummary;
+  inspect(data: Source | string, options: InspectOptions & { kind: 'pte' }): PteSummary;
   inspect(data: Source | string, options?: InspectOptions): PteSummary | PtdSummary;
 
   /**
@@ -751,7 +768,7 @@ export interface ExecutorchPack {
    * Compares two .pte files (with their .ptd files) or two .ptd files by
    * meaning; tensor bytes are hashed by streaming. Layout is reported apart.
    */
-  diff(a: Source | string, b: Source | string, options?: DiffOptions): Promise<DiffResult>;
+  diff(a: AsyncSource | string, b: AsyncSource | string, options?: DiffOptions): Promise<DiffResult>;
 
   /**
    * The .ptd holding a program's external tensors, bytes from safetensors
@@ -760,11 +777,11 @@ export interface ExecutorchPack {
    * shape must match: otherwise WEIGHTS_MISMATCH, with `problems` listing every
    * missing or mismatched tensor.
    */
-  ptdFromWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+  ptdFromWeights(pte: AsyncSource | string, checkpoints: AsyncSource | string | Array<AsyncSource | string>,
     options?: PtdFromWeightsOptions & { output?: 'bytes' }): Promise<PtdFromWeightsResult>;
-  ptdFromWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+  ptdFromWeights(pte: AsyncSource | string, checkpoints: AsyncSource | string | Array<AsyncSource | string>,
     options: PtdFromWeightsOptions & { output: 'blob' }): Promise<PtdFromWeightsResult<Blob>>;
-  ptdFromWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+  ptdFromWeights(pte: AsyncSource | string, checkpoints: AsyncSource | string | Array<AsyncSource | string>,
     options: PtdFromWeightsOptions & { output: 'artifact' }): Promise<PtdFromWeightsResult<Artifact>>;
 
   /**
@@ -772,11 +789,11 @@ export interface ExecutorchPack {
    * safetensors checkpoints (programs exported without a .ptd); same checks
    * as ptdFromWeights, the input's layout unless options say otherwise.
    */
-  pteWithWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+  pteWithWeights(pte: AsyncSource | string, checkpoints: AsyncSource | string | Array<AsyncSource | string>,
     options?: PteWithWeightsOptions & { output?: 'bytes' }): Promise<PteWithWeightsResult>;
-  pteWithWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+  pteWithWeights(pte: AsyncSource | string, checkpoints: AsyncSource | string | Array<AsyncSource | string>,
     options: PteWithWeightsOptions & { output: 'blob' }): Promise<PteWithWeightsResult<Blob>>;
-  pteWithWeights(pte: Source | string, checkpoints: Source | string | Array<Source | string>,
+  pteWithWeights(pte: AsyncSource | string, checkpoints: AsyncSource | string | Array<AsyncSource | string>,
     options: PteWithWeightsOptions & { output: 'artifact' }): Promise<PteWithWeightsResult<Artifact>>;
 
   /**
@@ -797,7 +814,8 @@ export interface ExecutorchPack {
   /**
    * Prepares a Blob/File for the synchronous core: a .pte/.ptd gets its head
    * read (for deserialize/repack), other data its SHA-256 (for exact dedup;
-   * `digest: false` skips it).
+   * `digest: false` skips it). The asynchronous calls (diff, ptdFromWeights,
+   * pteWithWeights) do this themselves for the models they are given.
    */
   openBlob(blob: Blob, options?: { digest?: boolean; signal?: AbortSignal }): Promise<OpenedBlob>;
 

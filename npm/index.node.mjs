@@ -51,6 +51,10 @@ async function load({ locateFile, wasmBinary }) {
   const instantiate = () => {
     const module = {
       printErr: () => {},
+      // The instance is made here: a locateFile keeps the factory from
+      // evaluating `new URL('etpack.wasm', import.meta.url)`, which throws
+      // in a CommonJS bundle (no import.meta.url). Nothing is fetched.
+      locateFile: (name) => name,
       instantiateWasm(imports, receive) {
         const wasm = new WebAssembly.Instance(compiled, imports);
         receive(wasm);
@@ -76,3 +80,4 @@ export default makeInit({
 export { EtpackError } from './src/errors.mjs';
 export { Artifact } from './src/artifact.mjs';
 export { FileSource };
+export { ScalarType } from './src/scalar-type.mjs';

@@ -6,10 +6,17 @@
 //                           namespace and the findings npm/src adds to reports,
 //                           ErrorCode from the core's error names
 //                           (src/core/error.cpp) and every code the JS layer throws
+//   npm/src/scalar-type.mjs, npm/types/scalar-type.d.ts  the ScalarType
+//                           constants (name -> code) from src/schema/scalar_type.fbs;
+//                           the .mjs is committed (the entries import it, so a
+//                           checkout runs without this script) and a test
+//                           checks it against the schema
 //   npm/dist/etpack-wasm.inline.mjs  the wasm as base64 in a JS module, for
 //                           `executorch-pack/inline` (bundlers without .wasm assets)
-//   npm/README.md, npm/LICENSE, npm/examples/  copies of the repository's, so
-//                           the tarball carries the docs and the example they name
+//   npm/README.md           the user README, npm/docs/README.md (the repository's
+//                           README.md is for contributors)
+//   npm/LICENSE, npm/examples/  copies of the repository's, so the tarball
+//                           carries the license and the example the README names
 import { readFileSync, writeFileSync, mkdirSync, readdirSync, existsSync, renameSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -181,6 +188,41 @@ ${union(errors)};
 `;
 }
 
+// --- ScalarType constants ----------------------------------------------------------
+
+// [name, code] of `enum ScalarType` in src/schema/scalar_type.fbs, in file order.
+function scalarTypeMembers() {
+  const text = readFileSync(join(root, 'src/schema/scalar_type.fbs'), 'utf8').replace(/\/\/[^\n]*/g, '');
+  const body = text.match(/\benum\s+ScalarType\s*:\s*\w+\s*\{([^}]*)\}/);
+  if (!body) throw new Error('src/schema/scalar_type.fbs: no `enum ScalarType`');
+  const members = [...body[1].matchAll(/(\w+)\s*=\s*(\d+)/g)].map(([, name, code]) => [name, Number(code)]);
+  if (!members.length) throw new Error('src/schema/scalar_type.fbs: `enum ScalarType` has no `NAME = code` members');
+  return members;
+}
+
+export function scalarTypeModule() {
+  const rows = scalarTypeMembers().map(([name, code]) => `  ${name}: ${code},`);
+  return `${HEADER}// ExecuTorch's ScalarType codes by name, from src/schema/scalar_type.fbs
+// (the \`scalar_type\` of a Tensor, \`scalarType\` of a tensor layout):
+// \`ScalarType.FLOAT === 6\`. Exported by every entry of the package.
+export const ScalarType = Object.freeze({
+${rows.join('\n')}
+});
+`;
+}
+
+function scalarTypeTypes() {
+  const rows = scalarTypeMembers().map(([name, code]) => `  readonly ${name}: ${code};`);
+  return `${HEADER}
+/** ExecuTorch's ScalarType codes by name (src/schema/scalar_type.fbs): \`ScalarType.FLOAT === 6\`. */
+export declare const ScalarType: {
+${rows.join('\n')}
+};
+/** A ScalarType code: one of the values of {@link ScalarType}. */
+export type ScalarType = (typeof ScalarType)[keyof typeof ScalarType];
+`;
+}
+
 function inlineWasm() {
   const wasm = readFileSync(join(npm, 'dist/etpack.wasm'));
   return `${HEADER}// The wasm module, base64 (${wasm.byteLength} bytes), for bundlers that cannot emit a .wasm asset.
@@ -199,7 +241,7 @@ export default function wasmBytes() {
 // The example imports the package by name inside the package (Node resolves
 // a package's own name through its exports).
 function copyDocs() {
-  put(join(npm, 'README.md'), readFileSync(join(root, 'README.md')));
+  put(join(npm, 'README.md'), readFileSync(join(npm, 'docs/README.md')));
   put(join(npm, 'LICENSE'), readFileSync(join(root, 'LICENSE')));
   mkdirSync(join(npm, 'examples'), { recursive: true });
   const example = readFileSync(join(root, 'examples/build-model.mjs'), 'utf8');
@@ -213,10 +255,12 @@ export function generate() {
   mkdirSync(join(npm, 'types'), { recursive: true });
   put(join(npm, 'types/program.d.ts'), programTypes());
   put(join(npm, 'types/codes.d.ts'), codesTypes());
+  put(join(npm, 'types/scalar-type.d.ts'), scalarTypeTypes());
+  put(join(npm, 'src/scalar-type.mjs'), scalarTypeModule());
   if (existsSync(join(npm, 'dist/etpack.wasm'))) put(join(npm, 'dist/etpack-wasm.inline.mjs'), inlineWasm());
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   generate();
-  console.log('gen-package: wrote npm/types/, npm/dist/etpack-wasm.inline.mjs, npm/README.md, npm/LICENSE, npm/examples/');
+  console.log('gen-package: wrote npm/types/, npm/src/scalar-type.mjs, npm/dist/etpack-wasm.inline.mjs, npm/README.md, npm/LICENSE, npm/examples/');
 }

@@ -1,5 +1,6 @@
 import { etReady, readFile, fmt, el, renderFileMap, download, errorText, buildDemo } from './common.mjs';
 import { wireWeights } from './weights-tools.mjs';
+import { explain } from './explain.mjs';
 
 const $ = (id) => document.getElementById(id);
 const status = (text, isError = false) => { $('status').textContent = text; $('status').className = `status${isError ? ' error' : ''}`; };
@@ -56,8 +57,24 @@ function showRefusal(e) {
   }
   for (const f of e.findings ?? []) {
     const where = [f.file, f.path, f.offset !== null && f.offset !== undefined ? `offset ${f.offset}` : null].filter(Boolean).join(' · ');
-    box.append(el('div', { class: 'finding' }, el('code', { text: f.code }), ` ${where}: ${f.message}`));
+    box.append(el('div', { class: 'finding' }, el('div', {}, el('code', { text: f.code }), ` ${where}: ${f.message}`),
+      el('div', { class: 'hint', text: explain(String(f.code)) })));
   }
+}
+
+// A file that cannot be loaded: its error in the status line, the plain
+// words under the result.
+function loadFailed(e) {
+  clearResults();
+  errorHint(e);
+  status(errorText(e), true);
+}
+
+// The validator's plain words for an error that is not a field's: under the
+// refusal, beside the error in the status line.
+function errorHint(e) {
+  if (!e?.code || e.code === 'MISSING_EXTERNAL_DATA' || e.code === 'INVALID_ARGUMENT') return;
+  $('refusal').prepend(el('p', { class: 'hint', text: explain(String(e.code)) }));
 }
 
 function showError(e) {
@@ -65,7 +82,7 @@ function showError(e) {
   showRefusal(e);
   const text = errorText(e);
   const id = FIELD_OF_ERROR.find(([re]) => re.test(String(e?.message ?? '')))?.[1];
-  if (!id) { status(text, true); return; }
+  if (!id) { errorHint(e); status(text, true); return; }
   const input = $(id);
   const note = el('p', { class: 'field-error', id: `${id}-error`, text });
   input.closest('.field').append(note);
@@ -180,13 +197,13 @@ const openAll = async (files) => { const et = await etReady; return Promise.all(
 const openData = async (files) => { const opened = await openAll(files); return [...files].map((f, i) => [f.name, opened[i]]); };
 $('pte').addEventListener('change', async (e) => {
   const f = e.target.files[0]; if (!f) return;
-  try { const [pte] = await openAll([f]); await load(f.name, pte, await openData($('data').files), await openAll($('merge').files)); } catch (err) { status(errorText(err), true); }
+  try { const [pte] = await openAll([f]); await load(f.name, pte, await openData($('data').files), await openAll($('merge').files)); } catch (err) { loadFailed(err); }
 });
 $('data').addEventListener('change', async () => {
-  try { if (source) source.data = await openData($('data').files); } catch (err) { status(errorText(err), true); }
+  try { if (source) source.data = await openData($('data').files); } catch (err) { loadFailed(err); }
 });
 $('merge').addEventListener('change', async () => {
-  try { if (source) source.merge = await openAll($('merge').files); } catch (err) { status(errorText(err), true); }
+  try { if (source) source.merge = await openAll($('merge').files); } catch (err) { loadFailed(err); }
 });
 // The demo's .ptd is the data its .pte uses (an external bias).
 $('demo').addEventListener('click', async () => {
@@ -194,7 +211,7 @@ $('demo').addEventListener('click', async () => {
     const { pte, ptd } = buildDemo(await etReady);
     await load('demo.pte', pte, Object.entries(ptd).map(([tag, bytes]) => [`${tag}.ptd`, bytes]), []);
     $('preview').click();
-  } catch (e) { status(errorText(e), true); }
+  } catch (e) { loadFailed(e); }
 });
 const syncExt = () => { for (const i of $('extFields').querySelectorAll('input')) i.disabled = !$('externalize').checked; };
 $('externalize').addEventListener('change', syncExt); syncExt();

@@ -1,4 +1,5 @@
 import { etReady, readFile, fmt, el, jsonText, renderFileMap, renderSizeChart, download, errorText, buildDemo, longTable, showInBatches } from './common.mjs';
+import { explain } from './explain.mjs';
 import { fetchedNote, wireUrlForm } from './url-open.mjs';
 import { wireCompare } from './weights-tools.mjs';
 
@@ -7,29 +8,6 @@ const status = (text, isError = false) => { $('status').textContent = text; $('s
 let lastReport = null;
 let checked = null;
 
-// Plain explanations by code prefix/keyword; the core's message says the specifics.
-const EXPLAIN = [
-  [/^PADDING_NOT_CHECKED$/, 'Padding past what was read (a remote file\'s head and prefetched padding, or a large file opened by slices) was not checked: the rest of the report stands.'],
-  [/^CONSTANT_SEGMENT_NO_PLACEHOLDER$/, 'The file lacks the constant segment placeholder: the runtime\'s default CMake build refuses it (InvalidProgram); builds with the deprecated constant_buffer path load it. `executorch-pack repack` rewrites it loadably.'],
-  [/^(PADDING_(AFTER|BEFORE)_SEGMENT|SLICE_PADDING)_NOT_ZERO$/, 'Bytes that should be zero padding hold data: a segment\'s size was cut or an offset moved, so the runtime would silently hand out truncated or other bytes.'],
-  [/^SEGMENT_BASE_MOVED$/, 'The segment base was moved: the runtime would read every constant and delegate blob from the wrong place.'],
-  [/^FEATURE_TOO_NEW$/, 'The file uses a feature the target ExecuTorch release cannot load.'],
-  [/^BACKEND_NOT_LISTED$/, 'A delegate needs a backend the target runtime does not link: load_method would fail.'],
-  [/^PTD_OLD_LAYOUT$/, 'The .ptd was written in the FlatTensor layout of ExecuTorch 0.6, which newer runtimes misread.'],
-  [/^(VALUE|OPERATOR|INSTRUCTION|TENSOR_DATA)_INDEX_OUT_OF_RANGE$/, 'An index in the program (a value, operator or instruction) points past its list: the runtime would refuse the method or read out of bounds.'],
-  [/^PADDING/, 'Padding between regions holds non-zero bytes or is far larger than any alignment needs: the file loads, but something wrote bytes where only zeros belong.'],
-  [/^TRAILING_BYTES$/, 'Bytes after the data the header declares: nothing reads them; the file may have been appended to or written twice.'],
-  [/^TENSOR_(SIZES|DIM_ORDER|SCALAR_TYPE|STORAGE)/, 'A tensor\'s metadata (sizes, dim order, dtype or storage offset) is not something the runtime accepts.'],
-  [/SIZE|RANGE|BOUNDS|TRUNC|SHORT/, 'A size or offset points outside the file: the file is probably truncated or was written incompletely.'],
-  [/HEADER|MAGIC|IDENTIFIER/, 'The file does not start with a valid ExecuTorch header; it may not be a .pte/.ptd, or its first bytes are damaged.'],
-  [/FLATBUFFER|VERIFY|TABLE|VTABLE/, 'The program metadata (flatbuffer) is malformed and would be rejected by the runtime.'],
-  [/SEGMENT/, 'A data segment is misplaced, overlapping or missing.'],
-  [/ALIGN/, 'Data is not aligned as the runtime expects; it may load slowly or fail on some targets.'],
-  [/EXTERNAL|NAMED|PTD|KEY/, 'A tensor or named-data entry refers to data in a .ptd file that is missing or does not match.'],
-  [/CONSTANT/, 'Constant tensor data is inconsistent with the program.'],
-  [/DELEGATE/, 'A delegate (backend) blob is missing or inconsistent.'],
-];
-const explain = (code) => EXPLAIN.find(([re]) => re.test(code))?.[1] ?? 'The core found a defect here; see the message for the field and bound.';
 
 // `names` maps the core's file labels ('pte', or a .ptd's key) to the names
 // the user knows the files by.
@@ -56,6 +34,12 @@ function requirementsEl(name, r) {
 
 const specText = (d) => (d.compileSpecValues ?? []).map((c) => `${c.key ?? '(no key)'}=${c.value === null ? `<${c.bytes} bytes>` : c.value}`).join(', ');
 
+// Where a .pte keeps its constant tensors, in words ('none': it has no
+// constant data at all).
+const STORAGE = { segment: 'in the constant segment', inline: 'inline in the program (constant_buffer)' };
+const constantsText = (c) => (c.storage === 'none' || !c.count
+  ? 'No constant data.' : `${c.count} tensor(s), ${fmt(c.totalBytes)}, ${STORAGE[c.storage] ?? c.storage}`);
+
 function summaryEl(name, s) {
   const box = el('div', {}, el('h3', { text: `${name} — ${s.format}, ${fmt(s.fileSize)}` }));
   const io = (v) => `${v.type}${v.dtype ? ` ${v.dtype}` : ''}${v.shape ? `[${v.shape.join(', ')}]` : ''}`;
@@ -72,7 +56,7 @@ function summaryEl(name, s) {
   }
   if (s.constants) {
     const c = s.constants;
-    box.append(el('h3', { text: 'Constants' }), el('p', { text: `${c.count} tensor(s), ${fmt(c.totalBytes)} stored in ${c.storage}` }));
+    box.append(el('h3', { text: 'Constants' }), el('p', { text: constantsText(c) }));
     if (c.largest?.length) box.append(longTable(['largest constants', 'size', 'tensor', 'where'], c.largest, (k) => [k.name, fmt(k.bytes), `${k.dtype ?? '?'}[${(k.shape ?? []).join(', ')}]`, k.where]));
   }
   const named = s.namedData ?? s.entries ?? [];
@@ -120,6 +104,7 @@ async function run(files) {
       summary.append(summaryEl(f.name, s));
       if (s.requirements) needs.append(requirementsEl(f.name, s.requirements));
     }
+    if (!needs.childElementCount) needs.append(el('p', { class: 'hint', text: 'None to show: no file here is a .pte or .ptd the core could read (see the findings).' }));
     $('verdict').textContent = report.ok ? `Valid — ${report.warnings.length} warning(s)` : `Invalid — ${report.errors.length} error(s), ${report.warnings.length} warning(s)`;
     $('verdict').className = `verdict ${report.ok ? 'ok' : 'bad'}`;
     // The core labels the .pte 'pte' (a lone .ptd: its only key).
@@ -146,23 +131,24 @@ async function run(files) {
 function clearResults() {
   lastReport = null;
   $('report').disabled = true;
-  for (const id of ['maps', 'sizes', 'summary']) $(id).replaceChildren(el('p', { class: 'hint', text: 'No file loaded.' }));
+  for (const id of ['maps', 'sizes', 'summary', 'requirements']) $(id).replaceChildren(el('p', { class: 'hint', text: 'No file loaded.' }));
   $('verdict').textContent = '—'; $('verdict').className = 'verdict';
   $('findings').replaceChildren();
 }
 
-// Status of the URL form: an error shows under the URL field (marked
-// invalid) and clears the earlier results; other lines go to the status.
+// Status of the URL form: an error shows once, under the URL field (marked
+// invalid, and announced: role=alert), and clears the earlier results; the
+// status line only points at it. Other lines go to the status.
 function urlStatus(text, isError = false) {
   $('url-error')?.remove();
   $('url').removeAttribute('aria-invalid');
   $('url').removeAttribute('aria-describedby');
   if (!isError) { status(text); return; }
   clearResults();
-  $('url-form').after(el('p', { class: 'field-error', id: 'url-error', text }));
+  $('url-form').after(el('p', { class: 'field-error', id: 'url-error', role: 'alert', text }));
   $('url').setAttribute('aria-invalid', 'true');
   $('url').setAttribute('aria-describedby', 'url-error');
-  status(text, true);
+  status('Could not open the URL: see the message under the field.', true);
 }
 
 $('files').addEventListener('change', (e) => run([...e.target.files]));

@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import init from '../index.node.mjs';
 import { UsageError, closest, parseArgs } from '../src/cli/args.mjs';
-import { exitStatus, reportError } from '../src/cli/report.mjs';
+import { errorDocument, exitStatus, reportError } from '../src/cli/report.mjs';
+import { stringify } from '../src/cli/format.mjs';
 import { COMMANDS, commandNamed } from '../src/cli/commands/index.mjs';
 import { commandUsage, mainUsage } from '../src/cli/usage.mjs';
 import { quietOnClosedPipes } from '../src/cli/files.mjs';
@@ -38,10 +39,20 @@ async function main(argv) {
   return (await command.load()).run(rest, { init, parseArgs, UsageError, help });
 }
 
+// `--json` among a known command's arguments (before a `--`): its errors
+// are a JSON document on stdout too, whichever command failed and how.
+function jsonCommand(argv) {
+  const [name, ...rest] = argv;
+  const end = rest.indexOf('--');
+  return commandNamed(name) && (end < 0 ? rest : rest.slice(0, end)).includes('--json') ? name : null;
+}
+
 quietOnClosedPipes();  // `validate X | true`: the status of the work, no EPIPE stack
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (e) {
   reportError(e);
+  const json = jsonCommand(process.argv.slice(2));
+  if (json) process.stdout.write(`${stringify(errorDocument(json, e))}\n`);
   process.exitCode = exitStatus(e);
 }

@@ -20,6 +20,7 @@ import { repack } from './ops/repack.mjs';
 import { openBlob, openUrl } from './ops/open.mjs';
 import { createWeightsApi } from './weights.mjs';
 import { createDiffApi } from './diff.mjs';
+import { openingModelBlobs } from './open-models.mjs';
 
 // platform: see CoreContext (context.mjs).
 export function createApi(initialModule, platform, version) {
@@ -65,6 +66,10 @@ export function createApi(initialModule, platform, version) {
     },
   };
   // diff, ptdFromWeights, pteWithWeights, exportWeights: built on the calls
-  // above (diff.mjs, weights.mjs).
-  return Object.assign(api, createWeightsApi(api), createDiffApi(api));
+  // above (diff.mjs, weights.mjs); the asynchronous ones open Blob/File
+  // model arguments themselves (open-models.mjs).
+  Object.assign(api, createWeightsApi(api), createDiffApi(api));
+  const opening = openingModelBlobs(core, api);
+  for (const name of Object.keys(opening)) api[name] = codedAsync(opening[name]);
+  return api;
 }

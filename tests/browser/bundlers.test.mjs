@@ -1,8 +1,10 @@
 // The packed package (`npm pack` of npm/) in a small app built by Vite,
-// webpack and esbuild, each run in Chromium validating a real .pte; and an
-// esbuild bundle for Node. Vite and webpack need no configuration; esbuild
-// needs the one line the README documents (copy etpack.wasm next to the
-// bundle), or the executorch-pack/inline entry (no configuration).
+// webpack, Parcel, esbuild (ES module and its default IIFE format, loaded by a
+// classic <script>) and Rollup, each run in Chromium validating a real .pte;
+// and an esbuild bundle for Node. Vite, webpack and Parcel need no configuration;
+// esbuild and Rollup need the one line the README documents (copy
+// etpack.wasm next to the bundle), or the executorch-pack/inline entry (no
+// configuration, also from a classic script).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -84,7 +86,7 @@ async function runInChromium(dir, page = '/') {
 }
 
 const EXPECTED = { version: JSON.parse(readFileSync(join(NPM, 'package.json'), 'utf8')).version, ok: true, errors: 0, operators: ['aten::add'] };
-const html = (script) => `<!doctype html><html lang="en"><head><title>app</title></head><body><script type="module" src="${script}"></script></body></html>`;
+const html = (script, { classic = false } = {}) => `<!doctype html><html lang="en"><head><title>app</title></head><body><script${classic ? '' : ' type="module"'} src="${script}"></script></body></html>`;
 
 test('Vite, no configuration', { timeout: 120_000 }, async () => {
   const dir = join(app, 'vite');
@@ -120,6 +122,53 @@ test('esbuild: the main entry with etpack.wasm copied beside the bundle, and the
   rmSync(join(dir, 'dist/etpack.wasm'));
   writeFileSync(join(dir, 'dist/inline.html'), html('/inline.js'));
   assert.deepEqual(await runInChromium(join(dir, 'dist'), '/inline.html'), EXPECTED);
+});
+
+test('esbuild with its default format (IIFE) in classic scripts: the main entry with etpack.wasm beside it, the inline entry as it is', { timeout: 120_000 }, async () => {
+  const dir = join(app, 'esbuild-iife');
+  mkdirSync(join(dir, 'dist'), { recursive: true });
+  writeFileSync(join(dir, 'main.js'), APP('executorch-pack'));
+  writeFileSync(join(dir, 'inline.js'), APP('executorch-pack/inline'));
+  // No --format: an IIFE, where `import.meta` is empty (esbuild warns about it).
+  execFileSync(join(BIN, 'esbuild'), ['main.js', 'inline.js', '--bundle', '--outdir=dist', '--log-level=error'], { ...quiet, cwd: dir });
+  assert.doesNotMatch(readFileSync(join(dir, 'dist/main.js'), 'utf8'), /^\s*(import|export)\b/m, 'a classic script');
+  writeFileSync(join(dir, 'dist/index.html'), html('/main.js', { classic: true }));
+  writeFileSync(join(dir, 'dist/inline.html'), html('/inline.js', { classic: true }));
+  // The inline entry needs nothing beside it.
+  assert.deepEqual(await runInChromium(join(dir, 'dist'), '/inline.html'), EXPECTED);
+  // The main entry looks for etpack.wasm beside the script: a coded error
+  // naming the file without it, the model validated with it.
+  const missing = await runInChromium(join(dir, 'dist'));
+  assert.match(missing.error, /^WASM_LOAD_FAILED: /);
+  copyFileSync(join(app, 'node_modules/executorch-pack/dist/etpack.wasm'), join(dir, 'dist/etpack.wasm'));
+  assert.deepEqual(await runInChromium(join(dir, 'dist')), EXPECTED);
+});
+
+test('Rollup with @rollup/plugin-node-resolve: etpack.wasm copied beside the bundle, and the inline entry as it is', { timeout: 120_000 }, async () => {
+  const dir = join(app, 'rollup');
+  mkdirSync(join(dir, 'dist'), { recursive: true });
+  writeFileSync(join(dir, 'main.js'), APP('executorch-pack'));
+  writeFileSync(join(dir, 'inline.js'), APP('executorch-pack/inline'));
+  // The browser build: node-resolve's `browser` option picks the package's browser (default) entry.
+  writeFileSync(join(dir, 'rollup.config.mjs'), `import { nodeResolve } from '${import.meta.resolve('@rollup/plugin-node-resolve')}';
+export default { input: ['main.js', 'inline.js'], output: { dir: 'dist' }, plugins: [nodeResolve({ browser: true })] };
+`);
+  execFileSync(join(BIN, 'rollup'), ['-c', '--silent'], { ...quiet, cwd: dir });
+  writeFileSync(join(dir, 'dist/index.html'), html('/main.js'));
+  writeFileSync(join(dir, 'dist/inline.html'), html('/inline.js'));
+  assert.deepEqual(await runInChromium(join(dir, 'dist'), '/inline.html'), EXPECTED);
+  copyFileSync(join(app, 'node_modules/executorch-pack/dist/etpack.wasm'), join(dir, 'dist/etpack.wasm'));
+  assert.deepEqual(await runInChromium(join(dir, 'dist')), EXPECTED);
+});
+
+test('Parcel, no configuration (it reads the package\'s `browser` field)', { timeout: 180_000 }, async () => {
+  const dir = join(app, 'parcel');
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  writeFileSync(join(dir, 'src/index.html'), html('./main.js'));
+  writeFileSync(join(dir, 'src/main.js'), APP('executorch-pack'));
+  execFileSync(join(BIN, 'parcel'), ['build', 'src/index.html', '--dist-dir', 'dist', '--no-cache', '--no-source-maps', '--log-level', 'error'],
+    { ...quiet, cwd: dir });
+  assert.deepEqual(await runInChromium(join(dir, 'dist')), EXPECTED);
 });
 
 test('esbuild --platform=node: the bundle runs with no configuration (wasm found through the installed package)', { timeout: 120_000 }, () => {

@@ -45,10 +45,11 @@ test('validator: Open from URL and ?url= check remote files and say how many byt
   files.reset();
   await page.fill('#url', `${files.base}/nothing/here.pte`);
   await page.click('#url-form button');
-  await page.waitForFunction(() => /HTTP_ERROR/.test(document.getElementById('status').textContent));
-  assert.match(await page.textContent('#status'), /404/);
-  // The error sits under the URL field, and the earlier result is gone.
+  await page.waitForSelector('#url-error');
+  // The error sits under the URL field (once: the status line points at it),
+  // and the earlier result is gone.
   assert.match(await page.textContent('#url-error'), /HTTP_ERROR.*404/);
+  assert.doesNotMatch(await page.textContent('#status'), /HTTP_ERROR/);
   assert.equal(await page.getAttribute('#url', 'aria-invalid'), 'true');
   assert.doesNotMatch(await page.textContent('#summary'), /out\.pte/);
   assert.equal(await page.textContent('#verdict'), '—');

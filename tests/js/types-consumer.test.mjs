@@ -2,7 +2,8 @@
 // documented API compiles (Node entry with `nodenext` resolution, browser and
 // inline entries with `bundler` resolution), and mistakes the types exist to
 // catch (a misspelt Program field, a store imported as a value, an unknown
-// finding code, a .ptd tag used without a check, FileSource as a value in
+// finding code, a .ptd tag used without a check, an unopened Blob given to a
+// synchronous call, FileSource as a value in
 // browsers) are compile errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,6 +32,7 @@ test('the types catch misspelt fields, unknown codes, unchecked .ptd tags and va
     'store-import.ts': /NamedDataStore.*(cannot be used as a value|only refers to a type)/,
     'finding-code.ts': /SEGMENT_OUT_OF_BOUND.*not assignable/,
     'ptd-optional.ts': /possibly 'undefined'/,
+    'blob-sync.ts': /Blob.*not assignable to parameter of type/,
   };
   const browserCases = { 'browser-filesource.ts': /FileSource.*(cannot be used as a value|only refers to a type)/ };
   for (const [name, options, cases] of [['neg-node', NODE, nodeCases], ['neg-browser', BROWSER, browserCases]]) {

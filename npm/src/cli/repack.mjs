@@ -231,7 +231,6 @@ export async function cmdRepack(argv, { init, help }) {
     if (error?.code === 'MISSING_EXTERNAL_DATA') {
       error.hint ??= 'give the .ptd files the PTE uses after it (repack model.pte model.ptd -o OUT), or pass --allow-missing-data';
     }
-    if (options.json && !(error instanceof UsageError)) printRefusal(error);
     throw error;
   } finally {
     stopSignals();
@@ -258,13 +257,4 @@ function printSummary(json, files, result, notes) {
   const entries = (n) => `${n} named data entr${Number(n) === 1 ? 'y' : 'ies'}`;
   if (result.carriedEntries) process.stdout.write(`carried ${entries(result.carriedEntries)} from the given .ptd files\n`);
   if (result.mergedEntries) process.stdout.write(`merged ${entries(result.mergedEntries)}\n`);
-}
-
-// With --json a refusal is also a JSON document on stdout (the message stays
-// on stderr), so that scripts can read the missing keys or the findings.
-function printRefusal(e) {
-  const error = { code: e?.code ?? 'INTERNAL', message: String(e?.message ?? e) };
-  if (Array.isArray(e?.keys)) error.keys = e.keys;
-  if (Array.isArray(e?.findings)) error.findings = e.findings;
-  process.stdout.write(`${stringify({ schema: 1, command: 'repack', ok: false, error })}\n`);
 }

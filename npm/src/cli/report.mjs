@@ -29,15 +29,34 @@ export function detailLines(e) {
   if (Array.isArray(e?.findings)) {
     for (const f of e.findings) lines.push(`  ${formatFinding(f, f.severity === 'warning' ? 'warning' : 'error')}`);
   }
+  if (Array.isArray(e?.problems)) for (const p of e.problems) lines.push(`  ${printable(p?.message ?? p)}`);
   if (e?.hint) lines.push(`  ${printable(e.hint)}`);
   return lines;
 }
 
+const codeOf = (e) => (e instanceof UsageError || e?.code ? String(e.code) : 'INTERNAL');
+
 export function reportError(e, stream = process.stderr) {
-  const code = e instanceof UsageError || e?.code ? e.code : 'INTERNAL';
-  // The whole message is escaped, line breaks included: a name quoted in it
-  // cannot start a line of its own.
-  stream.write(`executorch-pack: error [${printable(code)}]: ${printable(String(e?.message ?? e))}\n`);
+  // The message is escaped whole, line breaks included: a name quoted in it
+  // cannot start a line of its own. An error whose details are a list
+  // (WEIGHTS_MISMATCH: `problems`) has them in its message too, after a
+  // line break; those are printed from the list instead, one escaped line
+  // each, under the message's first line (no literal "\x0a").
+  let message = String(e?.message ?? e);
+  if (Array.isArray(e?.problems) && message.includes('\n')) message = message.slice(0, message.indexOf('\n'));
+  stream.write(`executorch-pack: error [${printable(codeOf(e))}]: ${printable(message)}\n`);
   if (e instanceof UsageError) stream.write(`Run 'executorch-pack ${e.command ? `${e.command} ` : ''}--help' for usage.\n`);
   for (const line of detailLines(e)) stream.write(`${line}\n`);
+}
+
+// With --json, a failure is also one JSON document on stdout (the message
+// stays on stderr): the command, the code, the message, the exit status,
+// and what a refusal carries (missing keys, findings, problems, hint).
+export function errorDocument(command, e) {
+  const error = { code: codeOf(e), message: String(e?.message ?? e), exitStatus: exitStatus(e) };
+  if (Array.isArray(e?.keys)) error.keys = e.keys;
+  if (Array.isArray(e?.findings)) error.findings = e.findings;
+  if (Array.isArray(e?.problems)) error.problems = e.problems;
+  if (typeof e?.hint === 'string') error.hint = e.hint;
+  return { schema: 1, command, ok: false, error };
 }
