@@ -12,7 +12,7 @@
 #include "core/blob.h"
 #include "core/json.h"
 #include "core/result.h"
-#include "encode/cord.h"
+#include "core/cord.h"
 
 namespace etpack::bindings {
 

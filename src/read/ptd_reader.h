@@ -6,8 +6,8 @@
 
 #include "core/blob.h"
 #include "core/result.h"
-#include "encode/ptd_writer.h"
 #include "format/headers.h"
+#include "model/data_payload.h"
 
 namespace etpack {
 

@@ -4,7 +4,7 @@
 #include "core/checked_math.h"
 #include "core/content_index.h"
 #include "core/sha256.h"
-#include "encode/cord.h"
+#include "core/cord.h"
 #include "format/headers.h"
 #include "plan/segment_layout.h"
 

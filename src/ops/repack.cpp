@@ -1,9 +1,9 @@
-#include "encode/repack.h"
+#include "ops/repack.h"
 
 #include <initializer_list>
 #include <set>
 
-#include "encode/repack_checks.h"
+#include "ops/repack_checks.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"
 
