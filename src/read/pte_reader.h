@@ -73,7 +73,7 @@ Result<PteProgramBytes> read_pte_program_bytes(const Blob& head, const Blob& fil
 
 // Bytes of head read_pte_program needs, from the file's first
 // kPteProbeBytes bytes (or the whole file if shorter) and its size.
-constexpr uint64_t kPteProbeBytes = 64;
+constexpr uint64_t kPteProbeBytes = file_kind(FileKind::kPte).probe_bytes;
 Result<uint64_t> pte_head_size(const Blob& first_bytes, uint64_t file_size);
 
 }  // namespace etpack
