@@ -1,4 +1,5 @@
-# ctest `include_layers`: the include graph of src/ runs one way. The build enforces the
+# ctest `include_layers`: the include graph of src/ runs one way, and the
+# file-kind magic literals live only in src/format/. The build enforces the
 # graph too (each layer's headers are reachable only through targets that
 # link it); this check names every offending line at once, also for the
 # bindings, which only the wasm build compiles.
@@ -18,6 +19,22 @@ set(rank_ops 6)
 set(rank_bindings 7)
 # flatc's generated headers belong to the schema layer.
 set(generated_headers program_generated.h flat_tensor_generated.h scalar_type_generated.h)
+
+# The identifiers and header magics of format/file_kinds.def, read from it.
+file(STRINGS "${SOURCE_DIR}/src/format/file_kinds.def" rows REGEX "^FILE_KIND\\(")
+set(magics "")
+foreach(row IN LISTS rows)
+  string(REGEX MATCHALL "\"[^\"]*\"" quoted "${row}")
+  list(GET quoted 2 identifier)
+  list(GET quoted 3 header_magic)
+  string(REPLACE "\"" "" identifier "${identifier}")
+  string(REPLACE "\"" "" header_magic "${header_magic}")
+  list(APPEND magics "${identifier}" "${header_magic}")
+endforeach()
+list(LENGTH magics magic_count)
+if(magic_count LESS 4)
+  message(FATAL_ERROR "format/file_kinds.def: expected FILE_KIND rows, found ${magic_count} magics")
+endif()
 
 set(problems "")
 file(GLOB_RECURSE files RELATIVE "${SOURCE_DIR}/src" "${SOURCE_DIR}/src/*.h" "${SOURCE_DIR}/src/*.cpp")
@@ -55,6 +72,16 @@ foreach(rel IN LISTS files)
       endif()
       continue()
     endif()
+    if(layer STREQUAL "format")
+      continue()
+    endif()
+    # Code only: what precedes a // comment (prose may name the formats).
+    string(REGEX REPLACE "//.*$" "" code "${line}")
+    foreach(magic IN LISTS magics)
+      if(code MATCHES "\"[^\"]*${magic}")
+        list(APPEND problems "src/${rel}:${n}: literal ${magic} outside src/format/ (use format/file_kinds.h)")
+      endif()
+    endforeach()
   endforeach()
 endforeach()
 
@@ -63,4 +90,4 @@ if(problems)
   list(JOIN problems "\n" text)
   message(FATAL_ERROR "include_layers: ${text}")
 endif()
-message(STATUS "include_layers: ${file_count} files, includes one-way")
+message(STATUS "include_layers: ${file_count} files, includes one-way, magics only in src/format/")
