@@ -7,11 +7,13 @@ if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
 endif()
 
 set(ETPACK_FUZZ_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g)
-# The library is instrumented for coverage but not linked with libFuzzer's main.
-target_compile_options(etpack_core PRIVATE -fsanitize=fuzzer-no-link ${ETPACK_FUZZ_FLAGS})
+# The layer libraries are instrumented for coverage but not linked with libFuzzer's main.
+foreach(layer IN LISTS ETPACK_LAYER_TARGETS)
+  target_compile_options(${layer} PRIVATE -fsanitize=fuzzer-no-link ${ETPACK_FUZZ_FLAGS})
+endforeach()
 
 add_executable(etpack_fuzz_artifacts tests/fuzz/fuzz_artifacts.cpp)
-target_link_libraries(etpack_fuzz_artifacts PRIVATE etpack_core)
+target_link_libraries(etpack_fuzz_artifacts PRIVATE etpack)
 target_include_directories(etpack_fuzz_artifacts PRIVATE tests)
 target_compile_options(etpack_fuzz_artifacts PRIVATE -fsanitize=fuzzer ${ETPACK_FUZZ_FLAGS} ${ETPACK_WARNINGS})
 target_link_options(etpack_fuzz_artifacts PRIVATE -fsanitize=fuzzer,address,undefined)

@@ -2,12 +2,17 @@
 # factory and a .wasm file written into npm/dist/. See ../shared/TOOLCHAIN.md.
 file(GLOB ETPACK_BINDING_SOURCES CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/src/bindings/*.cpp")
 add_executable(etpack_wasm ${ETPACK_BINDING_SOURCES})
-target_link_libraries(etpack_wasm PRIVATE etpack_core)
+target_link_libraries(etpack_wasm PRIVATE etpack)
+# The top layer: nothing links it; its headers are reachable only from here.
+etpack_layer_root(bindings ETPACK_BINDINGS_ROOT)
+target_include_directories(etpack_wasm PRIVATE "${ETPACK_BINDINGS_ROOT}")
 target_compile_options(etpack_wasm PRIVATE ${ETPACK_WARNINGS})
 # Link-time optimization lets the decoder and validator inline the model's
 # small accessors across files: validate and inspect of P1 ~10% faster
 # (issue 13), for a .wasm of 891 KB instead of 830 and ~40 s more build.
-target_compile_options(etpack_core PRIVATE -flto)
+foreach(layer IN LISTS ETPACK_LAYER_TARGETS)
+  target_compile_options(${layer} PRIVATE -flto)
+endforeach()
 target_compile_options(etpack_wasm PRIVATE -flto)
 target_link_options(etpack_wasm PRIVATE -flto)
 set(ETPACK_NPM_DIST "${CMAKE_CURRENT_SOURCE_DIR}/npm/dist" CACHE PATH "Where the wasm build writes the package's module")

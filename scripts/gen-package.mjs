@@ -11,6 +11,10 @@
 //                           the .mjs is committed (the entries import it, so a
 //                           checkout runs without this script) and a test
 //                           checks it against the schema
+//   npm/src/generated/file-kinds.mjs    FILE_KINDS and fileKindOf() from
+//                           src/format/file_kinds.def (the C++ table's rows)
+//   npm/src/generated/scalar-types.mjs  SCALAR_TYPES from src/model/scalar_types.def,
+//                           checked against src/schema/scalar_type.fbs
 //   npm/dist/etpack-wasm.inline.mjs  the wasm as base64 in a JS module, for
 //                           `executorch-pack/inline` (bundlers without .wasm assets)
 //   npm/README.md           the user README, npm/docs/README.md (the repository's
@@ -223,6 +227,82 @@ export type ScalarType = (typeof ScalarType)[keyof typeof ScalarType];
 `;
 }
 
+// --- C++ tables (X-macro .def files) -> JS ------------------------------------
+
+// The rows `NAME(a, b, ...)` of a .def file, fields parsed: "text" -> string,
+// digits -> number, true/false -> boolean, anything else -> identifier string.
+function defRows(path, macro) {
+  const rows = [];
+  for (const line of readFileSync(join(root, path), 'utf8').split('\n')) {
+    const m = line.match(new RegExp(`^${macro}\\((.*)\\)\\s*$`));
+    if (!m) continue;
+    rows.push(m[1].split(',').map((f) => {
+      const field = f.trim();
+      if (/^".*"$/.test(field)) return field.slice(1, -1);
+      if (/^\d+$/.test(field)) return Number(field);
+      if (field === 'true' || field === 'false') return field === 'true';
+      return field;
+    }));
+  }
+  if (rows.length === 0) throw new Error(`${path}: no ${macro}(...) rows`);
+  return rows;
+}
+
+function fileKinds() {
+  const kinds = defRows('src/format/file_kinds.def', 'FILE_KIND').map(
+    ([, kind, extension, identifier, identifierOffset, headerMagic, headerOffset, headerRequired, probeBytes]) =>
+      ({ kind, extension, identifier, identifierOffset, headerMagic, headerOffset, headerRequired, probeBytes }));
+  return `${HEADER}// From src/format/file_kinds.def, the table the C++ core reads files by.
+
+/**
+ * Each kind of file: its flatbuffer identifier (4 ASCII chars at
+ * identifierOffset), its extended header (headerMagic at headerOffset;
+ * headerRequired false when a file may lack it), and how many first bytes
+ * (probeBytes) the core needs to compute the head size.
+ */
+export const FILE_KINDS = Object.freeze(${JSON.stringify(kinds, null, 2)}.map((k) => Object.freeze(k)));
+
+/** The kind ('pte', 'ptd') whose identifier \`bytes\` (a Uint8Array of the file's start) carries, or null. */
+export function fileKindOf(bytes) {
+  for (const k of FILE_KINDS) {
+    const end = k.identifierOffset + k.identifier.length;
+    if (bytes.length < end) continue;
+    let same = true;
+    for (let i = 0; i < k.identifier.length; ++i) same &&= bytes[k.identifierOffset + i] === k.identifier.charCodeAt(i);
+    if (same) return k.kind;
+  }
+  return null;
+}
+`;
+}
+
+function scalarTypes() {
+  const rows = defRows('src/model/scalar_types.def', 'SCALAR_TYPE');
+  const schema = parseFbs(readFileSync(join(root, 'src/schema/scalar_type.fbs'), 'utf8')).find((d) => d.name === 'ScalarType');
+  const codes = new Map();
+  for (const m of readFileSync(join(root, 'src/schema/scalar_type.fbs'), 'utf8').matchAll(/^\s*(\w+)\s*=\s*(\d+)\s*,/gm)) codes.set(m[1], Number(m[2]));
+  if (!schema || schema.members.length !== rows.length)
+    throw new Error(`src/model/scalar_types.def has ${rows.length} rows; scalar_type.fbs's ScalarType ${schema?.members.length} values`);
+  const types = {};
+  for (const [name, code, runtimeName, elementSize] of rows) {
+    if (codes.get(name) !== code) throw new Error(`src/model/scalar_types.def: ${name} = ${code}, scalar_type.fbs says ${codes.get(name)}`);
+    types[name] = { code, name: runtimeName, elementSize };
+  }
+  return `${HEADER}// From src/model/scalar_types.def (the element sizes the C++ core uses),
+// checked against src/schema/scalar_type.fbs (names and codes).
+
+/** ScalarType by schema name: its code, the runtime's name and bytes per element. */
+export const SCALAR_TYPES = Object.freeze(${JSON.stringify(types, null, 2)});
+for (const t of Object.values(SCALAR_TYPES)) Object.freeze(t);
+
+/** The schema name of a ScalarType code, or undefined. */
+export function scalarTypeName(code) {
+  for (const [name, t] of Object.entries(SCALAR_TYPES)) if (t.code === code) return name;
+  return undefined;
+}
+`;
+}
+
 function inlineWasm() {
   const wasm = readFileSync(join(npm, 'dist/etpack.wasm'));
   return `${HEADER}// The wasm module, base64 (${wasm.byteLength} bytes), for bundlers that cannot emit a .wasm asset.
@@ -257,10 +337,13 @@ export function generate() {
   put(join(npm, 'types/codes.d.ts'), codesTypes());
   put(join(npm, 'types/scalar-type.d.ts'), scalarTypeTypes());
   put(join(npm, 'src/scalar-type.mjs'), scalarTypeModule());
+  mkdirSync(join(npm, 'src/generated'), { recursive: true });
+  put(join(npm, 'src/generated/file-kinds.mjs'), fileKinds());
+  put(join(npm, 'src/generated/scalar-types.mjs'), scalarTypes());
   if (existsSync(join(npm, 'dist/etpack.wasm'))) put(join(npm, 'dist/etpack-wasm.inline.mjs'), inlineWasm());
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   generate();
-  console.log('gen-package: wrote npm/types/, npm/src/scalar-type.mjs, npm/dist/etpack-wasm.inline.mjs, npm/README.md, npm/LICENSE, npm/examples/');
+  console.log('gen-package: wrote npm/types/, npm/src/scalar-type.mjs, npm/src/generated/, npm/dist/etpack-wasm.inline.mjs, npm/README.md, npm/LICENSE, npm/examples/');
 }

@@ -10,13 +10,13 @@
 #include "bindings/marshal.h"
 #include "bindings/program_reply.h"
 #include "core/sha256.h"
-#include "encode/repack.h"
-#include "encode/serialize_for_executorch.h"
-#include "read/inspect.h"
-#include "read/ptd_reader.h"
-#include "read/pte_reader.h"
+#include "format/file_kinds.h"
+#include "ops/deserialize.h"
+#include "ops/inspect.h"
+#include "ops/repack.h"
+#include "ops/serialize_for_executorch.h"
+#include "ops/validate.h"
 #include "read/requirements.h"
-#include "read/validate.h"
 
 namespace etpack::bindings {
 namespace {
@@ -197,7 +197,7 @@ Output* deserialize_pte_binary_js(std::string request_text, val host) {
   return run([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     ETP_ASSIGN(FileSource source, file_source_from_json(request));
-    ETP_ASSIGN(PteProgramBytes pte, read_pte_program_bytes(source.head, source.file));
+    ETP_ASSIGN(PteProgramBytes pte, deserialize_pte_file(source));
     // {"mutable_data": ..., "named_data": ..., "program": {...}, "fixups": [...]}:
     // the small parts as documents with blob markers, then the program
     // streamed straight from the flatbuffer into the same string
@@ -268,7 +268,7 @@ Output* ptd_deserialize_js(std::string request_text, val host) {
   return run([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     ETP_ASSIGN(FileSource source, file_source_from_json(request));
-    ETP_ASSIGN(PtdFile ptd, deserialize_ptd(source.head, source.file));
+    ETP_ASSIGN(PtdFile ptd, deserialize_ptd_file(source));
     Json result = Json::object();
     Json buffers = Json::array();
     for (const Blob& b : ptd.payload.buffers) buffers.push(blob_marker(out.add_blob(b)));
@@ -279,30 +279,38 @@ Output* ptd_deserialize_js(std::string request_text, val host) {
   });
 }
 
-Output* head_size_js(std::string kind, std::string request_text) {
+// The kind named by the glue ("pte", "ptd": format/file_kinds.def).
+Result<FileKind> file_kind_from_name(const std::string& name) {
+  std::optional<FileKind> kind = file_kind_named(name);
+  if (!kind) return make_error(ErrorCode::kInvalidArgument, "unknown file kind '" + name + "'");
+  return *kind;
+}
+
+Output* head_size_js(std::string kind_name, std::string request_text) {
   return run([&](Output& out) -> Status {
+    ETP_ASSIGN(FileKind kind, file_kind_from_name(kind_name));
     ETP_ASSIGN(Json request, parse_request(request_text));
     ETP_ASSIGN(Blob probe, blob_from_json(*request.find("probe")));
     auto size = request.find("size") ? request.find("size")->as_uint64() : std::nullopt;
     if (!size) return make_error(ErrorCode::kInvalidArgument, "request needs the file size");
-    Result<uint64_t> head = kind == "ptd" ? ptd_head_size(probe, *size) : pte_head_size(probe, *size);
     // Validation and inspection read what they can of a malformed file and
     // report on it; the readers need a well-formed head.
     const bool lenient = request.find("lenient") && request.find("lenient")->is_bool() && request.find("lenient")->bool_value();
-    if (!head.ok() && !lenient) return head.error();
+    ETP_ASSIGN(uint64_t head, head_bytes(kind, probe, *size, lenient));
     Json result = Json::object();
-    result.set("head_size", Json::unsigned_integer(head_bytes_to_read(head.ok() ? std::optional<uint64_t>(*head) : std::nullopt, *size)));
+    result.set("head_size", Json::unsigned_integer(head));
     out.set_json(write_json(result));
     return {};
   });
 }
 
-Output* inspect_js(std::string kind, std::string request_text, val host) {
+Output* inspect_js(std::string kind_name, std::string request_text, val host) {
   HostScope scope(host);
   return run([&](Output& out) -> Status {
+    ETP_ASSIGN(FileKind kind, file_kind_from_name(kind_name));
     ETP_ASSIGN(Json request, parse_request(request_text));
     ETP_ASSIGN(FileSource file, file_source_from_json(request));
-    ETP_ASSIGN(InspectReply reply, kind == "ptd" ? inspect_ptd_reply(file) : inspect_pte_reply(file));
+    ETP_ASSIGN(InspectReply reply, inspect_file(kind, file));
     out.set_json(std::move(reply.json));
     for (std::string& names : reply.names) out.add_text(std::move(names));
     return {};
@@ -353,21 +361,11 @@ Output* validate_js(std::string request_text, val host) {
         ETP_ASSIGN(FileSource f, file_source_from_json(ref));
         ptds.emplace_back(name, std::move(f));
       }
-    // A .ptd (FT01) given as the main file is validated on its own, and so
-    // is every other file given with it.
-    const Blob& head = pte.head;
-    if (head.data() && head.size() >= 8 && std::memcmp(head.data() + 4, "FT01", 4) == 0) {
-      const Json* name = request.find("name");
-      ETP_ASSIGN(ValidationReport report, validate_ptd(name && name->is_string() ? name->text() : "ptd", pte));
-      for (const auto& [other, f] : ptds) {
-        ETP_ASSIGN(ValidationReport one, validate_ptd(other, f));
-        report.errors.insert(report.errors.end(), one.errors.begin(), one.errors.end());
-        report.warnings.insert(report.warnings.end(), one.warnings.begin(), one.warnings.end());
-      }
-      out.set_json(write_json(report.to_json()));
-      return {};
-    }
-    ETP_ASSIGN(ValidationReport report, validate_artifacts(pte, ptds, options));
+    // A .ptd given as the main file is validated on its own, and so is
+    // every other file given with it (ops/validate.h).
+    const Json* name = request.find("name");
+    ETP_ASSIGN(ValidationReport report,
+               validate_files(name && name->is_string() ? name->text() : "ptd", pte, ptds, options));
     out.set_json(write_json(report.to_json()));
     return {};
   });

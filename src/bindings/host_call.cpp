@@ -8,7 +8,9 @@
 namespace etpack::bindings {
 namespace {
 
-emscripten::val* g_host = nullptr;
+// The innermost call in progress (calls do not nest today; a scope restores
+// the outer one all the same).
+const HostScope* g_scope = nullptr;
 
 std::optional<Digest> digest_of_hex(const std::string& text) {
   auto bytes = from_hex(text, 32);
@@ -16,13 +18,6 @@ std::optional<Digest> digest_of_hex(const std::string& text) {
   Digest d{};
   std::copy(bytes->begin(), bytes->end(), d.begin());
   return d;
-}
-
-std::optional<Digest> digest_from_host(uint32_t source, uint64_t offset, uint64_t size, void*) {
-  if (g_host == nullptr) return std::nullopt;
-  emscripten::val hex = (*g_host).call<emscripten::val>("digest", source, static_cast<double>(offset), static_cast<double>(size));
-  if (!hex.isString()) return std::nullopt;
-  return digest_of_hex(hex.as<std::string>());
 }
 
 emscripten::val pieces_of(const std::vector<std::pair<int, std::array<double, 3>>>& list) {
@@ -44,25 +39,29 @@ std::pair<int, std::array<double, 3>> piece_of(const Blob& b) {
   return {0, {static_cast<double>(reinterpret_cast<uintptr_t>(b.data())), static_cast<double>(b.size()), 0}};
 }
 
+}  // namespace
+
+std::optional<Digest> JsHost::digest(uint32_t source, uint64_t offset, uint64_t size) {
+  emscripten::val hex = host_.call<emscripten::val>("digest", source, static_cast<double>(offset), static_cast<double>(size));
+  if (!hex.isString()) return std::nullopt;
+  return digest_of_hex(hex.as<std::string>());
+}
+
 // The host copies straight into the heap at `dst` (one copy). `method` is
 // "read" (a failure is an error the host records) or "peek" (optional).
-bool host_copy(const char* method, uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) {
-  if (g_host == nullptr) return false;
-  emscripten::val ok = (*g_host).call<emscripten::val>(method, source, static_cast<double>(offset),
-                                                        static_cast<double>(size),
-                                                        static_cast<double>(reinterpret_cast<uintptr_t>(dst)));
+bool JsHost::copy(const char* method, uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) {
+  emscripten::val ok = host_.call<emscripten::val>(method, source, static_cast<double>(offset), static_cast<double>(size),
+                                                   static_cast<double>(reinterpret_cast<uintptr_t>(dst)));
   return ok.as<bool>();
 }
 
-bool read_from_host(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst, void*) {
-  return host_copy("read", source, offset, size, dst);
+bool JsHost::read(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) {
+  return copy("read", source, offset, size, dst);
 }
 
-bool peek_from_host(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst, void*) {
-  return host_copy("peek", source, offset, size, dst);
+bool JsHost::peek(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) {
+  return copy("peek", source, offset, size, dst);
 }
-
-}  // namespace
 
 emscripten::val Output::cord_pieces(size_t index) const {
   std::vector<std::pair<int, std::array<double, 3>>> list;
@@ -79,9 +78,10 @@ emscripten::val Output::blob_list() const {
   return pieces_of(list);
 }
 
-Blob external_source(uint32_t id, uint64_t size) {
+Blob external_source(uint32_t id, uint64_t size, std::shared_ptr<ExternalHost> host) {
   Blob::External info;
   info.source = id;
+  info.host = std::move(host);
   return Blob::external(std::move(info), size);
 }
 
@@ -95,6 +95,7 @@ Result<Blob> blob_from_json(const Json& j) {
     Blob::External info;
     info.source = static_cast<uint32_t>(*id);
     info.offset = *offset;
+    if (g_scope != nullptr) info.host = g_scope->host();
     // What the host already knows of the bytes: their ends (for the dedup
     // fingerprint, so unequal data rarely needs a digest) and their digest.
     const size_t edge = static_cast<size_t>(std::min<uint64_t>(*size, Blob::kEdgeBytes));
@@ -120,18 +121,10 @@ Result<Blob> blob_from_json(const Json& j) {
   return Blob::view(reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(*ptr)), static_cast<size_t>(*len));
 }
 
-HostScope::HostScope(emscripten::val host) : host_(std::move(host)) {
-  g_host = &host_;
-  set_external_digest_provider(&digest_from_host, nullptr);
-  set_external_reader(&read_from_host, nullptr);
-  set_external_peeker(&peek_from_host, nullptr);
+HostScope::HostScope(emscripten::val host) : host_(std::make_shared<JsHost>(std::move(host))), outer_(g_scope) {
+  g_scope = this;
 }
 
-HostScope::~HostScope() {
-  g_host = nullptr;
-  set_external_digest_provider(nullptr, nullptr);
-  set_external_reader(nullptr, nullptr);
-  set_external_peeker(nullptr, nullptr);
-}
+HostScope::~HostScope() { g_scope = outer_; }
 
 }  // namespace etpack::bindings

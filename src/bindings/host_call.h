@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,7 +14,7 @@
 #include "core/blob.h"
 #include "core/json.h"
 #include "core/result.h"
-#include "encode/cord.h"
+#include "core/cord.h"
 
 namespace etpack::bindings {
 
@@ -63,26 +65,47 @@ class Output {
   std::vector<Blob> blobs_;
 };
 
-// A byte source named by id: bytes that stay in JS. `size` is exact.
-Blob external_source(uint32_t id, uint64_t size);
+// The JS host object of a call as the core's ExternalHost: digests are
+// asked of JS (`digest(id, offset, size)` returning 64 hex chars), bytes are
+// copied into the heap by `read`/`peek(id, offset, size, ptr)`. Every
+// external blob made in the call holds it (a store keeps it past the call:
+// the JS object behind it answers for the same source registry).
+class JsHost : public ExternalHost {
+ public:
+  explicit JsHost(emscripten::val host) : host_(std::move(host)) {}
+  std::optional<Digest> digest(uint32_t source, uint64_t offset, uint64_t size) override;
+  bool read(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) override;
+  bool peek(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) override;
 
-// Reads JSON like {"src": id, "size": n} (a source reference written by the
-// JS glue) into an external Blob, or a heap range {"ptr": p, "len": n}.
-Result<Blob> blob_from_json(const Json& j);
+ private:
+  bool copy(const char* method, uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst);
+  emscripten::val host_;
+};
 
-// While alive, external digests are asked of JS (`digest(id, offset, size)`
-// returning 64 hex chars), and inline external bytes can be read through
-// `read(id, offset, size)` returning a Uint8Array.
+// One call from JS: while alive, source references parsed by blob_from_json
+// become external blobs reached through this call's JsHost. The binding
+// functions open one at their start; nothing in the core sees it.
 class HostScope {
  public:
   explicit HostScope(emscripten::val host);
   ~HostScope();
   HostScope(const HostScope&) = delete;
   HostScope& operator=(const HostScope&) = delete;
-  const emscripten::val& host() const { return host_; }
+  const std::shared_ptr<JsHost>& host() const { return host_; }
 
  private:
-  emscripten::val host_;
+  std::shared_ptr<JsHost> host_;
+  const HostScope* outer_;
 };
+
+// A byte source named by id: bytes that stay in JS, reached through `host`.
+// `size` is exact.
+Blob external_source(uint32_t id, uint64_t size, std::shared_ptr<ExternalHost> host);
+
+// Reads JSON like {"src": id, "size": n} (a source reference written by the
+// JS glue) into an external Blob reached through the innermost HostScope's
+// host (none outside a scope: then its bytes cannot be read), or a heap
+// range {"ptr": p, "len": n}.
+Result<Blob> blob_from_json(const Json& j);
 
 }  // namespace etpack::bindings

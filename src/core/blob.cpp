@@ -15,41 +15,20 @@ uint64_t fnv1a(uint64_t hash, const uint8_t* data, size_t size) {
   return hash;
 }
 
-ExternalDigestProvider g_digest_provider = nullptr;
-void* g_digest_context = nullptr;
-ExternalReader g_reader = nullptr;
-void* g_reader_context = nullptr;
-ExternalReader g_peeker = nullptr;
-void* g_peeker_context = nullptr;
-
 }  // namespace
 
-void set_external_reader(ExternalReader reader, void* context) {
-  g_reader = reader;
-  g_reader_context = context;
-}
-
-void set_external_peeker(ExternalReader peeker, void* context) {
-  g_peeker = peeker;
-  g_peeker_context = context;
-}
-
-bool Blob::copy_out(uint8_t* dst, ExternalReader reader, void* context) const {
+bool Blob::read_into(uint8_t* dst) const {
   if (size_ == 0) return true;
   if (!is_external()) {
     std::memcpy(dst, data_, static_cast<size_t>(size_));
     return true;
   }
-  return reader != nullptr && reader(external_->source, external_->offset, size_, dst, context);
+  return external_->host != nullptr && external_->host->read(external_->source, external_->offset, size_, dst);
 }
 
-bool Blob::read_into(uint8_t* dst) const { return copy_out(dst, g_reader, g_reader_context); }
-
-bool Blob::peek_into(uint8_t* dst) const { return copy_out(dst, g_peeker, g_peeker_context); }
-
-void set_external_digest_provider(ExternalDigestProvider provider, void* context) {
-  g_digest_provider = provider;
-  g_digest_context = context;
+bool Blob::peek_into(uint8_t* dst) const {
+  if (size_ == 0 || !is_external()) return read_into(dst);
+  return external_->host != nullptr && external_->host->peek(external_->source, external_->offset, size_, dst);
 }
 
 Blob Blob::external(External info, uint64_t size) {
@@ -66,6 +45,7 @@ Blob Blob::slice(uint64_t offset, uint64_t size) const {
   }
   External info;
   info.source = external_->source;
+  info.host = external_->host;
   info.offset = external_->offset + offset;
   if (offset == 0 && size == size_) return *this;
   return external(std::move(info), size);
@@ -91,10 +71,11 @@ uint64_t Blob::fingerprint() const {
   // same-shaped weights) is told apart without hashing whole ranges. If they
   // cannot be read, the blob fingerprints by size alone (dedup then relies on
   // digests).
-  if (edges_cache_ == nullptr && g_peeker != nullptr) {
+  ExternalHost* host = external_->host.get();
+  if (edges_cache_ == nullptr && host != nullptr) {
     auto edges = std::make_shared<std::array<uint8_t, 2 * kEdgeBytes>>();
-    if (g_peeker(external_->source, external_->offset, edge, edges->data(), g_peeker_context) &&
-        g_peeker(external_->source, external_->offset + (size_ - edge), edge, edges->data() + kEdgeBytes, g_peeker_context))
+    if (host->peek(external_->source, external_->offset, edge, edges->data()) &&
+        host->peek(external_->source, external_->offset + (size_ - edge), edge, edges->data() + kEdgeBytes))
       edges_cache_ = std::move(edges);
   }
   if (edges_cache_ != nullptr) {
@@ -108,8 +89,8 @@ std::optional<Digest> Blob::digest() const {
   if (is_external()) {
     if (external_->digest) return external_->digest;
     if (digest_cache_) return *digest_cache_;
-    if (g_digest_provider == nullptr) return std::nullopt;
-    auto d = g_digest_provider(external_->source, external_->offset, size_, g_digest_context);
+    if (external_->host == nullptr) return std::nullopt;
+    auto d = external_->host->digest(external_->source, external_->offset, size_);
     if (d) digest_cache_ = std::make_shared<const Digest>(*d);
     return d;
   }

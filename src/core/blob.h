@@ -23,24 +23,27 @@ using Digest = std::array<uint8_t, 32>;
 
 class Blob;
 
-// Supplies the SHA-256 digest of external bytes on demand (a host computes
-// it from the bytes it holds). Hashing then happens only where dedup meets
-// two candidates it cannot tell apart by fingerprint. Set by the host for
-// the duration of a call; nullptr means "unknown".
-using ExternalDigestProvider = std::optional<std::array<uint8_t, 32>> (*)(uint32_t source, uint64_t offset,
-                                                                         uint64_t size, void* context);
-void set_external_digest_provider(ExternalDigestProvider provider, void* context);
-
-// Copies external bytes into `dst` (a host reads them from where they are).
-// Needed only where bytes must be inside the flatbuffer itself (inline
-// delegate data, compile specs). Returns false on failure.
-using ExternalReader = bool (*)(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst, void* context);
-void set_external_reader(ExternalReader reader, void* context);
-// The same for optional reads: the 32 edge bytes a fingerprint wants when
-// the host did not supply them. A failure here is not an error (the
-// fingerprint falls back to the size), so hosts whose bytes cannot be read
-// synchronously simply return false.
-void set_external_peeker(ExternalReader peeker, void* context);
+// Where external bytes are and how to reach them (a JS host, a native file
+// reader): handed to each external blob (Blob::External::host), as the
+// runtime's Program::load(DataLoader*) is handed its loader; the core holds
+// no global host. `source` ids are the host's own names for its buffers.
+class ExternalHost {
+ public:
+  virtual ~ExternalHost() = default;
+  // SHA-256 of the bytes, computed on demand: hashing then happens only
+  // where dedup meets two candidates it cannot tell apart by fingerprint.
+  // nullopt means "unknown".
+  virtual std::optional<Digest> digest(uint32_t source, uint64_t offset, uint64_t size) = 0;
+  // Copies the bytes into `dst`. Needed only where bytes must be inside the
+  // flatbuffer itself (inline delegate data, compile specs). False on
+  // failure (which the host records as an error).
+  virtual bool read(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) = 0;
+  // The same for optional reads: the 32 edge bytes a fingerprint wants when
+  // the host did not supply them, padding validate peeks at. A failure is
+  // not an error (the fingerprint falls back to the size), so hosts whose
+  // bytes cannot be read synchronously simply return false.
+  virtual bool peek(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) = 0;
+};
 
 class Blob {
  public:
@@ -50,6 +53,7 @@ class Blob {
 
   struct External {
     uint32_t source = 0;       // host-side id of the buffer/file
+    std::shared_ptr<ExternalHost> host;  // reaches the bytes; null: nothing can read them
     uint64_t offset = 0;       // where the bytes start in that source
     std::optional<Digest> digest;  // SHA-256 of the bytes, if known
     std::vector<uint8_t> head;     // first min(size, 32) bytes, if known
@@ -85,13 +89,13 @@ class Blob {
   // give equal fingerprints whatever the kind; unequal bytes may collide.
   uint64_t fingerprint() const;
   // SHA-256 of the content (computed once and cached); for an external blob
-  // the host's digest, else the digest provider's, else nullopt.
+  // the digest it came with, else its host's, else nullopt.
   std::optional<Digest> digest() const;
   // Copies the bytes to `dst` (memcpy, or the host's reader for external
-  // bytes); false when external bytes cannot be read.
+  // bytes through its host); false when external bytes cannot be read.
   bool read_into(uint8_t* dst) const;
-  // The same through the optional peeker: false (and nothing said) when the
-  // host cannot read the bytes now.
+  // The same through the host's optional peek: false (and nothing said)
+  // when the host cannot read the bytes now.
   bool peek_into(uint8_t* dst) const;
 
   // True when both hold the same bytes: memcmp when both are in memory,
@@ -99,7 +103,6 @@ class Blob {
   bool same_bytes(const Blob& other) const;
 
  private:
-  bool copy_out(uint8_t* dst, ExternalReader reader, void* context) const;
   Blob(const uint8_t* data, uint64_t size, std::shared_ptr<const void> keep_alive)
       : data_(size == 0 ? nullptr : data), size_(size), keep_alive_(std::move(keep_alive)) {}
 

@@ -9,16 +9,11 @@
 
 #include "core/blob.h"
 #include "core/result.h"
-#include "encode/cord.h"
+#include "core/cord.h"
+#include "model/data_payload.h"
 #include "model/named_data_store.h"
 
 namespace etpack {
-
-// What a data serializer writes: unique buffers and key -> entry (insertion order).
-struct DataPayload {
-  std::vector<Blob> buffers;
-  EntryMap named_data;
-};
 
 class DataSerializer {
  public:

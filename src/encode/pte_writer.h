@@ -8,7 +8,7 @@
 
 #include "core/blob.h"
 #include "core/result.h"
-#include "encode/cord.h"
+#include "core/cord.h"
 #include "model/fb_value.h"
 #include "model/named_data_store.h"
 

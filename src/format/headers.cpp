@@ -7,9 +7,6 @@
 
 namespace etpack {
 
-constexpr char PteHeader::kMagic[4];
-constexpr char PtdHeader::kMagic[4];
-
 std::vector<uint8_t> encode_pte_header(const PteHeader& h, size_t padded_length) {
   std::vector<uint8_t> out(padded_length < 32 ? 32 : padded_length, 0);
   std::memcpy(out.data(), PteHeader::kMagic, 4);

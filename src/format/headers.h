@@ -7,17 +7,22 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/result.h"
+#include "format/file_kinds.h"
 
 namespace etpack {
 
 // Offset of both headers in the file: after root offset + identifier.
-constexpr size_t kHeaderOffset = 8;
+constexpr size_t kHeaderOffset = file_kind(FileKind::kPte).header_offset;
+static_assert(kHeaderOffset == file_kind(FileKind::kPtd).header_offset, "both headers sit at one offset");
 
 struct PteHeader {
-  static constexpr char kMagic[4] = {'e', 'h', '0', '0'};
+  static constexpr const char* kMagic = file_kind(FileKind::kPte).header_magic.data();
+  // How messages name the header: by its magic.
+  static std::string name() { return header_magic_of(FileKind::kPte); }
   static constexpr uint32_t kLength = 32;         // what we write
   static constexpr uint32_t kMinimumLength = 24;  // without segment_data_size
   uint32_t length = kLength;
@@ -27,7 +32,8 @@ struct PteHeader {
 };
 
 struct PtdHeader {
-  static constexpr char kMagic[4] = {'F', 'H', '0', '1'};
+  static constexpr const char* kMagic = file_kind(FileKind::kPtd).header_magic.data();
+  static std::string name() { return header_magic_of(FileKind::kPtd); }
   static constexpr uint32_t kLength = 40;
   static constexpr uint32_t kPaddedLength = 48;  // inserted size, = flatbuffer_offset
   uint32_t length = kLength;

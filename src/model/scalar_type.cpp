@@ -1,27 +1,38 @@
 #include "model/scalar_type.h"
 
 #include "core/checked_math.h"
+#include "scalar_type_generated.h"
 
 namespace etpack {
 namespace {
 
 struct Info {
+  int64_t code;
   const char* name;
   uint8_t size;
 };
 
-// Indexed by ScalarType value.
+// Indexed by ScalarType value (the rows are in code order: checked below).
 constexpr Info kTypes[] = {
-    {"Byte", 1},          {"Char", 1},          {"Short", 2},           {"Int", 4},
-    {"Long", 8},          {"Half", 2},          {"Float", 4},           {"Double", 8},
-    {"ComplexHalf", 4},   {"ComplexFloat", 8},  {"ComplexDouble", 16},  {"Bool", 1},
-    {"QInt8", 1},         {"QUInt8", 1},        {"QInt32", 4},          {"BFloat16", 2},
-    {"QUInt4x2", 1},      {"QUInt2x4", 1},      {"Bits1x8", 1},         {"Bits2x4", 1},
-    {"Bits4x2", 1},       {"Bits8", 1},         {"Bits16", 2},          {"Float8_e5m2", 1},
-    {"Float8_e4m3fn", 1}, {"Float8_e5m2fnuz", 1}, {"Float8_e4m3fnuz", 1}, {"UInt16", 2},
-    {"UInt32", 4},        {"UInt64", 8},
+#define SCALAR_TYPE(schema_name, code, name, size) {code, name, size},
+#include "model/scalar_types.def"
+#undef SCALAR_TYPE
 };
 constexpr int64_t kCount = static_cast<int64_t>(sizeof(kTypes) / sizeof(kTypes[0]));
+
+constexpr bool rows_in_code_order() {
+  for (int64_t i = 0; i < kCount; ++i)
+    if (kTypes[i].code != i) return false;
+  return true;
+}
+static_assert(rows_in_code_order(), "model/scalar_types.def rows must be in code order, without gaps");
+// Each row's code is the schema's (flatc's enum from scalar_type.fbs).
+#define SCALAR_TYPE(schema_name, code, name, size)                           \
+  static_assert(executorch_flatbuffer::ScalarType_##schema_name == (code), \
+                "model/scalar_types.def: " #schema_name " differs from scalar_type.fbs");
+#include "model/scalar_types.def"
+#undef SCALAR_TYPE
+static_assert(executorch_flatbuffer::ScalarType_MAX + 1 == kCount, "model/scalar_types.def has a row per ScalarType");
 
 }  // namespace
 

@@ -9,7 +9,7 @@
 
 #include "core/blob.h"
 #include "core/result.h"
-#include "encode/cord.h"
+#include "core/cord.h"
 
 namespace etpack {
 

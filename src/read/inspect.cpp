@@ -6,6 +6,7 @@
 
 #include "core/checked_math.h"
 #include "core/le_bytes.h"
+#include "format/file_kinds.h"
 #include "read/file_layout.h"
 #include "read/inspect_details.h"
 #include "read/layout_json.h"
@@ -40,7 +41,7 @@ class PteInspector {
     Json out = Json::object();
     out.set("format", Json::string("pte"));
     out.set("fileSize", u64(size_));
-    out.set("identifier", Json::string("ET12"));
+    out.set("identifier", Json::string(identifier_of(FileKind::kPte)));
     out.set("rootOffset", u64(read_le<uint32_t>(file_.data())));
     Json header = Json::null();
     if (h) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/le_bytes.h"
+#include "format/file_kinds.h"
 #include "model/scalar_type.h"
 #include "read/file_layout.h"
 #include "read/inspect.h"
@@ -72,7 +73,7 @@ Result<InspectReply> inspect_ptd_reply(const FileSource& source) {
   Json out = Json::object();
   out.set("format", Json::string("ptd"));
   out.set("fileSize", u64(source.size()));
-  out.set("identifier", Json::string("FT01"));
+  out.set("identifier", Json::string(identifier_of(FileKind::kPtd)));
   out.set("rootOffset", u64(read_le<uint32_t>(ptd.data())));
   Json header = Json::object();
   header.set("length", u64(h.length));

@@ -8,6 +8,7 @@
 #include "flat_tensor_generated.h"
 #include "read/aligned_bytes.h"
 #include "read/fb_decoder.h"
+#include "read/ptd_table.h"
 #include "schema/schema.h"
 
 namespace etpack {
@@ -20,38 +21,19 @@ Error malformed(const std::string& what) { return make_error(ErrorCode::kMalform
 Result<PtdFile> deserialize_ptd(const Blob& file) { return deserialize_ptd(file, file); }
 
 Result<uint64_t> ptd_head_size(const Blob& first_bytes, uint64_t file_size) {
-  if (first_bytes.is_external()) return make_error(ErrorCode::kInvalidArgument, "the .ptd head must be in memory");
-  ETP_ASSIGN(auto header, parse_ptd_header(first_bytes.data(), static_cast<size_t>(first_bytes.size())));
-  if (!header) return malformed("missing FH01 header (at byte offset 8)");
-  auto end = checked_add(header->flatbuffer_offset, header->flatbuffer_size);
-  if (!end || *end > file_size)
-    return malformed("FH01 flatbuffer range is outside the file of " + std::to_string(file_size) + " bytes (at byte offset 16)");
-  return *end;
+  ETP_ASSIGN(PtdHead checked, check_ptd_head(first_bytes, file_size));
+  return checked.flatbuffer_end;
 }
 
 Result<PtdFile> deserialize_ptd(const Blob& head, const Blob& file) {
-  if (head.is_external()) return make_error(ErrorCode::kInvalidArgument, "the .ptd head must be in memory");
-  if (head.size() < 8)
-    return malformed("file is " + std::to_string(head.size()) + " bytes; a .ptd needs at least 8 (at byte offset 0)");
-  const char* id = reinterpret_cast<const char*>(head.data() + 4);
-  if (std::memcmp(id, "FT01", 4) != 0) {
-    if (id[0] == 'F' && id[1] == 'T')
-      return make_error(ErrorCode::kUnsupportedVersion, "data file identifier is not the supported 'FT01' (at byte offset 4)");
-    return malformed("not a .ptd file: identifier != 'FT01' (at byte offset 4)");
-  }
-  ETP_ASSIGN(auto header, parse_ptd_header(head.data(), static_cast<size_t>(head.size())));
-  if (!header) return malformed("missing FH01 header (at byte offset 8)");
+  ETP_ASSIGN(PtdHead checked, check_ptd_head(head, file.size()));
   PtdFile out;
-  out.header = *header;
-  const PtdHeader& h = *header;
-  auto fb_end = checked_add(h.flatbuffer_offset, h.flatbuffer_size);
-  if (h.flatbuffer_offset < kHeaderOffset + PtdHeader::kLength || !fb_end || *fb_end > file.size())
-    return malformed("FH01 flatbuffer range (offset " + std::to_string(h.flatbuffer_offset) + ", size " +
-                     std::to_string(h.flatbuffer_size) + ") is outside the file of " + std::to_string(file.size()) +
-                     " bytes (at byte offset 16)");
+  out.header = checked.header;
+  const PtdHeader& h = checked.header;
+  const uint64_t* fb_end = &checked.flatbuffer_end;
   auto data_end = checked_add(h.segment_base_offset, h.segment_data_size);
   if (h.segment_base_offset < *fb_end || !data_end || *data_end > file.size())
-    return malformed("FH01 segment data (base " + std::to_string(h.segment_base_offset) + ", size " +
+    return malformed(PtdHeader::name() + " segment data (base " + std::to_string(h.segment_base_offset) + ", size " +
                      std::to_string(h.segment_data_size) + ") is outside [" + std::to_string(*fb_end) + ", " +
                      std::to_string(file.size()) + "] (at byte offset 32)");
 

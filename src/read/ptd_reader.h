@@ -6,8 +6,8 @@
 
 #include "core/blob.h"
 #include "core/result.h"
-#include "encode/ptd_writer.h"
 #include "format/headers.h"
+#include "model/data_payload.h"
 
 namespace etpack {
 
@@ -24,7 +24,7 @@ Result<PtdFile> deserialize_ptd(const Blob& file);
 // flatbuffer in memory (see ptd_head_size); segment data is sliced from
 // `file`, which may be external.
 Result<PtdFile> deserialize_ptd(const Blob& head, const Blob& file);
-constexpr uint64_t kPtdProbeBytes = 56;
+constexpr uint64_t kPtdProbeBytes = file_kind(FileKind::kPtd).probe_bytes;
 Result<uint64_t> ptd_head_size(const Blob& first_bytes, uint64_t file_size);
 
 }  // namespace etpack

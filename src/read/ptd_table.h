@@ -12,13 +12,26 @@
 
 namespace etpack {
 
+// The start of a .ptd, checked: the one identifier + header + flatbuffer
+// range check that deserialize_ptd, ptd_head_size and read_ptd_table share.
+struct PtdHead {
+  PtdHeader header;
+  uint64_t flatbuffer_end = 0;  // header.flatbuffer_offset + flatbuffer_size, checked <= file_size
+};
+// Reads the identifier (at format/file_kinds.def's offset) and the header
+// from `first_bytes` (in memory; what is missing counts as absent).
+// Errors: kMalformedFile (too short, another identifier, no header, a
+// corrupt header, a flatbuffer range outside [header end, file_size]),
+// kUnsupportedVersion (another FTxx identifier); each names the offset.
+Result<PtdHead> check_ptd_head(const Blob& first_bytes, uint64_t file_size);
+
 struct PtdTable {
   PtdHeader header;
   uint64_t flatbuffer_end = 0;  // header.flatbuffer_offset + flatbuffer_size, checked
   TableValue root{flat_tensor_schema().root};
 };
 
-// Checks the identifier (FT01), the FH01 header and the flatbuffer range,
+// Checks the head (check_ptd_head): identifier, header, flatbuffer range,
 // then decodes and verifies the flatbuffer. The version field is not
 // checked. The tree's vectors are slices of `file`.
 // Errors: kMalformedFile (naming the offset), kUnsupportedVersion (another

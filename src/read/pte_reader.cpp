@@ -16,20 +16,8 @@ Error malformed(const std::string& what) { return make_error(ErrorCode::kMalform
 
 const TableDef& table_def(const char* name) { return *program_schema().find_table(name); }
 
-Status check_identifier(const Blob& file) {
-  if (file.size() < 8)
-    return malformed("file is " + std::to_string(file.size()) + " bytes; a .pte needs at least 8 (at byte offset 0)");
-  const char* id = reinterpret_cast<const char*>(file.data() + 4);
-  if (std::memcmp(id, "ET12", 4) == 0) return {};
-  std::string shown;
-  for (int i = 0; i < 4; ++i) {
-    unsigned char c = static_cast<unsigned char>(id[i]);
-    shown += (c >= 0x20 && c < 0x7f) ? std::string(1, static_cast<char>(c)) : "\\x" + std::to_string(c);
-  }
-  if (id[0] == 'E' && id[1] == 'T')
-    return make_error(ErrorCode::kUnsupportedVersion,
-                      "program identifier '" + shown + "' is not the supported 'ET12' (at byte offset 4)");
-  return malformed("not a .pte file: identifier '" + shown + "' != 'ET12' (at byte offset 4)");
+Status check_pte_identifier(const Blob& file) {
+  return check_identifier(FileKind::kPte, file.data(), static_cast<size_t>(file.size()), file.size());
 }
 
 }  // namespace
@@ -76,11 +64,11 @@ uint64_t pte_program_end(const std::optional<PteHeader>& header, const Blob& hea
 }
 
 Result<uint64_t> pte_head_size(const Blob& first_bytes, uint64_t file_size) {
-  ETP_TRY(check_identifier(first_bytes));
+  ETP_TRY(check_pte_identifier(first_bytes));
   ETP_ASSIGN(auto header, parse_pte_header(first_bytes.data(), static_cast<size_t>(first_bytes.size())));
   if (!header) return headless_program_end(first_bytes, file_size).end;
   if (header->program_size > file_size)
-    return malformed("eh00 program_size " + std::to_string(header->program_size) + " is outside the file of " +
+    return malformed(PteHeader::name() + " program_size " + std::to_string(header->program_size) + " is outside the file of " +
                      std::to_string(file_size) + " bytes (at byte offset 16)");
   return header->program_size;
 }
@@ -95,17 +83,17 @@ struct PteHead {
 
 Result<PteHead> read_pte_head(const Blob& head, uint64_t file_size) {
   if (head.is_external()) return make_error(ErrorCode::kInvalidArgument, "the .pte head must be in memory");
-  ETP_TRY(check_identifier(head));
+  ETP_TRY(check_pte_identifier(head));
   PteHead out;
   ETP_ASSIGN(out.header, parse_pte_header(head.data(), static_cast<size_t>(head.size())));
   uint64_t program_size = file_size;
   if (out.header) {
     const PteHeader& h = *out.header;
     if (h.program_size < kHeaderOffset + PteHeader::kMinimumLength || h.program_size > file_size)
-      return malformed("eh00 program_size " + std::to_string(h.program_size) + " is outside the file of " +
+      return malformed(PteHeader::name() + " program_size " + std::to_string(h.program_size) + " is outside the file of " +
                        std::to_string(file_size) + " bytes (at byte offset 16)");
     if (h.segment_base_offset != 0 && (h.segment_base_offset < h.program_size || h.segment_base_offset > file_size))
-      return malformed("eh00 segment_base_offset " + std::to_string(h.segment_base_offset) + " is outside [" +
+      return malformed(PteHeader::name() + " segment_base_offset " + std::to_string(h.segment_base_offset) + " is outside [" +
                        std::to_string(h.program_size) + ", " + std::to_string(file_size) + "] (at byte offset 24)");
     program_size = h.program_size;
   } else {

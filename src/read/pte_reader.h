@@ -78,7 +78,7 @@ Result<PteProgramBytes> read_pte_program_bytes(const Blob& head, const Blob& fil
 // settle it, the answer is larger than them: read that many and ask again
 // (at most a few rounds; the reads grow fourfold), until the answer is no
 // larger than the bytes given.
-constexpr uint64_t kPteProbeBytes = 64;
+constexpr uint64_t kPteProbeBytes = file_kind(FileKind::kPte).probe_bytes;
 Result<uint64_t> pte_head_size(const Blob& first_bytes, uint64_t file_size);
 
 // Where the program of a .pte without eh00 ends. The runtime reads such a

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "core/le_bytes.h"
+#include "format/file_kinds.h"
 #include "format/headers.h"
 #include "read/inspect_details.h"
 
@@ -49,7 +50,7 @@ struct FeatureRow {
   Release since;
 };
 constexpr FeatureRow kFeatures[] = {
-    {Feature::kProgram, "ET12 program (segments, delegates)", {0, 1}},
+    {Feature::kProgram, ETPACK_PTE_IDENTIFIER " program (segments, delegates)", {0, 1}},
     {Feature::kConstantSegment, "constant_segment (constants outside the flatbuffer)", {0, 2}},
     {Feature::kMutableData, "mutable_data_segments", {0, 4}},
     {Feature::kExternalTensors, "EXTERNAL tensor data (needs a .ptd)", {0, 5}},

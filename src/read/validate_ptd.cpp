@@ -7,6 +7,7 @@
 
 #include "core/checked_math.h"
 #include "core/le_bytes.h"
+#include "format/file_kinds.h"
 #include "read/file_layout.h"
 #include "read/ptd_table.h"
 #include "read/requirements.h"
@@ -24,33 +25,33 @@ bool check_ptd_header(FindingSink& sink, const FileSource& file, bool& segments_
     sink.error(finding::kFileTooSmall, "file is " + std::to_string(size) + " bytes; a .ptd needs at least 8", 0);
     return false;
   }
-  if (std::memcmp(data + 4, "FT01", 4) != 0) {
-    bool ft = data[4] == 'F' && data[5] == 'T';
+  if (const IdentifierMatch id = match_identifier(FileKind::kPtd, data, kIdentifierEnd); id != IdentifierMatch::kMatch) {
+    bool ft = id == IdentifierMatch::kOtherVersion;
     sink.error(ft ? finding::kUnsupportedVersion : finding::kBadIdentifier,
-               ft ? "data file identifier is not the supported 'FT01'" : "identifier is not 'FT01': not a .ptd file", 4);
+               ft ? "data file identifier is not the supported '" + identifier_of(FileKind::kPtd) + "'" : "identifier is not '" + identifier_of(FileKind::kPtd) + "': not a .ptd file", 4);
     return false;
   }
   if (size < kHeaderOffset + 4 || std::memcmp(data + kHeaderOffset, PtdHeader::kMagic, 4) != 0) {
-    sink.error(finding::kHeaderMissing, "no FH01 header at byte offset 8; every .ptd has one", 8, "header");
+    sink.error(finding::kHeaderMissing, "no " + PtdHeader::name() + " header at byte offset 8; every .ptd has one", 8, "header");
     return false;
   }
   if (size < kHeaderOffset + 8) {
-    sink.error(finding::kHeaderTruncated, "file of " + std::to_string(size) + " bytes ends inside the FH01 header", size, "header");
+    sink.error(finding::kHeaderTruncated, "file of " + std::to_string(size) + " bytes ends inside the " + PtdHeader::name() + " header", size, "header");
     return false;
   }
   uint32_t length = read_le<uint32_t>(data + 12);
   if (length < PtdHeader::kLength) {
     sink.error(finding::kHeaderLengthInvalid,
-               "FH01 header length " + std::to_string(length) + " is below the minimum " + std::to_string(PtdHeader::kLength),
+               PtdHeader::name() + " header length " + std::to_string(length) + " is below the minimum " + std::to_string(PtdHeader::kLength),
                12, "header.length");
     return false;
   }
   if (length != PtdHeader::kLength)
     sink.warning(finding::kHeaderLengthUnusual,
-                 "FH01 header length " + std::to_string(length) + " is not 40; fields past 40 bytes are ignored", 12,
+                 PtdHeader::name() + " header length " + std::to_string(length) + " is not 40; fields past 40 bytes are ignored", 12,
                  "header.length");
   if (size < kHeaderOffset + PtdHeader::kLength) {
-    sink.error(finding::kHeaderTruncated, "file of " + std::to_string(size) + " bytes ends inside the FH01 header", size, "header");
+    sink.error(finding::kHeaderTruncated, "file of " + std::to_string(size) + " bytes ends inside the " + PtdHeader::name() + " header", size, "header");
     return false;
   }
   PtdHeader h;
@@ -62,7 +63,7 @@ bool check_ptd_header(FindingSink& sink, const FileSource& file, bool& segments_
   uint64_t header_end = kHeaderOffset + uint64_t{length};
   if (h.flatbuffer_offset < header_end || !fb_end || *fb_end > size) {
     sink.error(finding::kFlatbufferRangeInvalid,
-               "FH01 flatbuffer (offset " + std::to_string(h.flatbuffer_offset) + ", size " +
+               PtdHeader::name() + " flatbuffer (offset " + std::to_string(h.flatbuffer_offset) + ", size " +
                    std::to_string(h.flatbuffer_size) + ") is not inside [" + std::to_string(header_end) + ", " +
                    std::to_string(size) + "] (header end, file size)",
                16, "header.flatbuffer_offset");
@@ -71,7 +72,7 @@ bool check_ptd_header(FindingSink& sink, const FileSource& file, bool& segments_
   segments_ok = true;
   if (h.segment_base_offset < *fb_end || h.segment_base_offset > size) {
     sink.error(finding::kSegmentBaseOutOfRange,
-               "FH01 segment_base_offset " + std::to_string(h.segment_base_offset) + " is outside [" +
+               PtdHeader::name() + " segment_base_offset " + std::to_string(h.segment_base_offset) + " is outside [" +
                    std::to_string(*fb_end) + ", " + std::to_string(size) + "] (flatbuffer end, file size)",
                32, "header.segment_base_offset");
     segments_ok = false;
@@ -80,7 +81,7 @@ bool check_ptd_header(FindingSink& sink, const FileSource& file, bool& segments_
   auto data_end = checked_add(h.segment_base_offset, h.segment_data_size);
   if (!data_end || *data_end > size)
     sink.error(finding::kSegmentDataPastEnd,
-               "FH01 segment_data_size " + std::to_string(h.segment_data_size) + " at base " +
+               PtdHeader::name() + " segment_data_size " + std::to_string(h.segment_data_size) + " at base " +
                    std::to_string(h.segment_base_offset) + " runs past the file of " + std::to_string(size) +
                    " bytes (truncated file?)",
                40, "header.segment_data_size");

@@ -6,6 +6,7 @@
 
 #include "core/checked_math.h"
 #include "core/le_bytes.h"
+#include "format/file_kinds.h"
 #include "read/file_layout.h"
 #include "read/validate_internal.h"
 #include "read/verified_decode.h"
@@ -36,44 +37,44 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
     sink.error(finding::kFileTooSmall, "file is " + std::to_string(size) + " bytes; a .pte needs at least 8", 0);
     return false;
   }
-  if (std::memcmp(data + 4, "ET12", 4) != 0) {
-    bool et = data[4] == 'E' && data[5] == 'T';
+  if (const IdentifierMatch id = match_identifier(FileKind::kPte, data, kIdentifierEnd); id != IdentifierMatch::kMatch) {
+    bool et = id == IdentifierMatch::kOtherVersion;
     sink.error(et ? finding::kUnsupportedVersion : finding::kBadIdentifier,
                "program identifier '" + shown_identifier(data + 4) + "' is not " +
-                   (et ? "the supported 'ET12'" : "'ET12': not a .pte file"),
+                   (et ? "the supported '" + identifier_of(FileKind::kPte) + "'" : "'" + identifier_of(FileKind::kPte) + "': not a .pte file"),
                4);
     return false;
   }
   segments_ok = true;
   if (size < kHeaderOffset + 4 || std::memcmp(data + kHeaderOffset, PteHeader::kMagic, 4) != 0) return true;
   if (size < kHeaderOffset + 8) {
-    sink.error(finding::kHeaderTruncated, "file of " + std::to_string(size) + " bytes ends inside the eh00 header", size,
+    sink.error(finding::kHeaderTruncated, "file of " + std::to_string(size) + " bytes ends inside the " + PteHeader::name() + " header", size,
                "header");
     return false;
   }
   uint32_t length = read_le<uint32_t>(data + 12);
   if (length < PteHeader::kMinimumLength) {
     sink.error(finding::kHeaderLengthInvalid,
-               "eh00 header length " + std::to_string(length) + " is below the minimum " +
+               PteHeader::name() + " header length " + std::to_string(length) + " is below the minimum " +
                    std::to_string(PteHeader::kMinimumLength),
                12, "header.length");
     return false;
   }
   if (length != PteHeader::kMinimumLength && length != PteHeader::kLength)
     sink.warning(finding::kHeaderLengthUnusual,
-                 "eh00 header length " + std::to_string(length) + " is neither 24 nor 32; fields past 32 bytes are ignored",
+                 PteHeader::name() + " header length " + std::to_string(length) + " is neither 24 nor 32; fields past 32 bytes are ignored",
                  12, "header.length");
   uint64_t needed = kHeaderOffset + std::min<uint64_t>(length, PteHeader::kLength);
   if (size < needed) {
     sink.error(finding::kHeaderTruncated,
-               "file of " + std::to_string(size) + " bytes ends inside the eh00 header (" + std::to_string(needed) +
+               "file of " + std::to_string(size) + " bytes ends inside the " + PteHeader::name() + " header (" + std::to_string(needed) +
                    " bytes needed)",
                size, "header");
     return false;
   }
   auto parsed = parse_pte_header(data, static_cast<size_t>(std::min<uint64_t>(size, needed)));  // size_t is 32 bits in wasm
   if (!parsed.ok() || !parsed.value()) {
-    sink.error(finding::kHeaderLengthInvalid, parsed.ok() ? "eh00 header unreadable" : parsed.error().message, 8, "header");
+    sink.error(finding::kHeaderLengthInvalid, parsed.ok() ? PteHeader::name() + " header unreadable" : parsed.error().message, 8, "header");
     return false;
   }
   header = *parsed.value();
@@ -81,7 +82,7 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
   uint64_t header_end = kHeaderOffset + uint64_t{length};
   if (h.program_size < header_end || h.program_size > size) {
     sink.error(finding::kProgramSizeOutOfRange,
-               "eh00 program_size " + std::to_string(h.program_size) + " is outside [" + std::to_string(header_end) +
+               PteHeader::name() + " program_size " + std::to_string(h.program_size) + " is outside [" + std::to_string(header_end) +
                    ", " + std::to_string(size) + "] (header end, file size)",
                16, "header.program_size");
     return false;
@@ -89,7 +90,7 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
   if (h.segment_base_offset == 0) return true;  // no segments
   if (h.segment_base_offset < h.program_size || h.segment_base_offset > size) {
     sink.error(finding::kSegmentBaseOutOfRange,
-               "eh00 segment_base_offset " + std::to_string(h.segment_base_offset) + " is outside [" +
+               PteHeader::name() + " segment_base_offset " + std::to_string(h.segment_base_offset) + " is outside [" +
                    std::to_string(h.program_size) + ", " + std::to_string(size) +
                    "] (program_size, file size); the runtime would read every segment from the wrong place",
                24, "header.segment_base_offset");
@@ -100,7 +101,7 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
     auto end = checked_add(h.segment_base_offset, h.segment_data_size);
     if (!end || *end > size) {
       sink.error(finding::kSegmentDataPastEnd,
-                 "eh00 segment_data_size " + std::to_string(h.segment_data_size) + " at base " +
+                 PteHeader::name() + " segment_data_size " + std::to_string(h.segment_data_size) + " at base " +
                      std::to_string(h.segment_base_offset) + " runs past the file of " + std::to_string(size) +
                      " bytes (truncated file?)",
                  32, "header.segment_data_size");
@@ -135,7 +136,7 @@ void check_decoded_pte(FindingSink& sink, const FileSource& file, const std::opt
     if (any_bytes)
       sink.error(finding::kSegmentsWithoutHeader,
                  "the program lists " + std::to_string(segments.items().size()) +
-                     " segments with data, but the file has no eh00 header with a segment base offset; the runtime "
+                     " segments with data, but the file has no " + PteHeader::name() + " header with a segment base offset; the runtime "
                      "would read them as if they began at the start of the file and silently hand out other bytes",
                  header ? std::optional<uint64_t>(24) : std::nullopt, "segments");
   } else if (have_segments && segments_ok) {
@@ -152,7 +153,7 @@ void check_decoded_pte(FindingSink& sink, const FileSource& file, const std::opt
       // segment from too early. (Only the two together: an odd alignment
       // alone is legal.)
       sink.error(finding::kSegmentBaseMoved,
-                 "eh00 segment_base_offset " + std::to_string(base) + " is not program_size " +
+                 PteHeader::name() + " segment_base_offset " + std::to_string(base) + " is not program_size " +
                      std::to_string(program_size) +
                      " rounded up to any power-of-two alignment: it was moved, and the runtime would silently read "
                      "every segment (constants, delegates, named data) from other bytes",
@@ -167,7 +168,7 @@ void check_decoded_pte(FindingSink& sink, const FileSource& file, const std::opt
     uint64_t after = file.size() - header->segment_base_offset;
     if (declared > 0 || after > 0)
       sink.error(finding::kSegmentDataWithoutSegments,
-                 "eh00 declares segment data (base " + std::to_string(header->segment_base_offset) + ", " +
+                 PteHeader::name() + " declares segment data (base " + std::to_string(header->segment_base_offset) + ", " +
                      std::to_string(std::max(declared, after)) + " bytes), but the program lists no segments",
                  24, "segments");
   }

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "encode/ptd_writer.h"
-#include "encode/serialize_for_executorch.h"
+#include "ops/serialize_for_executorch.h"
 #include "model/value_json.h"
 #include "read/pte_reader.h"
 #include "read/ptd_reader.h"

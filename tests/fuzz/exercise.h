@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,13 +55,30 @@ inline bool peek_pair(uint32_t source, uint64_t offset, uint64_t size, uint8_t* 
   return true;
 }
 
-inline FileSource head_only(const Blob& whole, bool ptd, uint32_t source, std::vector<uint8_t>& head) {
+// The host of a head-only pair: peeks read the two files (source 0 and 1);
+// nothing else is read (no reader, no digests), as before a file is opened.
+class PairHost : public ExternalHost {
+ public:
+  explicit PairHost(const Blob* files) : files_(files) {}
+  std::optional<Digest> digest(uint32_t, uint64_t, uint64_t) override { return std::nullopt; }
+  bool read(uint32_t, uint64_t, uint64_t, uint8_t*) override { return false; }
+  bool peek(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) override {
+    return peek_pair(source, offset, size, dst, const_cast<Blob*>(files_));
+  }
+
+ private:
+  const Blob* files_;
+};
+
+inline FileSource head_only(const Blob& whole, bool ptd, uint32_t source, std::vector<uint8_t>& head,
+                            std::shared_ptr<ExternalHost> host) {
   Blob probe = whole.slice(0, std::min<uint64_t>(whole.size(), 64));
   Result<uint64_t> size = ptd ? ptd_head_size(probe, whole.size()) : pte_head_size(probe, whole.size());
   const uint64_t n = head_bytes_to_read(size.ok() ? std::optional<uint64_t>(*size) : std::nullopt, whole.size());
   head.assign(whole.data(), whole.data() + n);
   Blob::External info;
   info.source = source;
+  info.host = std::move(host);
   return {Blob::view(head.data(), head.size()), Blob::external(info, whole.size())};
 }
 
@@ -104,9 +122,9 @@ inline std::vector<std::string> exercise(const Blob& pte, const Blob& ptd) {
   HeadOnlyPair h;
   h.files[0] = pte;
   h.files[1] = ptd;
-  h.pte = head_only(pte, false, 0, h.pte_head);
-  h.ptd = head_only(ptd, true, 1, h.ptd_head);
-  set_external_peeker(&peek_pair, h.files);
+  auto host = std::make_shared<PairHost>(h.files);
+  h.pte = head_only(pte, false, 0, h.pte_head, host);
+  h.ptd = head_only(ptd, true, 1, h.ptd_head, host);
   auto same = [&](const char* what, const Result<ValidationReport>& got, const ValidationReport& want) {
     if (!got.ok()) broken.push_back(std::string(what) + " from heads fails: " + got.error().message);
     else if (write_json(got->to_json()) != write_json(want.to_json())) broken.push_back(std::string(what) + " from heads differs");
@@ -121,7 +139,6 @@ inline std::vector<std::string> exercise(const Blob& pte, const Blob& ptd) {
   };
   same_summary("inspect_pte", inspect_pte(h.pte), pte_summary);
   same_summary("inspect_ptd", inspect_ptd(h.ptd), ptd_summary);
-  set_external_peeker(nullptr, nullptr);
   return broken;
 }
 

@@ -26,7 +26,8 @@ test('npm pack -> npm install <tarball> -> import init from "executorch-pack"', 
     assert.ok(existsSync(tarball));
     const files = packed[0].files.map((f) => f.path);
     for (const f of ['package.json', 'index.node.mjs', 'index.browser.mjs', 'index.d.ts', 'dist/etpack.mjs', 'dist/etpack.wasm', 'bin/executorch-pack.mjs', 'src/api.mjs',
-      'README.md', 'LICENSE', 'examples/build-model.mjs', 'index.inline.mjs', 'dist/etpack-wasm.inline.mjs', 'index.node.d.ts', 'types/program.d.ts', 'types/codes.d.ts']) {
+      'README.md', 'LICENSE', 'examples/build-model.mjs', 'index.inline.mjs', 'dist/etpack-wasm.inline.mjs', 'index.node.d.ts', 'types/program.d.ts', 'types/codes.d.ts',
+      'src/generated/file-kinds.mjs', 'src/generated/scalar-types.mjs']) {
       assert.ok(files.includes(f), `tarball holds ${f}`);
     }
     assert.ok(!files.some((f) => f.startsWith('test')), 'no tests in the tarball');

@@ -41,6 +41,16 @@ struct HeadOnly {
 };
 
 // What a host does: probe, compute the head size (leniently), read the head.
+// The host of the files in g_files: peeks only (no reader, no digests).
+class PeekHost : public ExternalHost {
+ public:
+  std::optional<Digest> digest(uint32_t, uint64_t, uint64_t) override { return std::nullopt; }
+  bool read(uint32_t, uint64_t, uint64_t, uint8_t*) override { return false; }
+  bool peek(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) override {
+    return etpack::peek(source, offset, size, dst, nullptr);
+  }
+};
+
 HeadOnly open_external(const std::vector<uint8_t>& bytes, bool ptd) {
   g_files.push_back(bytes);
   const uint64_t size = bytes.size();
@@ -56,6 +66,7 @@ HeadOnly open_external(const std::vector<uint8_t>& bytes, bool ptd) {
   out.head.assign(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
   Blob::External info;
   info.source = static_cast<uint32_t>(g_files.size() - 1);
+  info.host = std::make_shared<PeekHost>();
   out.source = {Blob::view(out.head.data(), out.head.size()), Blob::external(info, size)};
   return out;
 }
@@ -92,9 +103,7 @@ class HeadOnlyRead : public ::testing::Test {
   void SetUp() override {
     g_files.clear();
     g_peek_allowed = true;
-    set_external_peeker(&peek, nullptr);
   }
-  void TearDown() override { set_external_peeker(nullptr, nullptr); }
 };
 
 TEST_F(HeadOnlyRead, ValidateAndInspectMatchTheWholeFile) {

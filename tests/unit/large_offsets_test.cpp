@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/le_bytes.h"
-#include "encode/serialize_for_executorch.h"
+#include "ops/serialize_for_executorch.h"
 #include "format/headers.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"

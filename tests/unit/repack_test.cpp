@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "conformance/conformance_runner.h"
-#include "encode/repack.h"
+#include "ops/repack.h"
 #include "model/scalar_type.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"

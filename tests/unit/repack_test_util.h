@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "encode/pte_writer.h"
-#include "encode/repack.h"
+#include "ops/repack.h"
 #include "model/scalar_type.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"

@@ -38,7 +38,7 @@
 #include "core/blob.h"
 #include "core/result.h"
 #include "encode/externalize.h"
-#include "encode/serialize_for_executorch.h"
+#include "ops/serialize_for_executorch.h"
 #include "read/file_source.h"
 #include "read/validate.h"
 

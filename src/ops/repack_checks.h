@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "encode/cord.h"
+#include "core/cord.h"
 #include "read/file_source.h"
 #include "read/validate.h"
 

@@ -1,9 +1,10 @@
-#include "encode/repack.h"
+#include "ops/repack.h"
 
 #include <initializer_list>
 #include <set>
 
-#include "encode/repack_checks.h"
+#include "format/headers.h"
+#include "ops/repack_checks.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"
 
@@ -89,7 +90,7 @@ Status restore_headerless_segments(PteFile& pte) {
   Value& segments = program.at("segments");
   if (!segments.is_items() || segments.items().empty()) return {};
   auto refuse = [](const std::string& what) {
-    return make_error(ErrorCode::kMalformedFile, "the .pte has no segment data (no eh00 header) but " + what);
+    return make_error(ErrorCode::kMalformedFile, "the .pte has no segment data (no " + PteHeader::name() + " header) but " + what);
   };
   for (const Value& s : segments.items())
     if (s.table().get_uint("size") != 0) return refuse("lists a segment of " + std::to_string(s.table().get_uint("size")) + " bytes");

@@ -1,4 +1,4 @@
-#include "encode/serialize_for_executorch.h"
+#include "ops/serialize_for_executorch.h"
 
 #include <unordered_map>
 

@@ -10,7 +10,7 @@
 
 #include "core/blob.h"
 #include "core/result.h"
-#include "encode/cord.h"
+#include "core/cord.h"
 #include "encode/pte_writer.h"
 #include "encode/ptd_writer.h"
 #include "model/fb_value.h"

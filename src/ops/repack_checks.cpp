@@ -1,4 +1,4 @@
-#include "encode/repack_checks.h"
+#include "ops/repack_checks.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "encode/cord.h"
+#include "core/cord.h"
 
 #include <cstring>
 

@@ -1,0 +1,24 @@
+#include "ops/validate.h"
+
+#include <algorithm>
+
+#include "format/file_kinds.h"
+
+namespace etpack {
+
+Result<ValidationReport> validate_files(const std::string& main_name, const FileSource& main,
+                                        const std::vector<std::pair<std::string, FileSource>>& ptds,
+                                        const ValidateOptions& options) {
+  const Blob& head = main.head;
+  const size_t probed = static_cast<size_t>(std::min<uint64_t>(head.size(), kIdentifierEnd));
+  if (file_kind_of(head.data(), probed) != FileKind::kPtd) return validate_artifacts(main, ptds, options);
+  ETP_ASSIGN(ValidationReport report, validate_ptd(main_name, main));
+  for (const auto& [name, file] : ptds) {
+    ETP_ASSIGN(ValidationReport one, validate_ptd(name, file));
+    report.errors.insert(report.errors.end(), one.errors.begin(), one.errors.end());
+    report.warnings.insert(report.warnings.end(), one.warnings.begin(), one.warnings.end());
+  }
+  return report;
+}
+
+}  // namespace etpack
