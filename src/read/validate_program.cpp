@@ -55,6 +55,7 @@ class ProgramChecker {
     }
     check_constants_exclusive();
     for_each_tensor(program_, [&](size_t p, size_t v, const TableValue& t) { check_tensor(p, v, t); });
+    constant_placement();
     slice_padding(constants_, "constant", "constant_segment");
     slice_padding(mutable_, "mutable data", "mutable_data_segments[0]");
     for (size_t i = 0; i < referenced_.size(); ++i)
@@ -313,6 +314,39 @@ class ProgramChecker {
                   "constant_buffer has " + std::to_string(buffers) + " entries and constant_segment " +
                       std::to_string(offsets) + " offsets; the runtime accepts only one of them",
                   std::nullopt, "constant_buffer");
+  }
+
+  // Upstream's writer (_extract_constant_segment) puts constant i at
+  // offsets[i] and pads it to the segment's tensor alignment A (a power of
+  // two; only the last is unpadded), and a constant's buffer holds exactly
+  // its tensor's bytes (the emitter checks). So the slice from a used
+  // offset to the next (or the segment end) is nbytes rounded up to A:
+  // its length L satisfies L == nbytes, or L % A == 0 and L - nbytes < A
+  // for A = the lowest set bit of L. An offset moved by d < A breaks this
+  // for the slice before it (lowbit(L + d) = lowbit(d) <= the padding + d),
+  // which then runs into bytes its tensor does not own: the runtime hands
+  // the moved tensor other bytes, silently. (Zero padding alone cannot
+  // show this when the moved-over bytes happen to be zeros.) Unused slices
+  // (index 0, the placeholder, or buffers no tensor reads) are not judged.
+  void constant_placement() {
+    const Subsegment& sub = constants_;
+    if (!sub.usable || !sub.sorted) return;
+    for (const auto& [index, nbytes] : sub.used) {
+      const bool last = index + 1 >= sub.offsets.size();
+      const uint64_t end = last ? sub.segment_size : sub.offsets[index + 1];
+      const uint64_t length = end - sub.offsets[index];  // >= nbytes: checked by check_slice
+      if (length == nbytes || length - nbytes < (length & (~length + 1))) continue;
+      const std::string next = last ? "the segment's end" : "constant_segment.offsets[" + std::to_string(index + 1) + "]";
+      sink_.error(finding::kConstantOffsetMoved,
+                  "constant " + std::to_string(index) + " has " + std::to_string(nbytes) + " bytes at offset " +
+                      std::to_string(sub.offsets[index]) + " but its slice runs " + std::to_string(length) +
+                      " bytes to " + next + " (" + std::to_string(end) +
+                      "): no power-of-two tensor alignment gives that padding, so " + next +
+                      " was moved; the runtime would silently hand that constant other bytes",
+                  sub.segment_start ? checked_add(*sub.segment_start, end) : std::nullopt,
+                  last ? "constant_segment.offsets[" + std::to_string(index) + "]"
+                       : "constant_segment.offsets[" + std::to_string(index + 1) + "]");
+    }
   }
 
   // Writers put each tensor at its offset and pad with zeros up to the next
