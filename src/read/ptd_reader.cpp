@@ -8,6 +8,7 @@
 #include "flat_tensor_generated.h"
 #include "read/aligned_bytes.h"
 #include "read/fb_decoder.h"
+#include "read/validate_header_sizes.h"
 #include "schema/schema.h"
 
 namespace etpack {
@@ -49,6 +50,8 @@ Result<PtdFile> deserialize_ptd(const Blob& head, const Blob& file) {
     return malformed("FH01 flatbuffer range (offset " + std::to_string(h.flatbuffer_offset) + ", size " +
                      std::to_string(h.flatbuffer_size) + ") is outside the file of " + std::to_string(file.size()) +
                      " bytes (at byte offset 16)");
+  // A flatbuffer_size past the base that the runtime reads past: see validate_header_sizes.h.
+  if (auto end = flatbuffer_end_before_base(head, *fb_end, h.segment_base_offset, h.flatbuffer_offset, true)) fb_end = end;
   auto data_end = checked_add(h.segment_base_offset, h.segment_data_size);
   if (h.segment_base_offset < *fb_end || !data_end || *data_end > file.size())
     return malformed("FH01 segment data (base " + std::to_string(h.segment_base_offset) + ", size " +

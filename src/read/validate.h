@@ -32,6 +32,7 @@ constexpr const char* kHeaderMissing = "HEADER_MISSING";              // E a .pt
 constexpr const char* kHeaderTruncated = "HEADER_TRUNCATED";          // E the file ends inside the header
 constexpr const char* kHeaderLengthInvalid = "HEADER_LENGTH_INVALID";  // E below the minimum length
 constexpr const char* kHeaderLengthUnusual = "HEADER_LENGTH_UNUSUAL";  // W longer than any known version
+constexpr const char* kHeaderSizeLarger = "HEADER_SIZE_LARGER";          // W eh00 program_size / FH01 flatbuffer_size past the segment base, the flatbuffer before it
 constexpr const char* kProgramSizeOutOfRange = "PROGRAM_SIZE_OUT_OF_RANGE";    // E eh00 program_size not in [32, file size]
 constexpr const char* kFlatbufferRangeInvalid = "FLATBUFFER_RANGE_INVALID";    // E FH01 flatbuffer_offset/size outside the file
 constexpr const char* kSegmentBaseOutOfRange = "SEGMENT_BASE_OUT_OF_RANGE";    // E segment_base_offset before the flatbuffer end or past the file

@@ -317,35 +317,39 @@ class ProgramChecker {
   }
 
   // Upstream's writer (_extract_constant_segment) puts constant i at
-  // offsets[i] and pads it to the segment's tensor alignment A (a power of
-  // two; only the last is unpadded), and a constant's buffer holds exactly
-  // its tensor's bytes (the emitter checks). So the slice from a used
-  // offset to the next (or the segment end) is nbytes rounded up to A:
-  // its length L satisfies L == nbytes, or L % A == 0 and L - nbytes < A
-  // for A = the lowest set bit of L. An offset moved by d < A breaks this
-  // for the slice before it (lowbit(L + d) = lowbit(d) <= the padding + d),
-  // which then runs into bytes its tensor does not own: the runtime hands
-  // the moved tensor other bytes, silently. (Zero padding alone cannot
-  // show this when the moved-over bytes happen to be zeros.) Unused slices
-  // (index 0, the placeholder, or buffers no tensor reads) are not judged.
+  // offsets[i] and pads it with zeros to the segment's tensor alignment A,
+  // a power of two (the last one unpadded); a constant's buffer holds
+  // exactly its tensor's bytes (the emitter checks). So every offset is a
+  // multiple of A and every padding after a used constant is below A: the
+  // largest padding P gives a lower bound, A >= the power of two above P,
+  // that holds for every file such a writer wrote. An offset that is no
+  // multiple of that bound was moved: the tensor reads bytes that start
+  // inside the previous slice (its padding or data) and stop short of its
+  // own, silently. (Zero padding alone misses this when the moved-over
+  // bytes are zeros, or belong to the placeholder slice 0.)
   void constant_placement() {
     const Subsegment& sub = constants_;
-    if (!sub.usable || !sub.sorted) return;
+    if (!sub.usable || !sub.sorted || sub.used.empty()) return;
+    uint64_t widest = 0, alignment = 1;
+    size_t widest_at = 0;
     for (const auto& [index, nbytes] : sub.used) {
-      const bool last = index + 1 >= sub.offsets.size();
-      const uint64_t end = last ? sub.segment_size : sub.offsets[index + 1];
-      const uint64_t length = end - sub.offsets[index];  // >= nbytes: checked by check_slice
-      if (length == nbytes || length - nbytes < (length & (~length + 1))) continue;
-      const std::string next = last ? "the segment's end" : "constant_segment.offsets[" + std::to_string(index + 1) + "]";
+      const uint64_t end = index + 1 < sub.offsets.size() ? sub.offsets[index + 1] : sub.segment_size;
+      const uint64_t padding = end - sub.offsets[index] - nbytes;  // >= 0: check_slice kept only tensors that fit
+      if (padding > widest) widest = padding, widest_at = index;
+    }
+    while (alignment <= widest && alignment < (uint64_t{1} << 62)) alignment <<= 1;
+    if (alignment == 1) return;
+    for (size_t i = 0; i < sub.offsets.size(); ++i) {
+      if (sub.offsets[i] % alignment == 0) continue;
+      const std::string at = "constant_segment.offsets[" + std::to_string(i) + "]";
       sink_.error(finding::kConstantOffsetMoved,
-                  "constant " + std::to_string(index) + " has " + std::to_string(nbytes) + " bytes at offset " +
-                      std::to_string(sub.offsets[index]) + " but its slice runs " + std::to_string(length) +
-                      " bytes to " + next + " (" + std::to_string(end) +
-                      "): no power-of-two tensor alignment gives that padding, so " + next +
-                      " was moved; the runtime would silently hand that constant other bytes",
-                  sub.segment_start ? checked_add(*sub.segment_start, end) : std::nullopt,
-                  last ? "constant_segment.offsets[" + std::to_string(index) + "]"
-                       : "constant_segment.offsets[" + std::to_string(index + 1) + "]");
+                  at + " = " + std::to_string(sub.offsets[i]) + " is not a multiple of " + std::to_string(alignment) +
+                      ", the least tensor alignment the " + std::to_string(widest) + " padding bytes after constant " +
+                      std::to_string(widest_at) + " imply (writers align every offset and pad less than the "
+                      "alignment): the offset was moved, and the runtime would silently hand constant " +
+                      std::to_string(i) + " other bytes",
+                  sub.segment_start ? checked_add(*sub.segment_start, sub.offsets[i]) : std::nullopt, at);
+      return;  // one moved offset explains the rest
     }
   }
 
