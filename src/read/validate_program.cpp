@@ -339,8 +339,15 @@ class ProgramChecker {
     }
     while (alignment <= widest && alignment < (uint64_t{1} << 62)) alignment <<= 1;
     if (alignment == 1) return;
+    // Name the least aligned offset: the one a few bytes' move left.
+    std::optional<size_t> moved;
+    uint64_t moved_bits = alignment;
     for (size_t i = 0; i < sub.offsets.size(); ++i) {
-      if (sub.offsets[i] % alignment == 0) continue;
+      const uint64_t bits = sub.offsets[i] & (~sub.offsets[i] + 1);  // lowest set bit (0 for offset 0: aligned)
+      if (bits != 0 && bits < moved_bits) moved = i, moved_bits = bits;
+    }
+    if (moved) {
+      const size_t i = *moved;
       const std::string at = "constant_segment.offsets[" + std::to_string(i) + "]";
       sink_.error(finding::kConstantOffsetMoved,
                   at + " = " + std::to_string(sub.offsets[i]) + " is not a multiple of " + std::to_string(alignment) +
@@ -349,7 +356,6 @@ class ProgramChecker {
                       "alignment): the offset was moved, and the runtime would silently hand constant " +
                       std::to_string(i) + " other bytes",
                   sub.segment_start ? checked_add(*sub.segment_start, sub.offsets[i]) : std::nullopt, at);
-      return;  // one moved offset explains the rest
     }
   }
 
