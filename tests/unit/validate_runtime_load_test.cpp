@@ -18,6 +18,7 @@
 #include "read/program_tensors.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"
+#include "read/requirements.h"
 #include "read/validate.h"
 #include "unit/test_files.h"
 
@@ -350,6 +351,50 @@ TEST(ValidateRuntimeLoad, Fh01FlatbufferSizeLargerIsAWarning) {
   std::vector<uint8_t> moved = file;
   write_le<uint64_t>(&moved[32], base - 64);
   EXPECT_FALSE(validate_ptd("model_weights.ptd", view(moved)).ok());
+}
+
+}  // namespace
+}  // namespace etpack
+
+// --- requirements.operators: only what instructions call ------------------
+
+namespace etpack {
+namespace {
+
+Requirements requirements_of(const std::vector<uint8_t>& bytes) {
+  auto read = read_pte_program(view(bytes));
+  EXPECT_TRUE(read.ok());
+  return pte_requirements(view(bytes), *read);
+}
+
+TEST(RequirementsOperators, UncalledTableEntriesAreListedApart) {
+  const Requirements before = requirements_of(read_bytes(conformance(kBase) / "out.pte"));
+  ASSERT_FALSE(before.operators.empty());
+  EXPECT_TRUE(before.unused_operators.empty());
+  // An operator table entry no KernelCall names (as custom::ops_ü in a held-back file).
+  auto bytes = edited(kBase, [](TableValue& plan) {
+    Value& ops = plan.at("operators");
+    TableValue entry = ops.items()[0].table();
+    entry.at("name") = Value::from_string("custom::ops_\xc3\xbc");
+    entry.at("overload") = Value::from_string("out");
+    ops.items().push_back(Value::from_table(std::move(entry)));
+  });
+  Requirements r = requirements_of(bytes);
+  EXPECT_EQ(r.operators, before.operators);
+  EXPECT_EQ(r.unused_operators, std::vector<std::string>{"custom::ops_\xc3\xbc.out"});
+  Json json = requirements_json(r);
+  ASSERT_NE(json.find("unusedOperators"), nullptr);
+  EXPECT_EQ(write_json(*json.find("unusedOperators")), "[\"custom::ops_\xc3\xbc.out\"]");
+  // The first KernelCall redirected to the second operator: the first is no longer called.
+  bytes = edited(kBase, [](TableValue& plan) {
+    TableValue& call = plan.at("chains").items()[0].table().at("instructions").items()[0].table().at("instr_args").table();
+    ASSERT_EQ(call.def->name, "KernelCall");
+    call.at("op_index") = Value::from_int(1);
+  });
+  r = requirements_of(bytes);
+  ASSERT_EQ(r.unused_operators.size(), 1u);
+  EXPECT_EQ(r.unused_operators[0], before.operators[0]);
+  EXPECT_EQ(std::vector<std::string>(before.operators.begin() + 1, before.operators.end()), r.operators);
 }
 
 }  // namespace
