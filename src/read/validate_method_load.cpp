@@ -136,30 +136,34 @@ class MethodLoad {
                       refuses("NotSupported", p, "parses value " + std::to_string(v) + " (fully dynamic shapes are not supported)"),
                   t.sizes_offset, at + ".shape_dynamism");
     if (!shape_problems(t).empty()) return;  // reported by check_program
-    stride_overflow(p, v, t, at);
+    sizes_overflow(p, v, t, at);
     if (table.get("allocation_info").is_table()) planned(p, v, t, table.get("allocation_info").table(), at);
   }
 
   // dim_order_to_stride multiplies int32 strides by int32 sizes (a zero
   // size keeps the stride): a stride above INT32_MAX is signed overflow in
-  // the runtime's tensor parser, undefined behaviour on every build.
-  void stride_overflow(size_t p, size_t v, const TensorView& t, const std::string& at) {
+  // the runtime's tensor parser, undefined behaviour (a crash class).
+  // TensorImpl's numel (a ssize_t product of the sizes) cannot overflow on
+  // 64-bit hosts unless a stride does: it is at most the first dim's size
+  // (< 2^31) times the first stride. (32-bit hosts' ssize_t overflows above
+  // INT32_MAX elements; such tensors do not fit their memory anyway.)
+  void sizes_overflow(size_t p, size_t v, const TensorView& t, const std::string& at) {
     const size_t rank = t.sizes.size();
+    std::string what;
     int64_t stride = 1;
-    for (size_t i = rank; i-- > 1;) {
+    for (size_t i = rank; i-- > 1 && what.empty();) {
       const int64_t size = t.sizes[t.dim_order[i]];  // dim_order is a permutation: checked by shape_problems
       if (size == 0) continue;
-      if (stride > kInt32Max / size) {
-        sink_.error(finding::kTensorStrideOverflow,
-                    at + " has sizes " + shape_text(t.sizes) + " whose stride for dim " +
-                        std::to_string(t.dim_order[i - 1]) + " exceeds INT32_MAX; the runtime computes strides in int32 "
-                        "and hits signed overflow (undefined behaviour, a crash class) when load_method('" +
-                        method_name_ + "') (execution_plan[" + std::to_string(p) + "]) parses value " + std::to_string(v),
-                    t.sizes_offset, at + ".sizes");
-        return;
-      }
+      if (stride > kInt32Max / size)
+        what = "the stride of dim " + std::to_string(t.dim_order[i - 1]) + " exceeds INT32_MAX (strides are int32)";
       stride *= size;
     }
+    if (what.empty()) return;
+    sink_.error(finding::kTensorSizesOverflow,
+                at + " has sizes " + shape_text(t.sizes) + ": " + what +
+                    "; the runtime hits signed overflow (undefined behaviour, a crash class) when load_method('" +
+                    method_name_ + "') (execution_plan[" + std::to_string(p) + "]) parses value " + std::to_string(v),
+                t.sizes_offset, at + ".sizes");
   }
 
   // getMemPlannedPtr + HierarchicalAllocator::get_offset_address: buffer

@@ -192,11 +192,11 @@ TEST(ValidateRuntimeLoad, StrideOverflowsInt32) {
   // strides multiply the sizes of dims 2, 3, 1: 2^16 * 2^16 overflows.
   auto bytes = edited(kBase, [](TableValue& plan) { val_at(plan, 17).at("sizes") = scalars<int32_t>({1, 3, 65536, 65536}); });
   ValidationReport r = validate_artifacts(view(bytes), {});
-  expect_error(r, finding::kTensorStrideOverflow, "execution_plan[0].values[17].val.sizes", "signed overflow");
+  expect_error(r, finding::kTensorSizesOverflow, "execution_plan[0].values[17].val.sizes", "signed overflow");
   // A large leading dim (dim_order[0]) has no stride of its own: no overflow there.
   bytes = edited(kBase, [](TableValue& plan) { val_at(plan, 17).at("sizes") = scalars<int32_t>({1 << 30, 3, 2, 2}); });
   r = validate_artifacts(view(bytes), {});
-  EXPECT_TRUE(with_code(r.errors, finding::kTensorStrideOverflow).empty()) << describe(r);
+  EXPECT_TRUE(with_code(r.errors, finding::kTensorSizesOverflow).empty()) << describe(r);
 }
 
 TEST(ValidateRuntimeLoad, ValueWithoutItsValue) {
