@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -109,10 +110,11 @@ class MethodLoad {
     if (without_val.empty()) return;
     const uint64_t program_size = pte_.header ? pte_.header->program_size : head_.size();
     if (program_size > head_.size()) return;
-    // One aligned copy of the flatbuffer metadata when the head is not
-    // aligned (the generated accessors read scalars in place).
-    AlignedBytes aligned(head_.data(), static_cast<size_t>(program_size));
-    const auto* program = executorch_flatbuffer::GetProgram(aligned.data());  // verified by decode_verified_program
+    // At most one aligned copy of the flatbuffer metadata per file, made
+    // only when the head is not aligned (the generated accessors read
+    // scalars in place): never one per method.
+    if (!aligned_) aligned_ = std::make_unique<AlignedBytes>(head_.data(), static_cast<size_t>(program_size));
+    const auto* program = executorch_flatbuffer::GetProgram(aligned_->data());  // verified by decode_verified_program
     const auto* values = program->execution_plan()->Get(static_cast<flatbuffers::uoffset_t>(p))->values();
     for (size_t v : without_val) {
       const auto type = static_cast<uint8_t>(values->Get(static_cast<flatbuffers::uoffset_t>(v))->val_type());
@@ -172,14 +174,14 @@ class MethodLoad {
   void planned(size_t p, size_t v, const TensorView& t, const TableValue& info, const std::string& at) {
     const uint64_t id = info.get_uint("memory_id");
     const uint64_t offset = (info.get_uint("memory_offset_high") << 32) | info.get_uint("memory_offset_low");
-    const std::string when = "plans value " + std::to_string(v);
+    auto when = [&] { return "plans value " + std::to_string(v); };  // built only for a finding
     const std::optional<uint64_t> nbytes = view_nbytes(t);
     if (!nbytes) return;
     const std::optional<uint64_t> end = checked_add(offset, *nbytes);
     if (!end) {
       sink_.error(finding::kPlannedTensorPastBuffer,
                   at + " is planned at offset " + std::to_string(offset) + " with " + std::to_string(*nbytes) +
-                      " bytes, which overflows" + refuses("InvalidArgument", p, when),
+                      " bytes, which overflows" + refuses("InvalidArgument", p, when()),
                   t.sizes_offset, at + ".allocation_info");
       return;
     }
@@ -188,7 +190,7 @@ class MethodLoad {
                   at + ".allocation_info.memory_id is " + std::to_string(id) + ", but the method has " +
                       std::to_string(buffer_sizes_.size() > 0 ? buffer_sizes_.size() - 1 : 0) +
                       " planned buffers (non_const_buffer_sizes[1.." + std::to_string(buffer_sizes_.size()) +
-                      "), entry 0 being reserved" + refuses("InvalidArgument", p, when),
+                      "), entry 0 being reserved" + refuses("InvalidArgument", p, when()),
                   t.sizes_offset, at + ".allocation_info.memory_id");
       return;
     }
@@ -197,7 +199,7 @@ class MethodLoad {
     sink_.error(finding::kPlannedTensorPastBuffer,
                 at + " needs " + std::to_string(*nbytes) + " bytes at offset " + std::to_string(offset) +
                     " of planned buffer " + std::to_string(id) + ", which has " + std::to_string(size) +
-                    " (non_const_buffer_sizes[" + std::to_string(id) + "])" + refuses("MemoryAllocationFailed", p, when),
+                    " (non_const_buffer_sizes[" + std::to_string(id) + "])" + refuses("MemoryAllocationFailed", p, when()),
                 t.sizes_offset, at + ".allocation_info");
   }
 
@@ -209,37 +211,39 @@ class MethodLoad {
   bool list(size_t p, size_t v, const Value& values, const std::string& kind, const Value& items,
             const std::string& at) {
     const size_t count = values.items().size();
-    const size_t n = scalar_vector_length(items, kind == "IntList" ? BaseType::kLong : BaseType::kInt);
+    const size_t n = scalar_vector_length(items, kind == "IntList" ? BaseType::kLong : BaseType::kInt);  // IntList: [long]
     if (!spend(n)) return false;
     const char* code = kind == "IntList"      ? finding::kIntListItemInvalid
                        : kind == "TensorList" ? finding::kTensorListItemInvalid
                                               : finding::kOptionalTensorListItemInvalid;
+    const bool int_list = kind == "IntList", optional = kind == "OptionalTensorList";
     for (size_t i = 0; i < n; ++i) {
-      const int64_t index = scalar_vector_int(items, kind == "IntList" ? BaseType::kLong : BaseType::kInt, i);
-      const std::string here = at + ".items[" + std::to_string(i) + "]";
-      const std::string when = "parses value " + std::to_string(v) + " (" + kind + ")";
-      if (kind == "OptionalTensorList" && index == -1) continue;
+      const int64_t index = scalar_vector_int(items, int_list ? BaseType::kLong : BaseType::kInt, i);
+      if (optional && index == -1) continue;
+      // Built only for a finding: lists may be long.
+      auto here = [&] { return at + ".items[" + std::to_string(i) + "]"; };
+      auto when = [&] { return "parses value " + std::to_string(v) + " (" + kind + ")"; };
       if (index < 0 || static_cast<uint64_t>(index) >= count) {
-        sink_.error(code, here + " is value " + std::to_string(index) + ", outside the method's " + std::to_string(count) +
-                              " values" + refuses("InvalidProgram", p, when),
-                    std::nullopt, here);
+        sink_.error(code, here() + " is value " + std::to_string(index) + ", outside the method's " + std::to_string(count) +
+                              " values" + refuses("InvalidProgram", p, when()),
+                    std::nullopt, here());
         return true;  // one finding per list
       }
-      if (kind == "IntList") continue;  // items are only pointed at while loading
+      if (int_list) continue;  // items are only pointed at while loading
       const Value& target = values.items()[static_cast<size_t>(index)].table().get("val");
       const std::string type = target.is_table() ? target.table().def->name : std::string("empty value");
-      const bool fits = type == "Tensor" || (kind == "OptionalTensorList" && type == "Null");
+      const bool fits = type == "Tensor" || (optional && type == "Null");
       if (!fits) {
-        sink_.error(code, here + " is value " + std::to_string(index) + ", a " + type + ", not a Tensor" +
-                              (kind == "OptionalTensorList" ? " or Null" : "") + refuses("InvalidType", p, when),
-                    std::nullopt, here);
+        sink_.error(code, here() + " is value " + std::to_string(index) + ", a " + type + ", not a Tensor" +
+                              (optional ? " or Null" : "") + refuses("InvalidType", p, when()),
+                    std::nullopt, here());
         return true;
       }
       if (static_cast<uint64_t>(index) >= v) {
-        sink_.error(code, here + " is value " + std::to_string(index) + ", which the runtime has not parsed yet when it "
+        sink_.error(code, here() + " is value " + std::to_string(index) + ", which the runtime has not parsed yet when it "
                               "parses the list (value " + std::to_string(v) + "): it reads an uninitialized value and "
                               "fails (InvalidType) or crashes",
-                    std::nullopt, here);
+                    std::nullopt, here());
         return true;
       }
     }
@@ -267,6 +271,7 @@ class MethodLoad {
   const PteFile& pte_;
   std::string method_name_;
   std::vector<int64_t> buffer_sizes_;
+  std::unique_ptr<AlignedBytes> aligned_;  // the program flatbuffer, for null_values
   bool stopped_ = false;
 };
 
