@@ -200,6 +200,21 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
   const Value& segments = ptd.root.get("segments");
   std::vector<SegmentCheck> checked;
   if (segments_ok) {
+    const uint64_t base = h.segment_base_offset;
+    auto declared_end = checked_add(base, h.segment_data_size);
+    if (base > ptd.flatbuffer_end && !infer_segment_alignment(ptd.flatbuffer_end, base) && declared_end &&
+        *declared_end < file.size())
+      // As for a .pte (validate_pte_file.cpp): writers put the segments at
+      // the flatbuffer's end rounded up to the segment alignment and end
+      // the file with them. A base no power-of-two alignment explains, with
+      // bytes left past the declared data, was moved back: the runtime's
+      // FlatTensorDataMap would silently hand out other bytes.
+      sink.error(finding::kSegmentBaseMoved,
+                 "FH01 segment_base_offset " + std::to_string(base) + " is not the flatbuffer's end " +
+                     std::to_string(ptd.flatbuffer_end) +
+                     " rounded up to any power-of-two alignment, and the file runs past the declared segment data: the "
+                     "base was moved, and the runtime would silently read every tensor from other bytes",
+                 32, "header.segment_base_offset");
     uint64_t data_size = std::min(h.segment_data_size, file.size() - h.segment_base_offset);
     checked = check_segments(sink, segments, h.segment_base_offset, data_size,
                              infer_segment_alignment(ptd.flatbuffer_end, h.segment_base_offset));

@@ -235,13 +235,27 @@ TEST(ValidateRuntimeLoad, UnknownKernelType) {
 }
 
 TEST(ValidateRuntimeLoad, SegmentDelegateWithoutSegments) {
-  // 07: one INLINE delegate, no eh00 header (no segments).
-  auto bytes = edited(
-      "07_delegate_align256_inline",
-      [](TableValue& plan) {
-        plan.at("delegates").items()[0].table().at("processed").table().at("location") = Value::from_uint(1);
-      },
-      false);
+  // 07: one INLINE delegate; with the placeholder constant buffer (taken
+  // from 02) its only segment is empty, so it has no eh00 header and loads.
+  auto from02 = deserialize_pte_binary(load_file(conformance(kBase) / "out.pte"));
+  ASSERT_TRUE(from02.ok());
+  Value placeholder = from02->program.get("constant_buffer");
+  placeholder.items().resize(1);
+  auto with_location = [&](uint64_t location) {
+    auto read = deserialize_pte_binary(load_file(conformance("07_delegate_align256_inline") / "out.pte"));
+    EXPECT_TRUE(read.ok());
+    read->program.at("constant_buffer") = placeholder;
+    TableValue& plan = read->program.at("execution_plan").items()[0].table();
+    plan.at("delegates").items()[0].table().at("processed").table().at("location") = Value::from_uint(location);
+    auto cord = serialize_pte_binary(read->program, nullptr, nullptr, PteConfig{});
+    EXPECT_TRUE(cord.ok());
+    return std::move(cord->to_bytes().value());
+  };
+  std::vector<uint8_t> base = with_location(0);
+  ASSERT_NE(read_le<uint32_t>(&base[8]), 0x30306865u);  // no "eh00"
+  ValidationReport clean = validate_artifacts(view(base), {});
+  EXPECT_TRUE(clean.ok() && clean.warnings.empty()) << describe(clean);
+  std::vector<uint8_t> bytes = with_location(1);
   ValidationReport r = validate_artifacts(view(bytes), {});
   expect_error(r, finding::kDelegateSegmentWithoutSegments, "execution_plan[0].delegates[0].processed.location",
                "NotFound");
@@ -351,6 +365,17 @@ TEST(ValidateRuntimeLoad, Fh01FlatbufferSizeLargerIsAWarning) {
   std::vector<uint8_t> moved = file;
   write_le<uint64_t>(&moved[32], base - 64);
   EXPECT_FALSE(validate_ptd("model_weights.ptd", view(moved)).ok());
+}
+
+TEST(ValidateRuntimeLoad, Fh01SegmentBaseMovedBackIsAnError) {
+  // Moved back by 4 into the 8 padding bytes after the flatbuffer (ends at
+  // 376, base 384): the runtime loads every tensor from 4 bytes too early.
+  std::vector<uint8_t> file = read_bytes(conformance("09_named_external_one_tag") / "model_weights.ptd");
+  const uint64_t base = read_le<uint64_t>(&file[32]);
+  ASSERT_TRUE(validate_ptd("model_weights.ptd", view(file)).ok());
+  write_le<uint64_t>(&file[32], base - 4);
+  ValidationReport r = validate_ptd("model_weights.ptd", view(file));
+  expect_error(r, finding::kSegmentBaseMoved, "header.segment_base_offset", "other bytes");
 }
 
 }  // namespace
