@@ -12,7 +12,6 @@
 #include "read/verified_decode.h"
 
 namespace etpack {
-
 namespace {
 
 std::string shown_identifier(const uint8_t* id) {
