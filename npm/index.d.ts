@@ -533,8 +533,10 @@ export interface Requirements {
   features: { feature: string; since: string; where: string | null }[];
   /** Delegate backend ids the runtime must link. */
   backends: string[];
-  /** Kernels to register: 'name.overload' ('name' when the overload is empty). */
+  /** Kernels to register: 'name.overload' ('name' when the overload is empty) that some KernelCall instruction calls. */
   operators: string[];
+  /** Operator table entries no instruction calls: the runtime never looks them up, so they need no kernel. */
+  unusedOperators: string[];
   /** Named data the .ptd files must provide (EXTERNAL tensors). */
   externalData: { key: string; dtype: string | null; shape: number[] | null; bytes: Int64 | null; methods: string[] }[];
 }

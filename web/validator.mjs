@@ -26,6 +26,7 @@ function requirementsEl(name, r) {
   const details = el('details', {}, el('summary', { text: 'What sets these' }),
     el('ul', {}, ...r.features.map((f) => el('li', { text: `${f.feature}: ExecuTorch ${f.since}${f.where ? ` (${f.where})` : ''}` }))));
   if (r.operators.length) details.append(el('p', { text: `Kernels: ${r.operators.join(', ')}` }));
+  if (r.unusedOperators?.length) details.append(el('p', { text: `Unused operator entries (no instruction calls them): ${r.unusedOperators.join(', ')}` }));
   if (r.externalData.length) {
     details.append(el('p', { text: `.ptd keys: ${r.externalData.map((e) => `${e.key} (${e.dtype ?? '?'}[${(e.shape ?? []).join(', ')}], ${e.bytes == null ? '?' : fmt(e.bytes)})`).join('; ')}` }));
   }

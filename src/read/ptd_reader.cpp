@@ -9,6 +9,7 @@
 #include "read/aligned_bytes.h"
 #include "read/fb_decoder.h"
 #include "read/ptd_table.h"
+#include "read/validate_header_sizes.h"
 #include "schema/schema.h"
 
 namespace etpack {
@@ -30,7 +31,11 @@ Result<PtdFile> deserialize_ptd(const Blob& head, const Blob& file) {
   PtdFile out;
   out.header = checked.header;
   const PtdHeader& h = checked.header;
-  const uint64_t* fb_end = &checked.flatbuffer_end;
+  uint64_t flatbuffer_end = checked.flatbuffer_end;
+  // A flatbuffer_size past the base that the runtime reads past: see validate_header_sizes.h.
+  if (auto end = flatbuffer_end_before_base(head, flatbuffer_end, h.segment_base_offset, h.flatbuffer_offset, true))
+    flatbuffer_end = *end;
+  const uint64_t* fb_end = &flatbuffer_end;
   auto data_end = checked_add(h.segment_base_offset, h.segment_data_size);
   if (h.segment_base_offset < *fb_end || !data_end || *data_end > file.size())
     return malformed(PtdHeader::name() + " segment data (base " + std::to_string(h.segment_base_offset) + ", size " +

@@ -8,6 +8,7 @@
 #include "read/aligned_bytes.h"
 #include "read/fb_decoder.h"
 #include "read/program_tensors.h"
+#include "read/validate_header_sizes.h"
 
 namespace etpack {
 namespace {
@@ -92,6 +93,10 @@ Result<PteHead> read_pte_head(const Blob& head, uint64_t file_size) {
     if (h.program_size < kHeaderOffset + PteHeader::kMinimumLength || h.program_size > file_size)
       return malformed(PteHeader::name() + " program_size " + std::to_string(h.program_size) + " is outside the file of " +
                        std::to_string(file_size) + " bytes (at byte offset 16)");
+    // A program_size past the base that the runtime reads past: see validate_header_sizes.h.
+    if (auto end = flatbuffer_end_before_base(head, h.program_size, h.segment_base_offset,
+                                              kHeaderOffset + PteHeader::kMinimumLength, false))
+      out.header->program_size = *end;
     if (h.segment_base_offset != 0 && (h.segment_base_offset < h.program_size || h.segment_base_offset > file_size))
       return malformed(PteHeader::name() + " segment_base_offset " + std::to_string(h.segment_base_offset) + " is outside [" +
                        std::to_string(h.program_size) + ", " + std::to_string(file_size) + "] (at byte offset 24)");

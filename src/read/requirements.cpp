@@ -85,6 +85,10 @@ class Collector {
     const Value& plans = program_.get("execution_plan");
     for (size_t p = 0; plans.is_items() && p < plans.items().size(); ++p) method(p, plans.items()[p].table());
     for_each_tensor(program_, [&](size_t p, size_t v, const TableValue& t) { tensor(p, v, t); });
+    // An entry some other method calls is a kernel to link, not unused.
+    std::unordered_set<std::string> unused;
+    for (std::string& name : uncalled_)
+      if (operators_.count(name) == 0 && unused.insert(name).second) out_.unused_operators.push_back(std::move(name));
     return std::move(out_);
   }
 
@@ -95,15 +99,34 @@ class Collector {
 
   void method(size_t p, const TableValue& plan) {
     const std::string path = "execution_plan[" + std::to_string(p) + "]";
+    // Method::init looks up (resolve_operator) only the operators a
+    // KernelCall names: those are the kernels to link; table entries no
+    // instruction calls are listed apart.
     const Value& ops = plan.get("operators");
-    for (size_t i = 0; ops.is_items() && i < ops.items().size(); ++i) {
+    const size_t op_count = ops.is_items() ? ops.items().size() : 0;
+    std::vector<bool> called(op_count, false);  // bounded: one per decoded operator table
+    const Value& chains = plan.get("chains");
+    for (size_t c = 0; chains.is_items() && c < chains.items().size(); ++c) {
+      const Value& instructions = chains.items()[c].table().get("instructions");
+      for (size_t i = 0; instructions.is_items() && i < instructions.items().size(); ++i) {
+        const Value& args = instructions.items()[i].table().get("instr_args");
+        if (!args.is_table() || args.table().def->name != "KernelCall") continue;
+        const int64_t index = args.table().get_int("op_index");
+        if (index >= 0 && static_cast<uint64_t>(index) < op_count) called[static_cast<size_t>(index)] = true;
+      }
+    }
+    for (size_t i = 0; i < op_count; ++i) {
       const TableValue& op = ops.items()[i].table();
       const Value& name = op.get("name");
       const Value& overload = op.get("overload");
       if (!name.is_string()) continue;
       std::string full = name.str();
       if (overload.is_string() && !overload.str().empty()) full += "." + overload.str();
-      if (operators_.insert(full).second) out_.operators.push_back(full);
+      if (!called[i]) {
+        uncalled_.push_back(std::move(full));
+      } else if (operators_.insert(full).second) {
+        out_.operators.push_back(std::move(full));
+      }
     }
     const Value& delegates = plan.get("delegates");
     for (size_t d = 0; delegates.is_items() && d < delegates.items().size(); ++d) {
@@ -144,6 +167,7 @@ class Collector {
   Requirements out_;
   std::unordered_set<int> used_;
   std::unordered_set<std::string> operators_, backends_;
+  std::vector<std::string> uncalled_;  // operator table entries no KernelCall of their method names
   std::unordered_map<std::string, size_t> external_index_;
 };
 
@@ -216,6 +240,7 @@ Json requirements_json(const Requirements& r) {
   };
   out.set("backends", strings(r.backends));
   out.set("operators", strings(r.operators));
+  out.set("unusedOperators", strings(r.unused_operators));
   Json external = Json::array();
   for (const ExternalRequirement& e : r.external) {
     Json j = Json::object();

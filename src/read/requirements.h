@@ -60,7 +60,8 @@ struct ExternalRequirement {
 struct Requirements {
   std::vector<FeatureUse> features;  // each feature once, at its first use
   std::vector<std::string> backends;   // distinct delegate ids, in order of first use
-  std::vector<std::string> operators;  // distinct "name.overload" (no dot for an empty overload)
+  std::vector<std::string> operators;  // distinct "name.overload" (no dot for an empty overload) some KernelCall calls
+  std::vector<std::string> unused_operators;  // distinct operator table entries no KernelCall calls (never looked up)
   std::vector<ExternalRequirement> external;
   Release min_runtime() const;  // the latest `since` of `features`
 };
@@ -70,7 +71,7 @@ struct Requirements {
 Requirements pte_requirements(const Blob& head, const PteFile& pte);
 
 // {"minRuntimeVersion", "features": [{feature, since, where}], "backends",
-//  "operators", "externalData": [{key, dtype, shape, bytes, methods}]}
+//  "operators", "unusedOperators", "externalData": [{key, dtype, shape, bytes, methods}]}
 Json requirements_json(const Requirements& r);
 
 // The requirements of a .ptd's FlatTensor table (`file`: the bytes it was

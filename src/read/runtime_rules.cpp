@@ -106,8 +106,8 @@ class MethodRules {
     return values(plan, path);
   }
 
-  // Lists and strings the value parser dereferences, and TensorList items,
-  // which must name Tensor values (program_validation.cpp).
+  // Lists and strings the value parser dereferences (their items:
+  // validate_method_load.cpp).
   bool values(const TableValue& plan, const std::string& path) {
     const Value& values = plan.get("values");
     if (!values.is_items()) return true;  // reported as MISSING_FIELD by check_program
@@ -129,23 +129,6 @@ class MethodRules {
       if (!t.has("items")) {
         missing(at + ".items", at + " (" + kind + ") has no items");
         continue;
-      }
-      if (kind != "TensorList") continue;
-      const Value& items = t.get("items");
-      const size_t n = scalar_vector_length(items, BaseType::kInt);
-      if (!spend(n)) return false;
-      for (size_t i = 0; i < n; ++i) {
-        const int64_t index = scalar_vector_int(items, BaseType::kInt, i);
-        const Value* target = index >= 0 && static_cast<uint64_t>(index) < count
-                                  ? &values.items()[static_cast<size_t>(index)].table().get("val")
-                                  : nullptr;
-        if (target && target->is_table() && target->table().def->name == "Tensor") continue;
-        sink_.error(finding::kTensorListItemInvalid,
-                    at + ".items[" + std::to_string(i) + "] is value " + std::to_string(index) + ", " +
-                        (target ? "which is not a Tensor" : "outside the method's " + std::to_string(count) + " values") +
-                        "; the runtime refuses this: InvalidProgram",
-                    std::nullopt, at + ".items[" + std::to_string(i) + "]");
-        break;  // one finding per list
       }
     }
     return true;
@@ -187,6 +170,7 @@ void check_runtime_rules(FindingSink& sink, WorkBudget& budget, const Blob& head
   const bool old_target = options.runtime && Release{options.runtime->first, options.runtime->second} < kConstantBufferOff;
   check_placeholder(sink, pte.program, options.deprecated_constant_buffer || old_target);
   MethodRules(sink, budget).run(pte.program);
+  check_method_load(sink, budget, head, pte);
   if (options.runtime || options.backends) check_target(sink, pte_requirements(head, pte), options);
 }
 

@@ -32,6 +32,7 @@ constexpr const char* kHeaderMissing = "HEADER_MISSING";              // E a .pt
 constexpr const char* kHeaderTruncated = "HEADER_TRUNCATED";          // E the file ends inside the header
 constexpr const char* kHeaderLengthInvalid = "HEADER_LENGTH_INVALID";  // E below the minimum length
 constexpr const char* kHeaderLengthUnusual = "HEADER_LENGTH_UNUSUAL";  // W longer than any known version
+constexpr const char* kHeaderSizeLarger = "HEADER_SIZE_LARGER";          // W eh00 program_size / FH01 flatbuffer_size past the segment base, the flatbuffer before it
 constexpr const char* kProgramSizeOutOfRange = "PROGRAM_SIZE_OUT_OF_RANGE";    // E eh00 program_size not in [32, file size]
 constexpr const char* kFlatbufferRangeInvalid = "FLATBUFFER_RANGE_INVALID";    // E FH01 flatbuffer_offset/size outside the file
 constexpr const char* kSegmentBaseOutOfRange = "SEGMENT_BASE_OUT_OF_RANGE";    // E segment_base_offset before the flatbuffer end or past the file
@@ -97,7 +98,18 @@ constexpr const char* kPaddingAfterSegmentNotZero = "PADDING_AFTER_SEGMENT_NOT_Z
 constexpr const char* kPaddingBeforeSegmentNotZero = "PADDING_BEFORE_SEGMENT_NOT_ZERO";  // E the byte right before a segment is not zero: its offset moved
 constexpr const char* kSlicePaddingNotZero = "SLICE_PADDING_NOT_ZERO";  // E non-zero bytes between a tensor's data and the next slice: an offset moved
 constexpr const char* kSegmentBaseMoved = "SEGMENT_BASE_MOVED";  // E segment base is not the program end rounded up to any alignment
-constexpr const char* kTensorListItemInvalid = "TENSOR_LIST_ITEM_INVALID";  // E a TensorList item that is no Tensor value
+constexpr const char* kTensorListItemInvalid = "TENSOR_LIST_ITEM_INVALID";  // E a TensorList item that is no Tensor value (InvalidProgram / InvalidType)
+// What load_method refuses (upstream method.cpp parse_values, tensor_parser*.cpp, hierarchical_allocator.h)
+constexpr const char* kOptionalTensorListItemInvalid = "OPTIONAL_TENSOR_LIST_ITEM_INVALID";  // E an item neither -1 nor an earlier Tensor/Null value
+constexpr const char* kIntListItemInvalid = "INT_LIST_ITEM_INVALID";  // E an IntList item outside the values (InvalidProgram)
+constexpr const char* kValueNull = "VALUE_NULL";  // E an EValue (not Null) without its value, or of an unknown KernelTypes (InvalidProgram)
+constexpr const char* kTensorDynamismUnsupported = "TENSOR_DYNAMISM_UNSUPPORTED";  // E shape_dynamism DYNAMIC_UNBOUND (NotSupported)
+constexpr const char* kTensorSizesOverflow = "TENSOR_SIZES_OVERFLOW";  // E a stride above INT32_MAX: signed overflow in the runtime's tensor parser
+constexpr const char* kPlannedBufferSizeNegative = "PLANNED_BUFFER_SIZE_NEGATIVE";  // E a non_const_buffer_sizes entry < 0 (InvalidProgram)
+constexpr const char* kPlannedMemoryIdInvalid = "PLANNED_MEMORY_ID_INVALID";  // E memory_id 0 or past non_const_buffer_sizes (InvalidArgument)
+constexpr const char* kPlannedTensorPastBuffer = "PLANNED_TENSOR_PAST_BUFFER";  // E offset + nbytes past its planned buffer (MemoryAllocationFailed)
+constexpr const char* kDelegateSegmentWithoutSegments = "DELEGATE_SEGMENT_WITHOUT_SEGMENTS";  // E a SEGMENT delegate, no segment base (NotFound)
+constexpr const char* kConstantOffsetMoved = "CONSTANT_OFFSET_MOVED";  // E a constant's offset no aligned writer would give: it reads other bytes
 constexpr const char* kPtdOldLayout = "PTD_OLD_LAYOUT";  // E a .ptd in the FlatTensor layout of ExecuTorch 0.6
 // Against a target runtime (ValidateOptions)
 constexpr const char* kFeatureTooNew = "FEATURE_TOO_NEW";  // E a feature newer than the target release

@@ -106,6 +106,12 @@ void check_program(FindingSink& sink, WorkBudget& budget, const Blob& head, cons
 void check_runtime_rules(FindingSink& sink, WorkBudget& budget, const Blob& head, const PteFile& pte,
                          const ValidateOptions& options);
 
+// What load_method refuses once the program loaded
+// (validate_method_load.cpp): values (null, lists, tensors' dynamism and
+// strides), planned memory (buffer ids, sizes, bounds) and SEGMENT
+// delegates without segments. `head` holds the verified flatbuffer.
+void check_method_load(FindingSink& sink, WorkBudget& budget, const Blob& head, const PteFile& pte);
+
 // Named data of one .ptd, for resolving external tensors.
 struct PtdEntry {
   std::string file;  // the .ptd's name

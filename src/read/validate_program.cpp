@@ -55,6 +55,7 @@ class ProgramChecker {
     }
     check_constants_exclusive();
     for_each_tensor(program_, [&](size_t p, size_t v, const TableValue& t) { check_tensor(p, v, t); });
+    constant_placement();
     slice_padding(constants_, "constant", "constant_segment");
     slice_padding(mutable_, "mutable data", "mutable_data_segments[0]");
     for (size_t i = 0; i < referenced_.size(); ++i)
@@ -313,6 +314,49 @@ class ProgramChecker {
                   "constant_buffer has " + std::to_string(buffers) + " entries and constant_segment " +
                       std::to_string(offsets) + " offsets; the runtime accepts only one of them",
                   std::nullopt, "constant_buffer");
+  }
+
+  // Upstream's writer (_extract_constant_segment) puts constant i at
+  // offsets[i] and pads it with zeros to the segment's tensor alignment A,
+  // a power of two (the last one unpadded); a constant's buffer holds
+  // exactly its tensor's bytes (the emitter checks). So every offset is a
+  // multiple of A and every padding after a used constant is below A: the
+  // largest padding P gives a lower bound, A >= the power of two above P,
+  // that holds for every file such a writer wrote. An offset that is no
+  // multiple of that bound was moved: the tensor reads bytes that start
+  // inside the previous slice (its padding or data) and stop short of its
+  // own, silently. (Zero padding alone misses this when the moved-over
+  // bytes are zeros, or belong to the placeholder slice 0.)
+  void constant_placement() {
+    const Subsegment& sub = constants_;
+    if (!sub.usable || !sub.sorted || sub.used.empty()) return;
+    uint64_t widest = 0, alignment = 1;
+    size_t widest_at = 0;
+    for (const auto& [index, nbytes] : sub.used) {
+      const uint64_t end = index + 1 < sub.offsets.size() ? sub.offsets[index + 1] : sub.segment_size;
+      const uint64_t padding = end - sub.offsets[index] - nbytes;  // >= 0: check_slice kept only tensors that fit
+      if (padding > widest) widest = padding, widest_at = index;
+    }
+    while (alignment <= widest && alignment < (uint64_t{1} << 62)) alignment <<= 1;
+    if (alignment == 1) return;
+    // Name the least aligned offset: the one a few bytes' move left.
+    std::optional<size_t> moved;
+    uint64_t moved_bits = alignment;
+    for (size_t i = 0; i < sub.offsets.size(); ++i) {
+      const uint64_t bits = sub.offsets[i] & (~sub.offsets[i] + 1);  // lowest set bit (0 for offset 0: aligned)
+      if (bits != 0 && bits < moved_bits) moved = i, moved_bits = bits;
+    }
+    if (moved) {
+      const size_t i = *moved;
+      const std::string at = "constant_segment.offsets[" + std::to_string(i) + "]";
+      sink_.error(finding::kConstantOffsetMoved,
+                  at + " = " + std::to_string(sub.offsets[i]) + " is not a multiple of " + std::to_string(alignment) +
+                      ", the least tensor alignment the " + std::to_string(widest) + " padding bytes after constant " +
+                      std::to_string(widest_at) + " imply (writers align every offset and pad less than the "
+                      "alignment): the offset was moved, and the runtime would silently hand constant " +
+                      std::to_string(i) + " other bytes",
+                  sub.segment_start ? checked_add(*sub.segment_start, sub.offsets[i]) : std::nullopt, at);
+    }
   }
 
   // Writers put each tensor at its offset and pad with zeros up to the next

@@ -11,6 +11,7 @@
 #include "read/file_layout.h"
 #include "read/ptd_table.h"
 #include "read/requirements.h"
+#include "read/validate_header_sizes.h"
 #include "read/validate_internal.h"
 
 namespace etpack {
@@ -48,8 +49,10 @@ bool check_ptd_header(FindingSink& sink, const FileSource& file, bool& segments_
   }
   if (length != PtdHeader::kLength)
     sink.warning(finding::kHeaderLengthUnusual,
-                 PtdHeader::name() + " header length " + std::to_string(length) + " is not 40; fields past 40 bytes are ignored", 12,
-                 "header.length");
+                 PtdHeader::name() + " header length " + std::to_string(length) +
+                     " is not 40; the runtime (FlatTensorHeader::Parse) accepts any length from 40 up and reads only "
+                     "the fields of the first 40 bytes, so this changes nothing it loads",
+                 12, "header.length");
   if (size < kHeaderOffset + PtdHeader::kLength) {
     sink.error(finding::kHeaderTruncated, "file of " + std::to_string(size) + " bytes ends inside the " + PtdHeader::name() + " header", size, "header");
     return false;
@@ -60,7 +63,8 @@ bool check_ptd_header(FindingSink& sink, const FileSource& file, bool& segments_
   h.segment_base_offset = read_le<uint64_t>(data + 32);
   h.segment_data_size = read_le<uint64_t>(data + 40);
   auto fb_end = checked_add(h.flatbuffer_offset, h.flatbuffer_size);
-  uint64_t header_end = kHeaderOffset + uint64_t{length};
+  // The fields the runtime reads; a longer length claims nothing more.
+  uint64_t header_end = kHeaderOffset + std::min<uint64_t>(length, PtdHeader::kLength);
   if (h.flatbuffer_offset < header_end || !fb_end || *fb_end > size) {
     sink.error(finding::kFlatbufferRangeInvalid,
                PtdHeader::name() + " flatbuffer (offset " + std::to_string(h.flatbuffer_offset) + ", size " +
@@ -70,7 +74,17 @@ bool check_ptd_header(FindingSink& sink, const FileSource& file, bool& segments_
     return false;
   }
   segments_ok = true;
-  if (h.segment_base_offset < *fb_end || h.segment_base_offset > size) {
+  if (flatbuffer_end_before_base(file.head, *fb_end, h.segment_base_offset, h.flatbuffer_offset, true)) {
+    // FlatTensorDataMap::load loads flatbuffer_offset + flatbuffer_size
+    // bytes and reads the flatbuffer from byte 0: a size past the segment
+    // base whose flatbuffer fits before the base changes nothing it reads.
+    sink.warning(finding::kHeaderSizeLarger,
+                 PtdHeader::name() + " flatbuffer_size " + std::to_string(h.flatbuffer_size) + " runs past segment_base_offset " +
+                     std::to_string(h.segment_base_offset) +
+                     ", but the flatbuffer lies wholly before the base: the runtime loads the extra bytes and reads "
+                     "past them, so nothing it loads changes",
+                 24, "header.flatbuffer_size");
+  } else if (h.segment_base_offset < *fb_end || h.segment_base_offset > size) {
     sink.error(finding::kSegmentBaseOutOfRange,
                PtdHeader::name() + " segment_base_offset " + std::to_string(h.segment_base_offset) + " is outside [" +
                    std::to_string(*fb_end) + ", " + std::to_string(size) + "] (flatbuffer end, file size)",
@@ -187,6 +201,21 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
   const Value& segments = ptd.root.get("segments");
   std::vector<SegmentCheck> checked;
   if (segments_ok) {
+    const uint64_t base = h.segment_base_offset;
+    auto declared_end = checked_add(base, h.segment_data_size);
+    if (base > ptd.flatbuffer_end && !infer_segment_alignment(ptd.flatbuffer_end, base) && declared_end &&
+        *declared_end < file.size())
+      // As for a .pte (validate_pte_file.cpp): writers put the segments at
+      // the flatbuffer's end rounded up to the segment alignment and end
+      // the file with them. A base no power-of-two alignment explains, with
+      // bytes left past the declared data, was moved back: the runtime's
+      // FlatTensorDataMap would silently hand out other bytes.
+      sink.error(finding::kSegmentBaseMoved,
+                 PtdHeader::name() + " segment_base_offset " + std::to_string(base) + " is not the flatbuffer's end " +
+                     std::to_string(ptd.flatbuffer_end) +
+                     " rounded up to any power-of-two alignment, and the file runs past the declared segment data: the "
+                     "base was moved, and the runtime would silently read every tensor from other bytes",
+                 32, "header.segment_base_offset");
     uint64_t data_size = std::min(h.segment_data_size, file.size() - h.segment_base_offset);
     checked = check_segments(sink, segments, h.segment_base_offset, data_size,
                              infer_segment_alignment(ptd.flatbuffer_end, h.segment_base_offset));

@@ -8,6 +8,7 @@
 #include "core/le_bytes.h"
 #include "format/file_kinds.h"
 #include "read/file_layout.h"
+#include "read/validate_header_sizes.h"
 #include "read/validate_internal.h"
 #include "read/verified_decode.h"
 
@@ -62,7 +63,9 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
   }
   if (length != PteHeader::kMinimumLength && length != PteHeader::kLength)
     sink.warning(finding::kHeaderLengthUnusual,
-                 PteHeader::name() + " header length " + std::to_string(length) + " is neither 24 nor 32; fields past 32 bytes are ignored",
+                 PteHeader::name() + " header length " + std::to_string(length) +
+                     " is neither 24 nor 32; the runtime (ExtendedHeader::Parse) accepts any length from 24 up and "
+                     "reads only the fields of the first 32 bytes, so this changes nothing it loads",
                  12, "header.length");
   uint64_t needed = kHeaderOffset + std::min<uint64_t>(length, PteHeader::kLength);
   if (size < needed) {
@@ -79,7 +82,8 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
   }
   header = *parsed.value();
   const PteHeader& h = *header;
-  uint64_t header_end = kHeaderOffset + uint64_t{length};
+  // The fields the runtime reads; a longer length claims nothing more.
+  uint64_t header_end = kHeaderOffset + std::min<uint64_t>(length, PteHeader::kLength);
   if (h.program_size < header_end || h.program_size > size) {
     sink.error(finding::kProgramSizeOutOfRange,
                PteHeader::name() + " program_size " + std::to_string(h.program_size) + " is outside [" + std::to_string(header_end) +
@@ -88,6 +92,18 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
     return false;
   }
   if (h.segment_base_offset == 0) return true;  // no segments
+  if (flatbuffer_end_before_base(file.head, h.program_size, h.segment_base_offset, header_end, false)) {
+    // Program::load loads program_size bytes and reads the flatbuffer from
+    // byte 0: a program_size past the segment base whose flatbuffer fits
+    // before the base changes nothing it reads.
+    sink.warning(finding::kHeaderSizeLarger,
+                 PteHeader::name() + " program_size " + std::to_string(h.program_size) + " runs past segment_base_offset " +
+                     std::to_string(h.segment_base_offset) +
+                     ", but the program's flatbuffer lies wholly before the base: the runtime loads the extra bytes "
+                     "and reads past them, so nothing it loads changes",
+                 16, "header.program_size");
+    header->program_size = h.segment_base_offset;  // judge the rest by the bytes the flatbuffer uses
+  }
   if (h.segment_base_offset < h.program_size || h.segment_base_offset > size) {
     sink.error(finding::kSegmentBaseOutOfRange,
                PteHeader::name() + " segment_base_offset " + std::to_string(h.segment_base_offset) + " is outside [" +

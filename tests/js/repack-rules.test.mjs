@@ -91,6 +91,11 @@ test('every conformance .pte with its .ptd files, externalized, validates clean'
     if (!existsSync(join(dir, 'out.pte'))) continue;
     const data = {};
     for (const f of readdirSync(dir).filter((f) => f.endsWith('.ptd'))) data[f] = join(dir, f);
+    if (name === '20_int64_extremes') {  // planned at offset 2^64-1: the runtime refuses it, so repack does
+      assert.throws(() => et.repack(join(dir, 'out.pte'), { data, externalize: true }), { code: 'INVALID_INPUT' });
+      ++count;
+      continue;
+    }
     const r = et.repack(join(dir, 'out.pte'), { data, externalize: true, extractDelegateSegments: true });
     const ptds = Object.fromEntries(Object.entries(r.ptd).map(([tag, bytes]) => [`${tag}.ptd`, bytes]));
     const report = et.validate(r.pte, ptds);

@@ -32,6 +32,7 @@ test('inspect --json of 13_everything lists its backends, kernels, .ptd keys and
   const req = s.requirements;
   assert.deepEqual(req.backends, ['XnnpackBackend', 'QnnBackend']);
   assert.deepEqual(req.operators, ['aten::add.out', 'aten::clone.out', 'aten::mul.out', 'aten::copy_']);
+  assert.deepEqual(req.unusedOperators, [], 'every operator is called by a KernelCall');
   assert.deepEqual(req.externalData.map((e) => e.key), ['lin.weight', 'lin.bias']);
   assert.deepEqual(req.externalData[0], { key: 'lin.weight', dtype: 'Float', shape: [3, 3], bytes: 36, methods: ['forward'] });
   assert.match(req.minRuntimeVersion, /^\d+\.\d+$/);

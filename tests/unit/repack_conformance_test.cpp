@@ -39,6 +39,10 @@ TEST(RepackConformance, ExternalizeEveryVectorKeepsEveryTensorsBytes) {
     options.config.extract_delegate_segments = true;
     RepackRefusal why;
     auto result = repack(FileSource::in_memory(file), options, &why);
+    if (runtime_refuses_vector(dir)) {  // repack refuses inputs the runtime cannot load
+      EXPECT_FALSE(result.ok());
+      continue;
+    }
     ASSERT_TRUE(result.ok()) << result.error().message;
     Outputs out = materialize(result->artifacts);
 

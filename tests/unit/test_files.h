@@ -42,4 +42,14 @@ inline std::vector<std::pair<std::filesystem::path, std::string>> conformance_pr
   return out;
 }
 
+// The one conformance output the runtime refuses for more than a missing
+// placeholder: 20_int64_extremes plans value 0 at memory offset 2^64-1, so
+// load_method fails (InvalidArgument: offset + nbytes overflows). Its only
+// finding is PLANNED_TENSOR_PAST_BUFFER.
+inline bool runtime_refuses_vector(const std::filesystem::path& path) {
+  for (const auto& part : path)
+    if (part == "20_int64_extremes") return true;
+  return false;
+}
+
 }  // namespace etpack::testing

@@ -63,6 +63,11 @@ TEST(Validate, EveryConformancePteIsClean) {
   ASSERT_GT(files.size(), 30u);
   for (const auto& f : files) {
     ValidationReport r = validate_artifacts(load_file(f), {});
+    if (testing::runtime_refuses_vector(f)) {
+      ASSERT_EQ(r.errors.size(), 1u) << f << ": " << describe(r);
+      EXPECT_EQ(r.errors[0].code, finding::kPlannedTensorPastBuffer);
+      continue;
+    }
     EXPECT_TRUE(only_expected_errors(r)) << f << ": " << describe(r);
     EXPECT_TRUE(r.warnings.empty()) << f << ": " << describe(r);
   }
@@ -98,7 +103,10 @@ TEST(Validate, EveryConformancePteResolvesWithItsPtds) {
     ValidationReport alone = validate_artifacts(pte, {});
     ValidationReport together = validate_artifacts(pte, ptds);
     // Files without the placeholder: see runtime_rules_test.cpp.
-    for (const Finding& f : together.errors) EXPECT_EQ(f.code, finding::kConstantSegmentNoPlaceholder) << dir.path();
+    for (const Finding& f : together.errors)
+      EXPECT_EQ(f.code, testing::runtime_refuses_vector(dir.path()) ? finding::kPlannedTensorPastBuffer
+                                                                     : finding::kConstantSegmentNoPlaceholder)
+          << dir.path();
     EXPECT_TRUE(together.warnings.empty()) << dir.path() << ": " << describe(together);
     if (std::any_of(alone.errors.begin(), alone.errors.end(),
                     [](const Finding& f) { return f.code == finding::kExternalTensorUnresolved; })) {

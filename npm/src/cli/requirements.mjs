@@ -21,6 +21,7 @@ export function formatRequirements(r) {
     out.push('', indent(table(['feature', 'since', 'where'], r.features.map((f) => [f.feature, f.since, f.where ?? ''])), 2));
   }
   if (r.operators.length) out.push('', `  kernels: ${r.operators.map(printable).join(', ')}`);
+  if (r.unusedOperators?.length) out.push(`  unused operator entries (no instruction calls them): ${r.unusedOperators.map(printable).join(', ')}`);
   if (r.externalData.length) {
     out.push('', indent(table(['.ptd key', 'dtype', 'shape', 'bytes', 'methods'],
       r.externalData.map((e) => [e.key, e.dtype, shape(e.shape), e.bytes, e.methods.join(', ')])), 2));

@@ -1,0 +1,26 @@
+#include "read/validate_header_sizes.h"
+
+#include "flat_tensor_generated.h"
+#include "format/headers.h"
+#include "program_generated.h"
+#include "read/aligned_bytes.h"
+
+namespace etpack {
+
+bool flatbuffer_verifies(const Blob& head, uint64_t size, bool ptd) {
+  if (size > head.size() || size < kHeaderOffset) return false;
+  // One aligned copy of the flatbuffer metadata when the head is not aligned.
+  AlignedBytes aligned(head.data(), static_cast<size_t>(size));
+  flatbuffers::Verifier verifier(aligned.data(), aligned.size(), ptd ? 64 : 128, ptd ? 10000000 : 100000000);
+  return ptd ? flat_tensor_flatbuffer::VerifyFlatTensorBuffer(verifier)
+             : executorch_flatbuffer::VerifyProgramBuffer(verifier);
+}
+
+std::optional<uint64_t> flatbuffer_end_before_base(const Blob& head, uint64_t claimed_end, uint64_t base,
+                                                   uint64_t min_base, bool ptd) {
+  if (base == 0 || base >= claimed_end || base < min_base || base % kRaisedSizeBaseAlignment != 0) return std::nullopt;
+  if (!flatbuffer_verifies(head, base, ptd)) return std::nullopt;
+  return base;
+}
+
+}  // namespace etpack
