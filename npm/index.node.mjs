@@ -15,8 +15,9 @@ platformHooks.nodeStream = nodeStream;
 
 const platform = {
   createHasher() {
-    const hash = createHash('sha256');
-    return { update: (view) => hash.update(view), digest: () => hash.digest('hex') };
+    // copy(): diff forks a running hash at each range end (src/ops/diff_ranges.h).
+    const wrap = (hash) => ({ update: (view) => hash.update(view), digest: () => hash.digest('hex'), copy: () => wrap(hash.copy()) });
+    return wrap(createHash('sha256'));
   },
   openFile: (path) => new FileSource(path),
 };

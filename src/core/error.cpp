@@ -33,6 +33,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kSafetensorsOffsets: return "SAFETENSORS_OFFSETS";
     case ErrorCode::kSafetensorsOverlap: return "SAFETENSORS_OVERLAP";
     case ErrorCode::kSafetensorsDuplicate: return "SAFETENSORS_DUPLICATE";
+    case ErrorCode::kSafetensorsIndex: return "SAFETENSORS_INDEX";
     case ErrorCode::kWeightsMismatch: return "WEIGHTS_MISMATCH";
     case ErrorCode::kExternalDataMissing: return "EXTERNAL_DATA_MISSING";
     case ErrorCode::kWeightsNameConflict: return "WEIGHTS_NAME_CONFLICT";

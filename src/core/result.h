@@ -43,6 +43,7 @@ enum class ErrorCode : uint8_t {
   kSafetensorsOffsets,        // data_offsets invalid, with holes, or not covering the data
   kSafetensorsOverlap,        // two tensors' data overlap
   kSafetensorsDuplicate,      // one tensor name (after renaming) in two checkpoint files
+  kSafetensorsIndex,          // a sharded checkpoint's index names a tensor its shard lacks
   kWeightsMismatch,           // checkpoint tensors that do not fit the program's
   kExternalDataMissing,       // export: a tensor's bytes are missing or short
   kWeightsNameConflict,       // export: one name, tensors of different layouts
