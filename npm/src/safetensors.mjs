@@ -18,12 +18,13 @@ export const SCALAR_TO_DTYPE = new Map([...DTYPE_TO_SCALAR].map(([d, s]) => [s, 
 export const MAX_HEADER_BYTES = 100_000_000;
 
 // One call of the core's weights surface (src/bindings/weights_api.cpp):
-// `request(heap)` builds the request, putting byte inputs in the heap
-// (copies freed after the call). Returns { reply, blobs }.
+// `request(heap, scope, fileRequest)` builds the request, putting byte
+// inputs in the heap (copies freed after the call) and files in the scope.
+// Returns { reply, blobs }.
 export function weightsCall(et, op, request) {
-  const { guard, withScope, call, sources, blobs } = et._internal;
+  const { guard, withScope, call, sources, blobs, fileRequest } = et._internal;
   return guard(() => withScope((scope, heap) => {
-    const text = JSON.stringify(request(heap));
+    const text = JSON.stringify(request(heap, scope, fileRequest));
     const module = et._internal.module;
     const out = call(() => module.weights(op, text, sources.host()));
     try {

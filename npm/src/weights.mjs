@@ -104,17 +104,24 @@ export function createWeightsApi(et) {
   // Every missing tensor, dtype/shape mismatch and one name at several
   // layouts is collected into one WEIGHTS_MISMATCH error (its `problems`
   // list each); nothing is produced then.
-  function plan(target, files, tensors, rules) {
-    const { reply } = weightsCall(et, 'match', (heap) => ({
+  // The core reads the program's tensors from the .pte itself; assignments
+  // name them by path.
+  function plan(target, files, source, tensors, rules) {
+    const { reply } = weightsCall(et, 'match', (heap, scope, fileRequest) => ({
       target,
       rename: rules,
       files: files.map((f) => ({ file: f.file, size: f.size, header: heap.put(f.header), expect: f.expect, index: f.index })),
-      program: tensorsToCore(tensors),
+      pte: fileRequest(source, 'pte', scope, heap, 'pte'),
     }));
     if (reply.problems.length) {
       const e = new EtpackError('WEIGHTS_MISMATCH', reply.message);
       e.problems = reply.problems;
       throw e;
+    }
+    const byPath = new Map(tensors.map((t) => [t.path, t]));
+    for (const a of reply.assigned) {
+      a.tensor = byPath.get(a.path);
+      if (!a.tensor) throw new EtpackError('INTERNAL', `weights: ${a.path} is not a tensor of the deserialized program`);
     }
     return reply;
   }
@@ -159,13 +166,14 @@ export function createWeightsApi(et) {
     const segmentAlignment = options?.segmentAlignment ?? 128;
     const tag = options?.tag ?? null;
     const rules = renameRules(options?.rename);
-    const { program } = et.deserializePteBinary(open(pte));
+    const source = open(pte);
+    const { program } = et.deserializePteBinary(source);
     const tensors = programTensors(program);
     if (!tensors.some((t) => t.kind === 'external' && t.name !== null)) {
       throw new EtpackError('NO_EXTERNAL_TENSORS', 'the program has no external tensors: it needs no .ptd');
     }
     const files = await readCheckpoints(list);
-    const { assigned, written, unused } = plan('external', files, tensors, rules);
+    const { assigned, written, unused } = plan('external', files, source, tensors, rules);
     // Equal bytes share one segment (as the serializer's own dedup would
     // when the program was exported): tensors are hashed only when another
     // has the same size.
@@ -175,7 +183,7 @@ export function createWeightsApi(et) {
     const bufferOf = new Map();
     const namedData = Object.create(null);
     for (const a of assigned) {
-      const t = tensors[a.tensor];
+      const t = a.tensor;
       const data = assignedData(a, files, t);
       let key = null;
       if (bySize.get(a.size) > 1) key = `${a.size}:${await hashArtifact(data, createHasher)}`;
@@ -208,10 +216,10 @@ export function createWeightsApi(et) {
     const { program } = deserialized;
     const tensors = programTensors(program);
     const files = await readCheckpoints(list);
-    const { assigned, written: replaced, kept, unused } = plan('constant', files, tensors, rules);
+    const { assigned, written: replaced, kept, unused } = plan('constant', files, source, tensors, rules);
     if (replaced.length === 0) throw new EtpackError('NO_MATCHING_TENSORS', 'no constant of the program is named in the checkpoints');
     const storage = new Map();
-    for (const a of assigned) storage.set(tensors[a.tensor].bufferIndex, assignedData(a, files, tensors[a.tensor]));
+    for (const a of assigned) storage.set(a.tensor.bufferIndex, assignedData(a, files, a.tensor));
     // A shallow copy: only constant_buffer entries are replaced.
     const constants = program.constant_buffer.map((b, i) => (storage.has(i) ? { ...b, storage: storage.get(i) } : b));
     const delegatesInSegments = summary.methods.some((m) => m.delegates.some((d) => d.location === 'segment'));

@@ -17,6 +17,7 @@
 #include "ops/diff_ranges.h"
 #include "ops/weights_layout.h"
 #include "ops/weights_match.h"
+#include "read/pte_reader.h"
 #include "read/safetensors_reader.h"
 
 namespace etpack::bindings {
@@ -134,8 +135,22 @@ Status match(const Json& request, Output& out) {
     files.push_back({std::move(file), std::move(header)});
   }
   ETP_ASSIGN(Checkpoints checkpoints, collect_checkpoints(std::move(files), rename));
-  ETP_ASSIGN(std::vector<NamedTensor> program, tensors_from_json(request.find("program")));
-  const WeightsPlan plan = match_weights(program, checkpoints, target == "constant" ? WeightsTarget::kConstant : WeightsTarget::kExternal);
+  const bool constants = target == "constant";
+  std::vector<NamedTensor> program;
+  if (const Json* pte = request.find("pte")) {
+    // The program's tensors as the file holds them: names are its bytes
+    // (a lone surrogate stays one, and prints escaped).
+    const Json* head = pte->find("head");
+    const Json* file = pte->find("file");
+    if (!head || !file) return make_error(ErrorCode::kInvalidArgument, "pte needs head and file");
+    ETP_ASSIGN(Blob head_bytes, blob_from_json(*head));
+    ETP_ASSIGN(Blob file_bytes, blob_from_json(*file));
+    ETP_ASSIGN(PteFile decoded, read_pte_program(head_bytes, file_bytes.size()));
+    program = named_tensors(decoded.program, head_bytes, constants);
+  } else {
+    ETP_ASSIGN(program, tensors_from_json(request.find("program")));
+  }
+  const WeightsPlan plan = match_weights(program, checkpoints, constants ? WeightsTarget::kConstant : WeightsTarget::kExternal);
   // Written by hand: names go through write_name (lone surrogates kept).
   std::string j = "{\"assigned\":[";
   for (size_t i = 0; i < plan.assigned.size(); ++i) {
@@ -143,7 +158,7 @@ Status match(const Json& request, Output& out) {
     const CheckpointTensor& c = checkpoints.tensors[a.checkpoint];
     const SafetensorsTensor& t = checkpoints.at(a.checkpoint);
     const uint64_t data_start = checkpoints.files[c.file].header.data_start;
-    j += (i ? "," : "") + std::string("{\"tensor\":") + std::to_string(a.tensor) + ",\"file\":" + std::to_string(c.file) +
+    j += (i ? "," : "") + std::string("{\"tensor\":") + std::to_string(a.tensor) + ",\"path\":\"" + program[a.tensor].path + "\",\"file\":" + std::to_string(c.file) +
          ",\"offset\":" + std::to_string(data_start + t.begin) + ",\"size\":" + std::to_string(t.size()) +
          ",\"permute\":" + (a.permute ? "true" : "false") + "}";
   }

@@ -10,15 +10,16 @@ namespace etpack {
 
 std::optional<uint64_t> NamedTensor::nbytes() const { return tensor_nbytes(scalar_type, sizes); }
 
-std::vector<NamedTensor> named_tensors(const TableValue& program, const Blob& file) {
+std::vector<NamedTensor> named_tensors(const TableValue& program, const Blob& file, bool include_unnamed) {
   std::vector<NamedTensor> out;
   for_each_tensor(program, [&](size_t p, size_t v, const TableValue& tensor) {
     TensorView view = view_tensor(tensor, file);
-    if (!view.fqn) return;
     const bool external = view.data == TensorData::kExternalConstant || view.data == TensorData::kExternalMutable;
     if (!external && view.data != TensorData::kConstant) return;  // mutable buffers and planned tensors carry no weights
+    if (!view.fqn && !(include_unnamed && !external)) return;
     NamedTensor t;
-    t.name = *view.fqn;
+    t.has_name = view.fqn.has_value();
+    if (view.fqn) t.name = *view.fqn;
     t.path = value_path(p, v);
     t.scalar_type = view.scalar_type;
     t.sizes = std::move(view.sizes);

@@ -33,9 +33,10 @@ struct NamedTensor {
   }
 };
 
-// Every tensor with an fqn, in plan/value order. Reads at most
-// kMaxTensorRank sizes and dim_order entries of each (program_tensors.h).
-std::vector<NamedTensor> named_tensors(const TableValue& program, const Blob& file);
+// Every constant or external tensor with an fqn, in plan/value order (with
+// `include_unnamed`, constants without one too, has_name false). Reads at
+// most kMaxTensorRank sizes and dim_order entries of each (program_tensors.h).
+std::vector<NamedTensor> named_tensors(const TableValue& program, const Blob& file, bool include_unnamed = false);
 
 struct SharedNameConflict {
   std::string name;
