@@ -5,6 +5,7 @@
 // (references to the input files) until a caller streams or hashes them.
 import { Artifact } from './artifact.mjs';
 import { EtpackError } from './errors.mjs';
+import { SOURCE } from './sources.mjs';
 
 // Element sizes by ScalarType value (as src/model/scalar_type.cpp).
 const ELEMENT_SIZE = [1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 4, 8];
@@ -38,6 +39,24 @@ export function sliceArtifact(artifact, size) {
     left -= take;
   }
   return new Artifact(pieces, size);
+}
+
+// A one-range Artifact as a source the serializers take by reference whose
+// reads go straight to the underlying file (an Artifact passed as a source
+// is read through a staging array per chunk: twice the allocations and
+// copies, which cost more than the write itself for large weights).
+export function asRangeSource(artifact) {
+  const p = artifact.pieces.length === 1 ? artifact.pieces[0] : null;
+  if (!p?.entry) return artifact;
+  const { entry, offset: base, length } = p;
+  const e = {
+    size: length,
+    view: (offset, n) => entry.view(base + offset, n),
+    read: (offset, n) => entry.read(base + offset, n),
+  };
+  if (entry.copyTo) e.copyTo = (dst, at, offset, n) => entry.copyTo(dst, at, base + offset, n);
+  if (entry.part) e.part = (offset, n) => entry.part(base + offset, n);
+  return { size: length, [SOURCE]: () => e };
 }
 
 // Deserialized bytes are Artifacts (file inputs) or Uint8Array views (byte
@@ -173,9 +192,7 @@ export async function hashOnce(artifacts, pairs, planRanges, createHasher) {
     }
     let equal = true;
     const [ra, rb] = [runners.get(ea)?.runner, runners.get(eb)?.runner];
-    for (let at = 0; at < ea.size; at += PASS_CHUNK) {
-      const n = Math.min(PASS_CHUNK, ea.size - at);
-      const [x, y] = eb === ea ? Array(2).fill(await readRange(ea, at, n)) : await Promise.all([readRange(ea, at, n), readRange(eb, at, n)]);
+    for await (const [at, x, y] of lockstep(ea, eb, 0, ea.size)) {
       if (equal && !bytesEqual(x, y)) equal = false;
       ra?.feed(at, x);
       if (eb !== ea) rb?.feed(at, y);
@@ -187,7 +204,7 @@ export async function hashOnce(artifacts, pairs, planRanges, createHasher) {
     if (done.has(entry)) continue;
     // Only the spans some range covers are read.
     for (const [lo, hi] of runner.spans()) {
-      for (let at = lo; at < hi; at += PASS_CHUNK) runner.feed(at, await readRange(entry, at, Math.min(PASS_CHUNK, hi - at)));
+      for await (const [at, x] of lockstep(entry, entry, lo, hi)) runner.feed(at, x);
     }
   }
   for (const { runner, list } of runners.values()) {
@@ -199,6 +216,37 @@ export async function hashOnce(artifacts, pairs, planRanges, createHasher) {
 
 async function readRange(entry, offset, length) {
   return entry.view(offset, length) ?? entry.read(offset, length);
+}
+
+// [offset, chunk of a, chunk of b] over [lo, hi) of two entries (one when
+// a === b). Files with synchronous reads (Node) are read into two reused
+// buffers: a fresh 8 MiB array per chunk cost more in page faults than the
+// hashing (a chunk is used only until the next one is asked for). Other
+// entries (URLs, Blobs) are read asynchronously, the next chunks' reads
+// started before the current ones are handed out.
+async function* lockstep(a, b, lo, hi) {
+  if (a.path !== undefined && b.path !== undefined && a.copyTo && b.copyTo) {
+    const x = new Uint8Array(Math.min(PASS_CHUNK, hi - lo));
+    const y = b === a ? x : new Uint8Array(x.byteLength);
+    for (let at = lo; at < hi; at += PASS_CHUNK) {
+      const n = Math.min(PASS_CHUNK, hi - at);
+      a.copyTo(x, 0, at, n);
+      if (b !== a) b.copyTo(y, 0, at, n);
+      yield [at, x.subarray(0, n), y.subarray(0, n)];
+    }
+    return;
+  }
+  const fetch = (at) => {
+    const n = Math.min(PASS_CHUNK, hi - at);
+    const x = readRange(a, at, n);
+    return Promise.all([x, b === a ? x : readRange(b, at, n)]);
+  };
+  let next = lo < hi ? fetch(lo) : null;
+  for (let at = lo; at < hi; at += PASS_CHUNK) {
+    const [x, y] = await next;
+    next = at + PASS_CHUNK < hi ? fetch(at + PASS_CHUNK) : null;
+    yield [at, x, y];
+  }
 }
 
 function bytesEqual(x, y) {

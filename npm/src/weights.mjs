@@ -12,7 +12,7 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
-import { hashArtifact, namedDataOf, programTensors, sliceArtifact, tensorsToCore } from './program-tensors.mjs';
+import { asRangeSource, hashArtifact, namedDataOf, programTensors, sliceArtifact, tensorsToCore } from './program-tensors.mjs';
 import { MAX_HEADER_BYTES, readHeaderBytes, weightsCall } from './safetensors.mjs';
 
 const OUTPUTS = ['bytes', 'blob', 'artifact'];
@@ -157,6 +157,15 @@ export function createWeightsApi(et) {
     };
   }
 
+  // The first and last 64 bytes of a one-piece artifact, as text.
+  async function edgesOf(data) {
+    const { entry, offset, length } = data.pieces[0];
+    const n = Math.min(64, length);
+    const read = async (at) => entry.view(at, n) ?? entry.read(at, n);
+    const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+    return hex(await read(offset)) + hex(await read(offset + length - n));
+  }
+
   // The .ptd holding the program's external tensors, bytes from the
   // checkpoints (in the tensors' dim orders).
   async function ptdFromWeights(pte, checkpoints, options = {}) {
@@ -175,21 +184,25 @@ export function createWeightsApi(et) {
     const files = await readCheckpoints(list);
     const { assigned, written, unused } = plan('external', files, source, tensors, rules);
     // Equal bytes share one segment (as the serializer's own dedup would
-    // when the program was exported): tensors are hashed only when another
-    // has the same size.
-    const bySize = new Map();
-    for (const a of assigned) bySize.set(a.size, (bySize.get(a.size) ?? 0) + 1);
+    // when the program was exported). A tensor is hashed only when another
+    // has the same size and the same first and last 64 bytes: a checkpoint
+    // of distinct tensors is read once, while the output is written.
+    const datas = assigned.map((a) => assignedData(a, files, a.tensor));
+    const fingerprints = [];
+    for (const data of datas) fingerprints.push(`${data.size}:${await edgesOf(data)}`);
+    const alike = new Map();
+    for (const f of fingerprints) alike.set(f, (alike.get(f) ?? 0) + 1);
     const buffers = [];
     const bufferOf = new Map();
     const namedData = Object.create(null);
-    for (const a of assigned) {
-      const t = a.tensor;
-      const data = assignedData(a, files, t);
+    for (let i = 0; i < assigned.length; ++i) {
+      const t = assigned[i].tensor;
+      const data = datas[i];
       let key = null;
-      if (bySize.get(a.size) > 1) key = `${a.size}:${await hashArtifact(data, createHasher)}`;
+      if (alike.get(fingerprints[i]) > 1) key = `${data.size}:${await hashArtifact(data, createHasher)}`;
       let index = key !== null ? bufferOf.get(key) : undefined;
       if (index === undefined) {
-        index = buffers.push(data) - 1;
+        index = buffers.push(asRangeSource(data)) - 1;
         if (key !== null) bufferOf.set(key, index);
       }
       namedData[t.name] = { bufferIndex: index, alignment: 1, tensorLayout: { scalarType: t.scalarType, sizes: t.sizes, dimOrder: t.dimOrder } };
@@ -219,7 +232,7 @@ export function createWeightsApi(et) {
     const { assigned, written: replaced, kept, unused } = plan('constant', files, source, tensors, rules);
     if (replaced.length === 0) throw new EtpackError('NO_MATCHING_TENSORS', 'no constant of the program is named in the checkpoints');
     const storage = new Map();
-    for (const a of assigned) storage.set(a.tensor.bufferIndex, assignedData(a, files, a.tensor));
+    for (const a of assigned) storage.set(a.tensor.bufferIndex, asRangeSource(assignedData(a, files, a.tensor)));
     // A shallow copy: only constant_buffer entries are replaced.
     const constants = program.constant_buffer.map((b, i) => (storage.has(i) ? { ...b, storage: storage.get(i) } : b));
     const delegatesInSegments = summary.methods.some((m) => m.delegates.some((d) => d.location === 'segment'));
