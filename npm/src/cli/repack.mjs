@@ -7,6 +7,7 @@ import { OutputTransaction, abortOnSignals, checkTargets, cliError, identity, ou
 import { isUrl, openInputs as openSources, reportFetched } from './inputs.mjs';
 import { progressBar } from './progress.mjs';
 import { fmtBytes, printable, stringify } from './format.mjs';
+import { EtpackError } from '../errors.mjs';
 
 export const REPACK_HELP = `Usage: executorch-pack repack PTE [PTD...] -o OUT [options]
 
@@ -171,7 +172,7 @@ export async function cmdRepack(argv, { init, help }) {
     // --weights: constants replaced by name first (npm/src/weights.mjs), then repacked.
     const weights = (options.weights ?? []).map((path) => ({ path, id: identity(path) }));  // never replaced either
     const source = options.weights ? (await et.pteWithWeights(pte, options.weights, { output: 'artifact' })).pte : pte;
-    const result = et.repack(source, { ...config, merge, output: 'artifact' });
+    const result = weightsRefusal(options.weights, () => et.repack(source, { ...config, merge, output: 'artifact' }));
 
     const { pte: outPte, dir } = outputPaths(options.output, inputName(ptePath));
     // The .ptd files are staged and renamed first: a .pte never appears
@@ -253,4 +254,17 @@ function printRefusal(e) {
   if (Array.isArray(e?.keys)) error.keys = e.keys;
   if (Array.isArray(e?.findings)) error.findings = e.findings;
   process.stdout.write(`${stringify({ schema: 1, command: 'repack', ok: false, error })}\n`);
+}
+
+// With --weights the repack's input is the .pte with the new weights, not the
+// user's (which validates): its refusal is the output's fault, and says so.
+function weightsRefusal(weights, body) {
+  try {
+    return body();
+  } catch (e) {
+    if (!weights || e?.code !== 'INVALID_INPUT') throw e;
+    const out = new EtpackError('INVALID_OUTPUT', `with the weights of ${weights.join(', ')} the .pte would not be valid: ${e.message}`, { cause: e });
+    if (e.findings) out.findings = e.findings;
+    throw out;
+  }
 }
