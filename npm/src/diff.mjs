@@ -220,6 +220,19 @@ export function createDiffApi(et) {
   const pairsOf = (fa, fb) => (fa.entries.length === fb.entries.length ? fa.entries.map((e, i) => [e, fb.entries[i]]) : []);
   const allSame = (fa, fb, same) => fa.entries.length === fb.entries.length && same.every(Boolean);
 
+  // NaNs reach JS as the one NaN: the core lists each NaN's bits
+  // (src/ops/diff_values.h) so that payloads are compared too.
+  function nanChanges(sa, sb, out) {
+    const nans = (source) => new Map(weightsCall(et, 'nan_values', (heap, scope, fileRequest) => ({
+      pte: fileRequest(source, 'pte', scope, heap, 'pte'),
+    })).reply.nans);
+    const [na, nb] = [nans(sa), nans(sb)];
+    for (const [path, bits] of na) {
+      if (out.length >= MAX_FIELD_CHANGES) return;
+      if (nb.has(path) && nb.get(path) !== bits) out.push({ path, a: `NaN (bits ${bits})`, b: `NaN (bits ${nb.get(path)})` });
+    }
+  }
+
   const count = (c) => ({ added: c.added.length, removed: c.removed.length, changed: c.changed.length });
   const bytesOf = (c) => [...c.added, ...c.changed.map((x) => x.b)].reduce((s, r) => s + (Number(r.size) || 0), 0);
 
@@ -253,6 +266,7 @@ export function createDiffApi(et) {
     const externalData = mapChanges(fa.externalData, fb.externalData, ['sha256', 'size', 'tensorLayout']);
     const programFields = [];
     deepDiff(fa.canonical, fb.canonical, '', programFields);
+    nanChanges(sa, sb, programFields);
     const layout = layoutChanges(fa.summary, fb.summary);
     const empty = (c) => !c.added.length && !c.removed.length && !c.changed.length;
     // With data files on one side only, external bytes are compared as far as known.

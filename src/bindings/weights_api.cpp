@@ -15,6 +15,7 @@
 #include "encode/safetensors_writer.h"
 #include "model/scalar_type.h"
 #include "ops/diff_ranges.h"
+#include "ops/diff_values.h"
 #include "ops/weights_layout.h"
 #include "ops/weights_match.h"
 #include "read/pte_reader.h"
@@ -325,6 +326,23 @@ Output* weights_js(std::string op, std::string request_text, val host) {
     if (op == "export") return export_plan(*request, *out);
     if (op == "permute") return permute(*request, *out);
     if (op == "range_plan") return range_plan(*request, *out);
+    if (op == "nan_values") {
+      const Json* pte = request->find("pte");
+      if (!pte || !pte->find("head") || !pte->find("file")) return make_error(ErrorCode::kInvalidArgument, "nan_values needs the pte");
+      ETP_ASSIGN(Blob head, blob_from_json(*pte->find("head")));
+      ETP_ASSIGN(Blob file, blob_from_json(*pte->find("file")));
+      ETP_ASSIGN(PteFile decoded, read_pte_program(head, file.size()));
+      std::string j = "{\"nans\":[";
+      const auto nans = nan_values(decoded.program);
+      static const char* kHex = "0123456789abcdef";
+      for (size_t i = 0; i < nans.size(); ++i) {
+        j += (i ? ",[\"" : "[\"") + nans[i].path + "\",\"0x";
+        for (int shift = 60; shift >= 0; shift -= 4) j.push_back(kHex[(nans[i].bits >> shift) & 15]);
+        j += "\"]";
+      }
+      out->set_json(j + "]}");
+      return {};
+    }
     return make_error(ErrorCode::kInvalidArgument, "unknown weights operation " + op);
   }();
   if (!status.ok()) out->fail(status.take_error());

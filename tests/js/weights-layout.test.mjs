@@ -138,6 +138,19 @@ test('diff compares numbers by their bits: -0.0 and 0.0 differ', async () => {
   assert.equal(d.identical, false);
 });
 
+test('diff compares NaNs by their bits: another payload is a change', async () => {
+  const bytes = et.serializePteBinary({ program: program([{ val_type: 'Double', val: { double_val: NaN } }], []) });
+  const other = Uint8Array.from(bytes);
+  const canonical = Buffer.from([0, 0, 0, 0, 0, 0, 0xf8, 0x7f]);
+  const at = Buffer.from(other).indexOf(canonical);
+  assert.ok(at > 0);
+  other[at] = 1;  // a quiet NaN with payload 1
+  assert.equal((await et.diff(bytes, Uint8Array.from(bytes))).equivalent, true);
+  const d = await et.diff(bytes, other);
+  assert.equal(d.equivalent, false);
+  assert.deepEqual(d.programFields.map((f) => f.path), ['execution_plan[0].values[0].val.double_val']);
+});
+
 test('safetensors the reference refuses are refused: holes, BOM, 36.0, 48e0, duplicate keys', async () => {
   const { pte } = layoutModel();
   const good = { dtype: 'F32', shape: [2, 2], data_offsets: [0, 16] };
