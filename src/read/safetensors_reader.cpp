@@ -120,24 +120,27 @@ class HeaderParser {
     return s;
   }
   // A JSON integer token (digits only: 36.0, 48e0 and -1 are refused).
-  Result<uint64_t> integer(const std::string& where) {
+  // `where` names it, built only for a message.
+  template <typename Where>
+  Result<uint64_t> integer(const Where& where) {
     const size_t at = lex_.pos();
     if (lex_.peek() == '\0' || lex_.peek() == '"' || lex_.peek() == '[' || lex_.peek() == '{')
-      return fail(at, where + " is not an integer");
+      return fail(at, where() + " is not an integer");
     auto token = lex_.number_token();
-    if (!token.ok()) return fail(at, where + " is not an integer");
+    if (!token.ok()) return fail(at, where() + " is not an integer");
     std::string_view t = *token;
     uint64_t v = 0;
     for (char c : t) {
-      if (c < '0' || c > '9') return fail(at, where + " is " + std::string(t) + ", not a non-negative JSON integer");
+      if (c < '0' || c > '9') return fail(at, where() + " is " + std::string(t) + ", not a non-negative JSON integer");
       auto next = checked_mul(v, 10);
       if (next) next = checked_add(*next, static_cast<uint64_t>(c - '0'));
-      if (!next) return fail(at, where + " " + std::string(t) + " does not fit 64 bits");
+      if (!next) return fail(at, where() + " " + std::string(t) + " does not fit 64 bits");
       v = *next;
     }
     return v;
   }
-  Result<std::vector<uint64_t>> integers(const std::string& where, size_t max) {
+  template <typename Where>
+  Result<std::vector<uint64_t>> integers(const Where& where, size_t max) {
     ETP_TRY(json(lex_.expect('[')));
     std::vector<uint64_t> out;
     if (lex_.peek() == ']') {
@@ -145,8 +148,9 @@ class HeaderParser {
       return out;
     }
     while (true) {
-      if (out.size() == max) return fail(lex_.pos(), where + " has more than " + std::to_string(max) + " entries");
-      ETP_ASSIGN(uint64_t v, integer(where + "[" + std::to_string(out.size()) + "]"));
+      if (out.size() == max) return fail(lex_.pos(), where() + " has more than " + std::to_string(max) + " entries");
+      const size_t i = out.size();
+      ETP_ASSIGN(uint64_t v, integer([&] { return where() + "[" + std::to_string(i) + "]"; }));
       out.push_back(v);
       if (lex_.peek() == ',') {
         lex_.seek(lex_.pos() + 1);
@@ -183,12 +187,13 @@ class HeaderParser {
   }
 
   Status tensor(std::string name, SafetensorsHeader& out) {
-    const std::string where = "tensor " + escaped_name(name);
-    const size_t at = lex_.pos();
-    if (lex_.peek() != '{') return fail(at, where + " is not an object");
-    lex_.seek(lex_.pos() + 1);
     SafetensorsTensor t;
     t.name = std::move(name);
+    // Messages only: built when something is wrong, not for each of a million tensors.
+    auto where = [&] { return "tensor " + escaped_name(t.name); };
+    const size_t at = lex_.pos();
+    if (lex_.peek() != '{') return fail(at, where() + " is not an object");
+    lex_.seek(lex_.pos() + 1);
     bool has_dtype = false, has_shape = false, has_offsets = false;
     std::vector<uint64_t> offsets;
     if (lex_.peek() != '}') {
@@ -197,24 +202,24 @@ class HeaderParser {
         ETP_ASSIGN(std::string key, string());
         ETP_TRY(json(lex_.expect(':')));
         bool* seen = key == "dtype" ? &has_dtype : key == "shape" ? &has_shape : key == "data_offsets" ? &has_offsets : nullptr;
-        if (seen && *seen) return fail(key_at, where + " has " + key + " twice");
+        if (seen && *seen) return fail(key_at, where() + " has " + key + " twice");
         if (seen) *seen = true;
         if (key == "dtype") {
           const size_t dtype_at = lex_.pos();
-          if (lex_.peek() != '"') return fail(dtype_at, where + " dtype is not a string");
+          if (lex_.peek() != '"') return fail(dtype_at, where() + " dtype is not a string");
           ETP_ASSIGN(t.dtype, string());
           const Dtype* d = find_dtype(t.dtype);
-          if (!d) return fail(dtype_at, where + " has unknown dtype " + escaped_name(t.dtype));
+          if (!d) return fail(dtype_at, where() + " has unknown dtype " + escaped_name(t.dtype));
           if (d->scalar_type >= 0) t.scalar_type = d->scalar_type;
         } else if (key == "shape") {
-          auto shape = integers(where + " shape", kMaxSafetensorsRank);
+          auto shape = integers([&] { return where() + " shape"; }, kMaxSafetensorsRank);
           if (!shape.ok()) return Error{ErrorCode::kSafetensorsShape, shape.error().message};
           t.shape = std::move(*shape);
         } else if (key == "data_offsets") {
-          auto o = integers(where + " data_offsets", 2);
+          auto o = integers([&] { return where() + " data_offsets"; }, 2);
           if (!o.ok()) return Error{ErrorCode::kSafetensorsOffsets, o.error().message};
           offsets = std::move(*o);
-          if (offsets.size() != 2) return Error{ErrorCode::kSafetensorsOffsets, fail(key_at, where + " data_offsets is not [begin, end]").message};
+          if (offsets.size() != 2) return Error{ErrorCode::kSafetensorsOffsets, fail(key_at, where() + " data_offsets is not [begin, end]").message};
         } else {
           // Unknown fields are ignored, as the reference's reader does.
           ETP_TRY(json(lex_.skip_value(0, 64)));
@@ -230,7 +235,7 @@ class HeaderParser {
       lex_.seek(lex_.pos() + 1);
     }
     if (!has_dtype || !has_shape || !has_offsets)
-      return fail(at, where + " lacks " + (!has_dtype ? "dtype" : !has_shape ? "shape" : "data_offsets"));
+      return fail(at, where() + " lacks " + (!has_dtype ? "dtype" : !has_shape ? "shape" : "data_offsets"));
     t.begin = offsets[0];
     t.end = offsets[1];
     out.tensors.push_back(std::move(t));
@@ -244,26 +249,26 @@ class HeaderParser {
 };
 
 Status check_sizes(const SafetensorsTensor& t, uint64_t data_start, uint64_t data_size, const std::string& file) {
-  const std::string where = file + ": tensor " + escaped_name(t.name);
-  const std::string range = "data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "]";
-  if (t.end < t.begin) return make_error(ErrorCode::kSafetensorsOffsets, where + " " + range + " end before they begin");
+  // Messages are built only on failure (a header may hold a million tensors).
+  auto where = [&] { return file + ": tensor " + escaped_name(t.name); };
+  auto range = [&] { return "data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "]"; };
+  if (t.end < t.begin) return make_error(ErrorCode::kSafetensorsOffsets, where() + " " + range() + " end before they begin");
   if (t.end > data_size)
-    return make_error(ErrorCode::kSafetensorsOffsets, where + " " + range + " run past the end of the data (" +
+    return make_error(ErrorCode::kSafetensorsOffsets, where() + " " + range() + " run past the end of the data (" +
                                                           std::to_string(data_size) + " bytes from offset " + std::to_string(data_start) + ")");
   const Dtype* d = find_dtype(t.dtype);
   std::optional<uint64_t> bits = d->bits;
   for (uint64_t dim : t.shape)
     if (bits) bits = checked_mul(*bits, dim);
+  if (bits && *bits % 8 == 0 && *bits / 8 == t.size()) return {};
   std::string shape = "[";
   for (size_t i = 0; i < t.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(t.shape[i]);
   shape += "]";
-  if (!bits || *bits % 8 != 0 || *bits / 8 != t.size())
-    return make_error(ErrorCode::kSafetensorsShape, where + " is " + t.dtype + shape + " = " +
-                                                        (bits ? (*bits % 8 ? std::to_string(*bits) + " bits (not whole bytes)" : std::to_string(*bits / 8) + " bytes")
-                                                              : std::string("more than 2^64 bits")) +
-                                                        " but its data_offsets hold " + std::to_string(t.size()) + " at offset " +
-                                                        std::to_string(data_start + t.begin));
-  return {};
+  return make_error(ErrorCode::kSafetensorsShape, where() + " is " + t.dtype + shape + " = " +
+                                                      (bits ? (*bits % 8 ? std::to_string(*bits) + " bits (not whole bytes)" : std::to_string(*bits / 8) + " bytes")
+                                                            : std::string("more than 2^64 bits")) +
+                                                      " but its data_offsets hold " + std::to_string(t.size()) + " at offset " +
+                                                      std::to_string(data_start + t.begin));
 }
 
 }  // namespace
