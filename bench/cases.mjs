@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import init from '../npm/index.node.mjs';
 import { syntheticProgram } from '../tests/js/helpers/programs.mjs';
 import { reportMetadata, runMetadata } from './metadata.mjs';
+import { reportWeights, runWeights } from './weights.mjs';
 
 const MiB = 1 << 20;
 const GiB = 2 ** 30;
@@ -362,5 +363,13 @@ export const cases = {
       `bytes read from the source ${r.read} vs written ${r.written} (${(r.read / r.written).toFixed(4)}); ` +
         `RSS ${r.startRss.toFixed(0)} MiB before, ${r.peakOurs.toFixed(0)} MiB peak after: no full copy in memory`,
     ],
+  },
+  6: {
+    title: 'diff of two models with large weights vs sha256sum; export-weights / weights vs a stream copy (BENCH_WEIGHTS_MIB, default 512)',
+    async run() {
+      const et = await init();
+      return withWorkDir(async (dir) => ({ ...(await runWeights(et, dir)), peakOurs: rssNow() }));
+    },
+    report: reportWeights,
   },
 };

@@ -14,6 +14,7 @@
 //   3 256 MiB external + 256 MiB in-.pte named data -> files, streamed
 //   4 a 5 GiB .ptd from file-backed inputs, streamed
 //   5 repack of a 1 GiB .pte with externalize -> .pte + .ptd
+//   6 diff / export-weights / weights of large weights (issue 28; BENCH_WEIGHTS_MIB)
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cases } from './cases.mjs';

@@ -71,8 +71,9 @@ async function load({ locateFile, wasmBinary }) {
 export default makeInit({
   load,
   createHasher() {
-    const hash = createHash('sha256');
-    return { update: (view) => hash.update(view), digest: () => hash.digest('hex') };
+    // copy(): diff forks a running hash at each range end (src/ops/diff_ranges.h).
+    const wrap = (hash) => ({ update: (view) => hash.update(view), digest: () => hash.digest('hex'), copy: () => wrap(hash.copy()) });
+    return wrap(createHash('sha256'));
   },
   openFile: (path) => new FileSource(path),
 });

@@ -3,12 +3,16 @@
 // nothing of the layout is left (segments, offsets and padding are gone,
 // constants sit in constant_buffer, named data in the store), so a repack
 // with other alignments compares equal; tensor and blob bytes are compared
-// by SHA-256, streamed from the files (nothing is loaded whole). Layout
-// (header fields, alignment, segments, sizes) is reported separately.
+// by SHA-256, streamed from the files (nothing is loaded whole): every
+// distinct byte range is hashed once and every input read once, front to
+// back (the core plans the ranges: src/ops/diff_ranges.h; hashOnce runs the
+// plan). Values are compared by their bits (-0 is not 0). Layout (header
+// fields, alignment, segments, sizes) is reported separately.
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
-import { asArtifact, hashArtifact, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
+import { asArtifact, hashOnce, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
+import { weightsCall } from './safetensors.mjs';
 
 const MAX_FIELD_CHANGES = 200;
 const DTYPES = ['Byte', 'Char', 'Short', 'Int', 'Long', 'Half', 'Float', 'Double', 'ComplexHalf', 'ComplexFloat',
@@ -16,8 +20,11 @@ const DTYPES = ['Byte', 'Char', 'Short', 'Int', 'Long', 'Half', 'Float', 'Double
   'Bits4x2', 'Bits8', 'Bits16', 'Float8_e5m2', 'Float8_e4m3fn', 'Float8_e5m2fnuz', 'Float8_e4m3fnuz', 'UInt16', 'UInt32', 'UInt64'];
 const dtypeName = (t) => DTYPES[t] ?? `ScalarType ${t}`;
 
-// Stable text of a canonical value (BigInt kept exact).
-const text = (v) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? `${x}n` : x));
+// Stable text of a canonical value: BigInt kept exact, numbers by their
+// bits where JSON would blur them (-0 as "-0", NaN and ±Infinity by name;
+// JSON.stringify writes 0 and null).
+const number = (x) => (Object.is(x, -0) ? '-0' : Number.isFinite(x) ? x : `${x}`);
+const text = (v) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? `${x}n` : typeof x === 'number' ? number(x) : x));
 
 export function createDiffApi(et) {
   const { sources } = et._internal;
@@ -30,40 +37,52 @@ export function createDiffApi(et) {
     throw invalidArgument(`${what} must be an array or an object of .ptd files`);
   };
 
-  // Hashes each distinct Artifact once.
-  function hasher() {
-    const done = new Map();
-    return async (artifact) => {
-      if (!done.has(artifact)) done.set(artifact, { sha256: await hashArtifact(artifact, createHasher), size: artifact.size });
-      return done.get(artifact);
+  // Collects what to hash: each call records the artifact and the record
+  // {sha256, size} whose sha256 is filled in by run() (one pass per input).
+  function hashes() {
+    const wanted = [];
+    return {
+      want(artifact) {
+        const record = { sha256: null, size: artifact.size };
+        wanted.push([record, artifact]);
+        return record;
+      },
+      wanted,
     };
+  }
+  const planRanges = (ranges, size) => weightsCall(et, 'range_plan', () => ({ size, ranges })).reply;
+  async function run(collectors, pairs) {
+    const list = collectors.flatMap((c) => c.wanted);
+    const { digestOf, same } = await hashOnce(list.map(([, a]) => a), pairs, planRanges, createHasher);
+    for (const [record, artifact] of list) record.sha256 = digestOf(artifact);
+    return same;
   }
 
   // The program with every byte run replaced by its hash and size; the bytes
   // of constant_buffer entries cut to what their tensors use (the rest is
   // alignment padding: layout).
-  async function canonicalProgram(program, tensors, hash) {
+  function canonicalProgram(program, tensors, hash) {
     const used = new Map();
     for (const t of tensors) {
       if (t.kind === 'constant' && t.nbytes !== null) used.set(t.bufferIndex, Math.max(used.get(t.bufferIndex) ?? 0, t.nbytes));
     }
-    const walk = async (value, path) => {
+    const walk = (value, path) => {
       // Bytes inline in the flatbuffer (delegate blobs, compile specs) hash
       // like the same bytes in a segment: where they sit is layout.
       const v = value instanceof Uint8Array ? asArtifact(value) : value;
       if (v instanceof Artifact) {
         const m = /^constant_buffer\[(\d+)\]\.storage$/.exec(path);
         const size = m && used.has(Number(m[1])) ? Math.min(used.get(Number(m[1])), v.size) : v.size;
-        return { bytes: await hash(size === v.size ? v : sliceArtifact(v, size)) };
+        return { bytes: hash.want(size === v.size ? v : sliceArtifact(v, size)) };
       }
       if (Array.isArray(v)) {
         const out = [];
-        for (let i = 0; i < v.length; ++i) out.push(await walk(v[i], `${path}[${i}]`));
+        for (let i = 0; i < v.length; ++i) out.push(walk(v[i], `${path}[${i}]`));
         return out;
       }
       if (v !== null && typeof v === 'object') {
         const out = Object.create(null);
-        for (const k of Object.keys(v)) out[k] = await walk(v[k], path ? `${path}.${k}` : k);
+        for (const k of Object.keys(v)) out[k] = walk(v[k], path ? `${path}.${k}` : k);
         return out;
       }
       return v;
@@ -71,9 +90,9 @@ export function createDiffApi(et) {
     return walk(program, '');
   }
 
-  async function pteFacts(source, summary, data, what) {
+  function pteFacts(source, summary, data, what) {
     const { program, namedData, mutableData } = et.deserializePteBinary(source);
-    const hash = hasher();
+    const hash = hashes();
     const opened = dataList(data, what).map(([name, value]) => [name, open(value)]);
     const files = opened.map(([name, value]) => ({ name, data: new et.FlatTensorSerializer().deserialize(value) }));
     const external = namedDataOf(files).map;
@@ -86,34 +105,31 @@ export function createDiffApi(et) {
       if (t.kind === 'external') bytes = external.get(t.name)?.data ?? null;
       if (t.kind === 'mutable') bytes = asArtifact(mutableData?.[t.bufferIndex]);
       if (bytes && t.nbytes !== null && bytes.size > t.nbytes) bytes = sliceArtifact(bytes, t.nbytes);
-      const h = bytes ? await hash(bytes) : null;
-      tensors.set(key, {
-        kind: t.kind, dtype: dtypeName(t.scalarType), shape: t.sizes, size: t.nbytes, sha256: h?.sha256 ?? null,
-      });
+      const record = { kind: t.kind, dtype: dtypeName(t.scalarType), shape: t.sizes, size: t.nbytes, sha256: null };
+      if (bytes) hash.wanted.push([record, bytes]);
+      tensors.set(key, record);
     }
     const named = new Map();
     for (const [key, e] of Object.entries(namedData?.pteData ?? {})) {
-      named.set(key, { ...(await hash(asArtifact(namedData.buffers[e.bufferIndex]))), tensorLayout: e.tensorLayout ?? null });
+      named.set(key, Object.assign(hash.want(asArtifact(namedData.buffers[e.bufferIndex])), { tensorLayout: e.tensorLayout ?? null }));
     }
     const externalData = new Map();
-    for (const [key, e] of external) externalData.set(key, { ...(await hash(e.data)), tensorLayout: e.tensorLayout, file: e.file });
+    for (const [key, e] of external) externalData.set(key, Object.assign(hash.want(e.data), { tensorLayout: e.tensorLayout, file: e.file }));
     return {
-      summary, tensors, named, externalData, dataGiven: files.length > 0,
-      canonical: await canonicalProgram(program, list, hash),
+      summary, tensors, named, externalData, dataGiven: files.length > 0, hash,
+      canonical: canonicalProgram(program, list, hash),
       entries: [entryOf(source, what), ...opened.map(([name, v]) => entryOf(v, name))],
     };
   }
 
-  async function ptdFacts(source, summary, what) {
+  function ptdFacts(source, summary, what) {
     const data = new et.FlatTensorSerializer().deserialize(source);
-    const hash = hasher();
+    const hash = hashes();
     const named = new Map();
     for (const [key, e] of Object.entries(data.namedData)) {
-      const layout = e.tensorLayout ?? null;
-      const record = { ...(await hash(asArtifact(data.buffers[e.bufferIndex]))), tensorLayout: layout };
-      named.set(key, record);
+      named.set(key, Object.assign(hash.want(asArtifact(data.buffers[e.bufferIndex])), { tensorLayout: e.tensorLayout ?? null }));
     }
-    return { summary, named, entries: [entryOf(source, what)] };
+    return { summary, named, hash, entries: [entryOf(source, what)] };
   }
 
   // Changes between two Maps of records: added, removed, changed (with the
@@ -199,21 +215,22 @@ export function createDiffApi(et) {
     return out;
   }
 
-  async function sameBytes(a, b) {
-    if (a.size !== b.size) return false;
-    const WINDOW = 8 << 20;
-    for (let at = 0; at < a.size; at += WINDOW) {
-      const n = Math.min(WINDOW, a.size - at);
-      const [x, y] = await Promise.all([a.read(at, n), b.read(at, n)]);
-      for (let i = 0; i < n; ++i) if (x[i] !== y[i]) return false;
-    }
-    return true;
-  }
+  // Pairs of inputs read in lockstep (a with b, a's i-th .ptd with b's):
+  // `identical` is every pair's bytes equal, learnt during the hashing pass.
+  const pairsOf = (fa, fb) => (fa.entries.length === fb.entries.length ? fa.entries.map((e, i) => [e, fb.entries[i]]) : []);
+  const allSame = (fa, fb, same) => fa.entries.length === fb.entries.length && same.every(Boolean);
 
-  async function identical(ea, eb) {
-    if (ea.length !== eb.length) return false;
-    for (let i = 0; i < ea.length; ++i) if (!(await sameBytes(ea[i], eb[i]))) return false;
-    return true;
+  // NaNs reach JS as the one NaN: the core lists each NaN's bits
+  // (src/ops/diff_values.h) so that payloads are compared too.
+  function nanChanges(sa, sb, out) {
+    const nans = (source) => new Map(weightsCall(et, 'nan_values', (heap, scope, fileRequest) => ({
+      pte: fileRequest(source, 'pte', scope, heap, 'pte'),
+    })).reply.nans);
+    const [na, nb] = [nans(sa), nans(sb)];
+    for (const [path, bits] of na) {
+      if (out.length >= MAX_FIELD_CHANGES) return;
+      if (nb.has(path) && nb.get(path) !== bits) out.push({ path, a: `NaN (bits ${bits})`, b: `NaN (bits ${nb.get(path)})` });
+    }
   }
 
   const count = (c) => ({ added: c.added.length, removed: c.removed.length, changed: c.changed.length });
@@ -230,23 +247,26 @@ export function createDiffApi(et) {
     const [ia, ib] = [et.inspect(sa), et.inspect(sb)];
     if (ia.format !== ib.format) throw new EtpackError('DIFF_KIND_MISMATCH', `cannot compare a .${ia.format} with a .${ib.format}`);
     if (ia.format === 'ptd') {
-      const [fa, fb] = [await ptdFacts(sa, ia, 'a'), await ptdFacts(sb, ib, 'b')];
+      const [fa, fb] = [ptdFacts(sa, ia, 'a'), ptdFacts(sb, ib, 'b')];
+      const same = await run([fa.hash, fb.hash], pairsOf(fa, fb));
       const namedData = mapChanges(fa.named, fb.named, ['sha256', 'size', 'tensorLayout']);
       const layout = layoutChanges(fa.summary, fb.summary);
       const equivalent = !namedData.added.length && !namedData.removed.length && !namedData.changed.length;
       return {
-        kind: 'ptd', equivalent, identical: await identical(fa.entries, fb.entries),
+        kind: 'ptd', equivalent, identical: allSame(fa, fb, same),
         summary: { namedData: count(namedData), bytesChanged: bytesOf(namedData), layoutChanges: layout.length },
         namedData, layout,
       };
     }
-    const [fa, fb] = [await pteFacts(sa, ia, options?.dataA, 'dataA'), await pteFacts(sb, ib, options?.dataB, 'dataB')];
+    const [fa, fb] = [pteFacts(sa, ia, options?.dataA, 'dataA'), pteFacts(sb, ib, options?.dataB, 'dataB')];
+    const same = await run([fa.hash, fb.hash], pairsOf(fa, fb));
     const methods = methodChanges(fa, fb);
     const tensors = mapChanges(fa.tensors, fb.tensors, ['kind', 'dtype', 'shape', 'size', 'sha256']);
     const namedData = mapChanges(fa.named, fb.named, ['sha256', 'size', 'tensorLayout']);
     const externalData = mapChanges(fa.externalData, fb.externalData, ['sha256', 'size', 'tensorLayout']);
     const programFields = [];
     deepDiff(fa.canonical, fb.canonical, '', programFields);
+    nanChanges(sa, sb, programFields);
     const layout = layoutChanges(fa.summary, fb.summary);
     const empty = (c) => !c.added.length && !c.removed.length && !c.changed.length;
     // With data files on one side only, external bytes are compared as far as known.
@@ -255,7 +275,7 @@ export function createDiffApi(et) {
     return {
       kind: 'pte',
       equivalent,
-      identical: await identical(fa.entries, fb.entries),
+      identical: allSame(fa, fb, same),
       summary: {
         methods: count(methods), tensors: count(tensors), namedData: count(namedData), externalData: count(externalData),
         programFields: programFields.length,

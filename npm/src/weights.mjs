@@ -1,13 +1,19 @@
 // New weights without re-exporting: a program's external tensors written into
-// a .ptd from safetensors checkpoints (ptdFromWeights), and a program's named
-// tensors written out as safetensors (exportWeights). Tensor bytes are never
-// loaded here: outputs are Artifacts whose pieces reference the input files,
-// so they are read once, while the output is written.
+// a .ptd from safetensors checkpoints (ptdFromWeights), its constants
+// replaced in the .pte (pteWithWeights), and its named tensors written out as
+// safetensors (exportWeights). The core checks the checkpoints' headers,
+// matches tensors by name, dtype, shape and dim order, and lays out the
+// safetensors head (src/ops/weights_match.h, src/bindings/weights_api.cpp);
+// this glue reads the header bytes and builds the outputs. Tensor bytes are
+// exchanged in row-major order. Where a tensor's dim_order is the identity
+// they are never loaded: outputs are Artifacts whose pieces reference the
+// input files, read once while the output is written. A non-trivial
+// dim_order is permuted by the core (permutedEntry: the only copies).
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
-import { externalTensors, hashArtifact, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
-import { MAX_HEADER_BYTES, readSafetensorsHeader, safetensorsPieces, SCALAR_TO_DTYPE } from './safetensors.mjs';
+import { asRangeSource, hashArtifact, namedDataOf, programTensors, sliceArtifact, tensorsToCore } from './program-tensors.mjs';
+import { MAX_HEADER_BYTES, readHeaderBytes, weightsCall } from './safetensors.mjs';
 
 const OUTPUTS = ['bytes', 'blob', 'artifact'];
 
@@ -29,13 +35,6 @@ const baseName = (path) => {
   return bare.slice(Math.max(bare.lastIndexOf('/'), bare.lastIndexOf('\\')) + 1);
 };
 const dirOf = (path) => path.slice(0, Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
-
-// Glob with '*' and '?' (as repack's --externalize-pattern).
-export function globMatcher(patterns) {
-  if (!patterns || patterns.length === 0) return () => true;
-  const res = patterns.map((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 's'));
-  return (name) => res.some((re) => re.test(name));
-}
 
 export function createWeightsApi(et) {
   const { sources } = et._internal;
@@ -65,7 +64,7 @@ export function createWeightsApi(et) {
       const shards = new Map();
       for (const [tensor, shard] of Object.entries(map)) {
         if (typeof shard !== 'string' || shard === '' || /[/\\]/.test(shard) || shard === '..' || shard === '.') {
-          throw new EtpackError('SAFETENSORS_INDEX', `${value}: weight_map['${tensor}'] is not a file name in the index's folder`);
+          throw new EtpackError('SAFETENSORS_INDEX', `${value}: weight_map[${JSON.stringify(tensor)}] is not a file name in the index's folder`);
         }
         if (!shards.has(shard)) shards.set(shard, []);
         shards.get(shard).push(tensor);
@@ -75,33 +74,21 @@ export function createWeightsApi(et) {
     return [{ file: nameOf(value, `sources[${i}]`), source: open(value) }];
   }
 
-  // Every tensor of every checkpoint, after the rename rules: Map name ->
-  // {dtype, scalarType, shape, size, entry, offset, file, original}.
-  async function readCheckpoints(list, rename) {
-    const tensors = new Map();
+  // The header bytes of every checkpoint file (each read once), with the
+  // entries their tensors' bytes come from. The core parses and checks them.
+  async function readCheckpoints(list) {
     const files = [];
     for (let i = 0; i < list.length; ++i) {
       for (const { file, source, expect, index } of await checkpointFiles(list[i], i)) {
         const entry = entryOf(source, file);
-        const header = await readSafetensorsHeader(entry, file);
-        files.push(file);
-        for (const name of expect ?? []) {
-          if (!header.tensors.has(name)) throw new EtpackError('SAFETENSORS_INDEX', `${index}: '${name}' is not in ${file}`);
-        }
-        for (const [original, t] of header.tensors) {
-          const name = renamed(original, rename);
-          if (tensors.has(name)) {
-            throw new EtpackError('SAFETENSORS_DUPLICATE', `tensor '${name}' is in both ${tensors.get(name).file} and ${file}`);
-          }
-          tensors.set(name, { ...t, entry, file, original });
-        }
+        files.push({ ...(await readHeaderBytes(et, entry, file)), entry, expect, index });
       }
     }
-    return { tensors, files };
+    return files;
   }
 
   // rename: [[from, to], ...] or {from: to}: the first rule whose `from`
-  // prefixes a checkpoint name replaces that prefix.
+  // prefixes a checkpoint name replaces that prefix (applied by the core).
   function renameRules(rename) {
     if (rename === undefined || rename === null) return [];
     const rules = Array.isArray(rename) ? rename : Object.entries(rename);
@@ -112,35 +99,75 @@ export function createWeightsApi(et) {
     }
     return rules;
   }
-  function renamed(name, rules) {
-    for (const [from, to] of rules) if (name.startsWith(from)) return to + name.slice(from.length);
-    return name;
-  }
 
-  const sameShape = (a, b) => a.length === b.length && a.every((d, i) => Number(d) === Number(b[i]));
-  const typeText = (scalarType, sizes) => `${SCALAR_TO_DTYPE.get(scalarType) ?? `ScalarType ${scalarType}`}[${sizes.join(', ')}]`;
-
-  // What keeps checkpoint tensor `c` from standing in for program tensor `t`
-  // (null: nothing).
-  function misfit(t, c) {
-    const wants = `the program wants ${typeText(t.scalarType, t.sizes)}`;
-    if (c.scalarType !== t.scalarType) return { name: t.name, problem: 'dtype', message: `'${t.name}' is ${c.dtype} in ${c.file}, ${wants}` };
-    if (!sameShape(c.shape, t.sizes)) {
-      return { name: t.name, problem: 'shape', message: `'${t.name}' has shape [${c.shape.join(', ')}] in ${c.file}, ${wants}` };
+  // The core's plan: which checkpoint range fills which program tensor.
+  // Every missing tensor, dtype/shape mismatch and one name at several
+  // layouts is collected into one WEIGHTS_MISMATCH error (its `problems`
+  // list each); nothing is produced then.
+  // The core reads the program's tensors from the .pte itself; assignments
+  // name them by path.
+  function plan(target, files, source, tensors, rules) {
+    const { reply } = weightsCall(et, 'match', (heap, scope, fileRequest) => ({
+      target,
+      rename: rules,
+      files: files.map((f) => ({ file: f.file, size: f.size, header: heap.put(f.header), expect: f.expect, index: f.index })),
+      pte: fileRequest(source, 'pte', scope, heap, 'pte'),
+    }));
+    if (reply.problems.length) {
+      const e = new EtpackError('WEIGHTS_MISMATCH', reply.message);
+      e.problems = reply.problems;
+      throw e;
     }
-    return null;
+    const byPath = new Map(tensors.map((t) => [t.path, t]));
+    for (const a of reply.assigned) {
+      a.tensor = byPath.get(a.path);
+      if (!a.tensor) throw new EtpackError('INTERNAL', `weights: ${a.path} is not a tensor of the deserialized program`);
+    }
+    return reply;
   }
 
-  function mismatch(problems) {
-    const e = new EtpackError('WEIGHTS_MISMATCH', `${problems.length} tensor(s) do not fit the program:\n${problems.map((p) => `  ${p.message}`).join('\n')}`);
-    e.problems = problems;
-    return e;
+  // The bytes of assignment `a` in the tensor's own layout: a reference to
+  // the checkpoint range, or (non-trivial dim_order) its permutation.
+  function assignedData(a, files, tensor) {
+    const data = new Artifact([{ entry: files[a.file].entry, offset: a.offset, length: a.size }], a.size);
+    if (!a.permute) return data;
+    return new Artifact([{ entry: permutedEntry(data, tensor, false), offset: 0, length: a.size }], a.size);
+  }
+
+  // An entry whose bytes are `source` permuted between row-major and the
+  // tensor's dim_order by the core, computed on first read. Copies, all of
+  // this tensor only: the source bytes read (1), into the heap (2), the
+  // permutation (3), out of the heap (4).
+  function permutedEntry(source, tensor, toRowMajor) {
+    let permuted = null;
+    const compute = (bytes) => weightsCall(et, 'permute', (heap) => ({
+      bytes: heap.put(bytes), scalar_type: tensor.scalarType, sizes: tensor.sizes, dim_order: tensor.dimOrder, to_row_major: toRowMajor,
+    })).blobs[0];
+    return {
+      size: source.size,
+      view: () => null,
+      copyTo(dst, at, offset, length) {
+        permuted ??= compute(source.toBytes());
+        dst.set(permuted.subarray(offset, offset + length), at);
+      },
+      async read(offset, length) {
+        permuted ??= compute(await source.bytes());
+        return permuted.subarray(offset, offset + length);
+      },
+    };
+  }
+
+  // The first and last 64 bytes of a one-piece artifact, as text.
+  async function edgesOf(data) {
+    const { entry, offset, length } = data.pieces[0];
+    const n = Math.min(64, length);
+    const read = async (at) => entry.view(at, n) ?? entry.read(at, n);
+    const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+    return hex(await read(offset)) + hex(await read(offset + length - n));
   }
 
   // The .ptd holding the program's external tensors, bytes from the
-  // checkpoints. Every missing tensor or dtype/shape mismatch is collected
-  // into one WEIGHTS_MISMATCH error (its `problems` list each); nothing is
-  // produced then.
+  // checkpoints (in the tensors' dim orders).
   async function ptdFromWeights(pte, checkpoints, options = {}) {
     const list = Array.isArray(checkpoints) ? checkpoints : [checkpoints];
     if (list.length === 0) throw invalidArgument('ptdFromWeights needs at least one safetensors source');
@@ -148,40 +175,40 @@ export function createWeightsApi(et) {
     const segmentAlignment = options?.segmentAlignment ?? 128;
     const tag = options?.tag ?? null;
     const rules = renameRules(options?.rename);
-    const { program } = et.deserializePteBinary(open(pte));
-    const needed = externalTensors(program);
-    if (needed.length === 0) throw new EtpackError('NO_EXTERNAL_TENSORS', 'the program has no external tensors: it needs no .ptd');
-    const { tensors } = await readCheckpoints(list, rules);
-    const problems = [];
-    for (const t of needed) {
-      const c = tensors.get(t.name);
-      const problem = c ? misfit(t, c) : { name: t.name, problem: 'missing', message: `'${t.name}' (${typeText(t.scalarType, t.sizes)}) is not in the checkpoints` };
-      if (problem) problems.push(problem);
+    const source = open(pte);
+    const { program } = et.deserializePteBinary(source);
+    const tensors = programTensors(program);
+    if (!tensors.some((t) => t.kind === 'external' && t.name !== null)) {
+      throw new EtpackError('NO_EXTERNAL_TENSORS', 'the program has no external tensors: it needs no .ptd');
     }
-    if (problems.length) throw mismatch(problems);
+    const files = await readCheckpoints(list);
+    const { assigned, written, unused } = plan('external', files, source, tensors, rules);
     // Equal bytes share one segment (as the serializer's own dedup would
-    // when the program was exported): tensors are hashed only when another
-    // has the same size.
-    const bySize = new Map();
-    for (const t of needed) bySize.set(tensors.get(t.name).size, (bySize.get(tensors.get(t.name).size) ?? 0) + 1);
+    // when the program was exported). A tensor is hashed only when another
+    // has the same size and the same first and last 64 bytes: a checkpoint
+    // of distinct tensors is read once, while the output is written.
+    const datas = assigned.map((a) => assignedData(a, files, a.tensor));
+    const fingerprints = [];
+    for (const data of datas) fingerprints.push(`${data.size}:${await edgesOf(data)}`);
+    const alike = new Map();
+    for (const f of fingerprints) alike.set(f, (alike.get(f) ?? 0) + 1);
     const buffers = [];
     const bufferOf = new Map();
     const namedData = Object.create(null);
-    for (const t of needed) {
-      const c = tensors.get(t.name);
-      const data = new Artifact([{ entry: c.entry, offset: c.offset, length: c.size }], c.size);
+    for (let i = 0; i < assigned.length; ++i) {
+      const t = assigned[i].tensor;
+      const data = datas[i];
       let key = null;
-      if (bySize.get(c.size) > 1) key = `${c.size}:${await hashArtifact(data, createHasher)}`;
+      if (alike.get(fingerprints[i]) > 1) key = `${data.size}:${await hashArtifact(data, createHasher)}`;
       let index = key !== null ? bufferOf.get(key) : undefined;
       if (index === undefined) {
-        index = buffers.push(data) - 1;
+        index = buffers.push(asRangeSource(data)) - 1;
         if (key !== null) bufferOf.set(key, index);
       }
       namedData[t.name] = { bufferIndex: index, alignment: 1, tensorLayout: { scalarType: t.scalarType, sizes: t.sizes, dimOrder: t.dimOrder } };
     }
     const ptd = new et.FlatTensorSerializer({ segmentAlignment }).serialize({ buffers, namedData }, { output });
-    const used = new Set(needed.map((t) => t.name));
-    return { ptd, tag, written: needed.map((t) => t.name), unused: [...tensors.keys()].filter((n) => !used.has(n)) };
+    return { ptd, tag, written, unused };
   }
 
   // The .pte with its named constants' bytes taken from the checkpoints (by
@@ -195,43 +222,17 @@ export function createWeightsApi(et) {
     const list = Array.isArray(checkpoints) ? checkpoints : [checkpoints];
     if (list.length === 0) throw invalidArgument('pteWithWeights needs at least one safetensors source');
     const output = outputForm(options, 'options');
+    const rules = renameRules(options?.rename);
     const source = open(pte);
     const summary = et.inspect(source, { kind: 'pte' });
     const deserialized = et.deserializePteBinary(source);
     const { program } = deserialized;
-    const { tensors } = await readCheckpoints(list, renameRules(options?.rename));
-    const problems = [];
-    const replaced = [];
-    const kept = [];
-    const byBuffer = new Map();  // buffer index -> [{tensor, checkpoint entry or null}]
-    const seen = new Set();
-    for (const t of programTensors(program)) {
-      if (t.kind !== 'constant') continue;
-      if (!byBuffer.has(t.bufferIndex)) byBuffer.set(t.bufferIndex, []);
-      const c = t.name !== null ? tensors.get(t.name) ?? null : null;
-      byBuffer.get(t.bufferIndex).push({ t, c });
-      if (t.name === null || seen.has(t.name)) continue;
-      seen.add(t.name);
-      const problem = c ? misfit(t, c) : null;
-      if (!c) kept.push(t.name);
-      else if (problem) problems.push(problem);
-      else replaced.push(t.name);
-    }
-    const storage = new Map();
-    for (const [index, users] of byBuffer) {
-      const given = users.filter((u) => u.c);
-      if (given.length === 0) continue;
-      const first = given[0].c;
-      const differs = given.some((u) => u.c.entry !== first.entry || u.c.offset !== first.offset);
-      if (given.length !== users.length || differs) {
-        const names = users.map((u) => u.t.name ?? u.t.path).join(', ');
-        problems.push({ name: given[0].t.name, problem: 'shared', message: `constant buffer ${index} is shared by ${names}: give one value for all of them` });
-        continue;
-      }
-      storage.set(index, new Artifact([{ entry: first.entry, offset: first.offset, length: first.size }], first.size));
-    }
-    if (problems.length) throw mismatch(problems);
+    const tensors = programTensors(program);
+    const files = await readCheckpoints(list);
+    const { assigned, written: replaced, kept, unused } = plan('constant', files, source, tensors, rules);
     if (replaced.length === 0) throw new EtpackError('NO_MATCHING_TENSORS', 'no constant of the program is named in the checkpoints');
+    const storage = new Map();
+    for (const a of assigned) storage.set(a.tensor.bufferIndex, asRangeSource(assignedData(a, files, a.tensor)));
     // A shallow copy: only constant_buffer entries are replaced.
     const constants = program.constant_buffer.map((b, i) => (storage.has(i) ? { ...b, storage: storage.get(i) } : b));
     const delegatesInSegments = summary.methods.some((m) => m.delegates.some((d) => d.location === 'segment'));
@@ -242,56 +243,46 @@ export function createWeightsApi(et) {
       extractDelegateSegments: options?.extractDelegateSegments ?? delegatesInSegments,
     };
     const pteOut = et.serializePteBinary({ ...deserialized, program: { ...program, constant_buffer: constants } }, config, { output });
-    const used = new Set(replaced);
-    return { pte: pteOut, replaced, kept, unused: [...tensors.keys()].filter((n) => !used.has(n)) };
+    return { pte: pteOut, replaced, kept, unused };
   }
 
   // Every named constant of the program and every external tensor (bytes
-  // from `data`, the program's .ptd files) as one safetensors file. Tensors
-  // whose dtype safetensors cannot express are skipped and listed.
+  // from `data`, the program's .ptd files) as one safetensors file, each in
+  // row-major order. Tensors whose dtype safetensors cannot express are
+  // skipped and listed; one name at two layouts is WEIGHTS_NAME_CONFLICT.
   function exportWeights(pte, data = [], options = {}) {
     const output = outputForm(options, 'options');
-    const include = globMatcher(options?.include === undefined ? [] : [].concat(options.include));
+    const include = options?.include === undefined ? [] : [].concat(options.include);
+    if (!include.every((p) => typeof p === 'string')) throw invalidArgument('include must be a glob pattern or a list of them');
     const dataList = Array.isArray(data) ? data.map((d, i) => [nameOf(d, `data[${i}]`), d]) : Object.entries(data ?? {});
     const { program } = et.deserializePteBinary(open(pte));
     const files = dataList.map(([name, value]) => ({ name, data: new et.FlatTensorSerializer().deserialize(open(value)) }));
     const { map } = namedDataOf(files);
-    const chosen = [];
-    const skipped = [];
-    const missing = [];
-    const seen = new Set();
-    for (const t of programTensors(program)) {
-      if (t.kind === 'mutable' || t.name === null || seen.has(t.name) || !include(t.name)) continue;
-      seen.add(t.name);
-      const dtype = SCALAR_TO_DTYPE.get(t.scalarType);
-      if (dtype === undefined || t.nbytes === null) {
-        skipped.push({ name: t.name, reason: `ScalarType ${t.scalarType} has no safetensors dtype` });
-        continue;
-      }
-      let bytes = t.data;
-      if (t.kind === 'external') {
-        const found = map.get(t.name);
-        if (!found) {
-          missing.push(t.name);
-          continue;
-        }
-        bytes = found.data;
-      }
-      if (!bytes || bytes.size < t.nbytes) {
-        missing.push(t.name);
-        continue;
-      }
-      chosen.push({ name: t.name, dtype, shape: t.sizes, size: t.nbytes, pieces: sliceArtifact(bytes, t.nbytes).pieces });
-    }
-    if (missing.length) {
-      throw new EtpackError('EXTERNAL_DATA_MISSING', `no data for ${missing.length} tensor(s) (pass the .ptd files that hold them): ${missing.join(', ')}`);
-    }
+    const given = dataList.length ? dataList.map(([name]) => baseName(name)).join(', ') : 'no .ptd files were given';
+    const candidates = programTensors(program).filter((t) => t.kind !== 'mutable' && t.name !== null).map((t) => {
+      const bytes = t.kind === 'external' ? map.get(t.name)?.data ?? null : t.data;
+      const source = t.kind === 'external' ? (map.has(t.name) ? `its entry in ${baseName(map.get(t.name).file)}` : `the given .ptd files (${given})`)
+        : `constant_buffer[${t.bufferIndex}]`;
+      return { tensor: t, bytes, available: bytes ? bytes.size : null, source };
+    });
     // File names only: folders of the machine that wrote it stay out of the file.
-    const metadata = { format: 'pt', 'executorch-pack.program': baseName(nameOf(pte, 'program')) };
-    if (dataList.length) metadata['executorch-pack.data'] = dataList.map(([name]) => baseName(name)).join(',');
-    const { pieces, size } = safetensorsPieces(chosen, metadata);
+    const metadata = [['format', 'pt'], ['executorch-pack.program', baseName(nameOf(pte, 'program'))]];
+    if (dataList.length) metadata.push(['executorch-pack.data', dataList.map(([name]) => baseName(name)).join(',')]);
+    const { reply, blobs } = weightsCall(et, 'export', () => ({
+      include, metadata,
+      tensors: tensorsToCore(candidates.map((c) => c.tensor)).map((t, i) => ({ ...t, available: candidates[i].available, source: candidates[i].source })),
+    }));
+    const pieces = [{ bytes: blobs[0] }];
+    let size = blobs[0].byteLength;
+    for (const { tensor: i, size: n, permute } of reply.chosen) {
+      const { tensor, bytes } = candidates[i];
+      const stored = sliceArtifact(bytes, n);
+      if (permute) pieces.push({ entry: permutedEntry(stored, tensor, true), offset: 0, length: n });
+      else pieces.push(...stored.pieces);
+      size += n;
+    }
     const artifact = new Artifact(pieces, size);
-    return { safetensors: deliver(artifact, output), tensors: chosen.map((t) => t.name), skipped };
+    return { safetensors: deliver(artifact, output), tensors: reply.chosen.map((c) => candidates[c.tensor].tensor.name), skipped: reply.skipped };
   }
 
   return { ptdFromWeights, pteWithWeights, exportWeights };

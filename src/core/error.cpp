@@ -26,6 +26,17 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kLayoutConflict: return "LAYOUT_CONFLICT";
     case ErrorCode::kInternal: return "INTERNAL";
     case ErrorCode::kResourceLimit: return "RESOURCE_LIMIT";
+    case ErrorCode::kSafetensorsTruncated: return "SAFETENSORS_TRUNCATED";
+    case ErrorCode::kSafetensorsHeaderSize: return "SAFETENSORS_HEADER_SIZE";
+    case ErrorCode::kSafetensorsHeader: return "SAFETENSORS_HEADER";
+    case ErrorCode::kSafetensorsShape: return "SAFETENSORS_SHAPE";
+    case ErrorCode::kSafetensorsOffsets: return "SAFETENSORS_OFFSETS";
+    case ErrorCode::kSafetensorsOverlap: return "SAFETENSORS_OVERLAP";
+    case ErrorCode::kSafetensorsDuplicate: return "SAFETENSORS_DUPLICATE";
+    case ErrorCode::kSafetensorsIndex: return "SAFETENSORS_INDEX";
+    case ErrorCode::kWeightsMismatch: return "WEIGHTS_MISMATCH";
+    case ErrorCode::kExternalDataMissing: return "EXTERNAL_DATA_MISSING";
+    case ErrorCode::kWeightsNameConflict: return "WEIGHTS_NAME_CONFLICT";
   }
   return "INTERNAL";
 }

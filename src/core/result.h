@@ -35,6 +35,18 @@ enum class ErrorCode : uint8_t {
   kLayoutConflict,            // one named-data key, two tensor layouts
   kInternal,                  // a broken invariant: a bug in executorch-pack
   kResourceLimit,             // untrusted input would cost more memory/work than its size allows
+  // safetensors checkpoints and weights matching (read/safetensors_reader.h, ops/weights_*):
+  kSafetensorsTruncated,      // shorter than the 8-byte header length
+  kSafetensorsHeaderSize,     // header length past the file or above the bound
+  kSafetensorsHeader,         // header not strict UTF-8 JSON of the reference's shape
+  kSafetensorsShape,          // shape invalid or not matching the byte count
+  kSafetensorsOffsets,        // data_offsets invalid, with holes, or not covering the data
+  kSafetensorsOverlap,        // two tensors' data overlap
+  kSafetensorsDuplicate,      // one tensor name (after renaming) in two checkpoint files
+  kSafetensorsIndex,          // a sharded checkpoint's index names a tensor its shard lacks
+  kWeightsMismatch,           // checkpoint tensors that do not fit the program's
+  kExternalDataMissing,       // export: a tensor's bytes are missing or short
+  kWeightsNameConflict,       // export: one name, tensors of different layouts
 };
 
 const char* error_code_name(ErrorCode code);

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "core/glob.h"  // glob_match, for --externalize-pattern
 #include "core/result.h"
 #include "model/fb_value.h"
 #include "model/named_data_store.h"
@@ -65,8 +66,5 @@ Status add_keyed_data(NamedDataStore& store, KeyLayouts& layouts, const std::str
 // kLayoutConflict, kDuplicateKey.
 Status externalize_constants(TableValue& program, const ExternalizeOptions& options, NamedDataStore& store,
                              KeyLayouts& layouts, std::vector<MovedTensor>& moved);
-
-// Glob match with '*' (any run) and '?' (one character).
-bool glob_match(const std::string& pattern, const std::string& text);
 
 }  // namespace etpack

@@ -17,6 +17,7 @@
 
 #include "core/checked_math.h"
 #include "program_generated.h"
+#include "format/headers.h"
 #include "read/aligned_bytes.h"
 #include "read/validate_internal.h"
 
@@ -259,7 +260,7 @@ class MethodLoad {
       const std::string id = delegate.get("id").is_string() ? " (" + delegate.get("id").str() + ")" : "";
       sink_.error(finding::kDelegateSegmentWithoutSegments,
                   path + id + " has its data in segment " + std::to_string(index) + ", but the file has " +
-                      (pte_.header ? "segment_base_offset 0 in its eh00 header" : "no eh00 header") +
+                      (pte_.header ? "segment_base_offset 0 in its " + PteHeader::name() + " header" : "no " + PteHeader::name() + " header") +
                       ", so it has no segments; the runtime refuses this: NotFound when load_method initializes the delegate",
                   std::nullopt, path + ".processed.location");
     });

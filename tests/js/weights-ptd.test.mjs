@@ -240,7 +240,7 @@ test('mutated safetensors headers: every failure is a coded EtpackError, never a
       if (at < bytes.byteLength) bytes[at] = i % 2 ? random(256) : '0123456789[]{}",:-.e'.charCodeAt(random(20));
     }
     try {
-      const h = await readSafetensorsHeader(bytesEntry(bytes), 'mutated');
+      const h = await readSafetensorsHeader(bytesEntry(bytes), 'mutated', et);
       for (const t of h.tensors.values()) assert.ok(t.offset + t.size <= bytes.byteLength);
     } catch (e) {
       assert.equal(e?.name, 'EtpackError', String(e?.stack ?? e));

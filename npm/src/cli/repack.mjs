@@ -7,6 +7,7 @@ import { OutputTransaction, abortOnSignals, checkTargets, cliError, identity, in
 import { isUrl, openInputs as openSources, reportFetched } from './inputs.mjs';
 import { progressBar } from './progress.mjs';
 import { fmtBytes, printable, stringify } from './format.mjs';
+import { EtpackError } from '../errors.mjs';
 
 export const REPACK_HELP = `Usage: executorch-pack repack PTE [PTD...] -o OUT [options]
 
@@ -184,7 +185,7 @@ export async function cmdRepack(argv, { init, help }) {
     // --weights: constants replaced by name first (npm/src/weights.mjs), then repacked.
     const weights = (options.weights ?? []).map((path) => ({ path, id: identity(path) }));  // never replaced either
     const source = options.weights ? (await et.pteWithWeights(pte, options.weights, { output: 'artifact' })).pte : pte;
-    const result = et.repack(source, { ...config, merge, output: 'artifact' });
+    const result = weightsRefusal(options.weights, () => et.repack(source, { ...config, merge, output: 'artifact' }));
 
     const { pte: outPte, dir, folder } = outputPaths(options.output, inputName(ptePath));
     // The .ptd files are staged and renamed first: a .pte never appears
@@ -257,4 +258,17 @@ function printSummary(json, files, result, notes) {
   const entries = (n) => `${n} named data entr${Number(n) === 1 ? 'y' : 'ies'}`;
   if (result.carriedEntries) process.stdout.write(`carried ${entries(result.carriedEntries)} from the given .ptd files\n`);
   if (result.mergedEntries) process.stdout.write(`merged ${entries(result.mergedEntries)}\n`);
+}
+
+// With --weights the repack's input is the .pte with the new weights, not the
+// user's (which validates): its refusal is the output's fault, and says so.
+function weightsRefusal(weights, body) {
+  try {
+    return body();
+  } catch (e) {
+    if (!weights || e?.code !== 'INVALID_INPUT') throw e;
+    const out = new EtpackError('INVALID_OUTPUT', `with the weights of ${weights.join(', ')} the .pte would not be valid: ${e.message}`, { cause: e });
+    if (e.findings) out.findings = e.findings;
+    throw out;
+  }
 }

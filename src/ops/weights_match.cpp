@@ -1,0 +1,188 @@
+#include "ops/weights_match.h"
+
+#include <map>
+#include <unordered_set>
+
+#include "core/glob.h"
+#include "model/scalar_type.h"
+#include "ops/weights_layout.h"
+#include "read/program_tensors.h"
+
+namespace etpack {
+namespace {
+
+std::string shape_of(const std::vector<uint64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+bool same_shape(const std::vector<uint64_t>& a, const std::vector<int64_t>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (b[i] < 0 || a[i] != static_cast<uint64_t>(b[i])) return false;
+  return true;
+}
+
+std::string wants(const NamedTensor& t) {
+  return "the program wants " + layout_text(t.scalar_type, t.sizes, t.dim_order) + " at " + t.path;
+}
+
+// What keeps checkpoint tensor `c` (in `file`) from standing in for `t`.
+std::optional<WeightsProblem> misfit(const NamedTensor& t, const SafetensorsTensor& c, const std::string& file) {
+  const std::string name = escaped_name(t.name);
+  if (!c.scalar_type || *c.scalar_type != t.scalar_type)
+    return WeightsProblem{t.name, "dtype", name + " is " + c.dtype + " in " + file + ", " + wants(t)};
+  if (!same_shape(c.shape, t.sizes))
+    return WeightsProblem{t.name, "shape", name + " has shape " + shape_of(c.shape) + " in " + file + ", " + wants(t)};
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<Checkpoints> collect_checkpoints(std::vector<CheckpointFile> files,
+                                        const std::vector<std::pair<std::string, std::string>>& rename) {
+  Checkpoints out;
+  out.files = std::move(files);
+  for (size_t f = 0; f < out.files.size(); ++f) {
+    const auto& list = out.files[f].header.tensors;
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string name = list[i].name;
+      for (const auto& [from, to] : rename) {
+        if (name.compare(0, from.size(), from) == 0) {
+          name = to + name.substr(from.size());
+          break;
+        }
+      }
+      auto [it, fresh] = out.by_name.emplace(name, out.tensors.size());
+      if (!fresh)
+        return make_error(ErrorCode::kSafetensorsDuplicate, "tensor " + escaped_name(name) + " is in both " +
+                                                                out.files[out.tensors[it->second].file].file + " and " + out.files[f].file);
+      out.tensors.push_back({std::move(name), f, i});
+    }
+  }
+  return out;
+}
+
+WeightsPlan match_weights(const std::vector<NamedTensor>& program, const Checkpoints& checkpoints, WeightsTarget target) {
+  WeightsPlan plan;
+  std::vector<bool> used(checkpoints.tensors.size(), false);
+  // Tensors grouped by name (kExternal) or by constant buffer (kConstant), in first-use order.
+  std::vector<std::vector<size_t>> groups;
+  std::unordered_map<std::string, size_t> group_of_name;
+  std::map<uint64_t, size_t> group_of_buffer;
+  std::unordered_set<std::string> names_seen;
+  for (size_t i = 0; i < program.size(); ++i) {
+    const NamedTensor& t = program[i];
+    if (target == WeightsTarget::kExternal) {
+      if (!t.external || !t.has_name) continue;
+      auto [it, fresh] = group_of_name.emplace(t.name, groups.size());
+      if (fresh) groups.emplace_back();
+      groups[it->second].push_back(i);
+    } else {
+      if (t.external || t.data_buffer_idx == 0) continue;
+      auto [it, fresh] = group_of_buffer.emplace(t.data_buffer_idx, groups.size());
+      if (fresh) groups.emplace_back();
+      groups[it->second].push_back(i);
+    }
+  }
+  for (const std::vector<size_t>& group : groups) {
+    const size_t problems_before = plan.problems.size();
+    std::optional<size_t> given;  // the checkpoint tensor the group takes
+    bool all_given = true, differs = false;
+    for (size_t i : group) {
+      const NamedTensor& t = program[i];
+      auto found = t.has_name ? checkpoints.by_name.find(t.name) : checkpoints.by_name.end();
+      if (found == checkpoints.by_name.end()) {
+        all_given = false;
+        if (!t.has_name || !names_seen.insert(t.name).second) continue;
+        if (target == WeightsTarget::kExternal)
+          plan.problems.push_back({t.name, "missing", escaped_name(t.name) + " (" + layout_text(t.scalar_type, t.sizes, t.dim_order) + ") is not in the checkpoints"});
+        else
+          plan.kept.push_back(t.name);
+        continue;
+      }
+      used[found->second] = true;
+      if (given && *given != found->second) differs = true;
+      if (!given) given = found->second;
+      const CheckpointTensor& c = checkpoints.tensors[found->second];
+      // Every tensor of the name that does not fit is named, not just the first.
+      if (auto problem = misfit(t, checkpoints.at(found->second), checkpoints.files[c.file].file)) plan.problems.push_back(std::move(*problem));
+    }
+    if (!given) continue;
+    const NamedTensor& first = program[group.front()];
+    if (plan.problems.size() == problems_before) {
+      for (size_t i : group) {
+        if (program[i].dim_order == first.dim_order) continue;
+        plan.problems.push_back({first.name, "layout", escaped_name(first.name) + " is used by tensors of different dim orders (" +
+                                                          layout_text(first.scalar_type, first.sizes, first.dim_order) + " at " + first.path + ", " +
+                                                          layout_text(program[i].scalar_type, program[i].sizes, program[i].dim_order) + " at " +
+                                                          program[i].path + "): one checkpoint tensor cannot fill both"});
+        break;
+      }
+    }
+    if (target == WeightsTarget::kConstant && (!all_given || differs)) {
+      std::string names;
+      for (size_t i : group) names += (names.empty() ? "" : ", ") + (program[i].has_name ? escaped_name(program[i].name) : program[i].path);
+      plan.problems.push_back({first.has_name ? first.name : program[group.front()].path, "shared",
+                               "constant buffer " + std::to_string(first.data_buffer_idx) + " is shared by " + names + ": give one value for all of them"});
+    }
+    if (plan.problems.size() != problems_before) continue;
+    plan.assigned.push_back({group.front(), *given, !is_identity_dim_order(first.dim_order)});
+    for (size_t i : group)
+      if (program[i].has_name && names_seen.insert(program[i].name + "\x01written").second) plan.written.push_back(program[i].name);
+  }
+  for (size_t i = 0; i < used.size(); ++i)
+    if (!used[i]) plan.unused.push_back(i);
+  return plan;
+}
+
+Error weights_mismatch(const std::vector<WeightsProblem>& problems) {
+  std::string message = std::to_string(problems.size()) + " tensor(s) do not fit the program:";
+  for (const WeightsProblem& p : problems) message += "\n  " + p.message;
+  return make_error(ErrorCode::kWeightsMismatch, message);
+}
+
+Result<ExportPlan> plan_export(const std::vector<ExportCandidate>& candidates, const std::vector<std::string>& include) {
+  ExportPlan plan;
+  std::unordered_map<std::string, size_t> first_of;  // name -> index into candidates
+  std::string missing;
+  size_t missing_count = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const ExportCandidate& c = candidates[i];
+    const NamedTensor& t = c.tensor;
+    if (!t.has_name) continue;
+    bool selected = include.empty();
+    for (const std::string& p : include) selected = selected || glob_match(p, t.name);
+    if (!selected) continue;
+    auto [it, fresh] = first_of.emplace(t.name, i);
+    if (!fresh) {
+      const NamedTensor& first = candidates[it->second].tensor;
+      if (!first.same_layout(t))
+        return make_error(ErrorCode::kWeightsNameConflict,
+                          escaped_name(t.name) + " names two tensors of different layouts (" + layout_text(first.scalar_type, first.sizes, first.dim_order) +
+                              " at " + first.path + ", " + layout_text(t.scalar_type, t.sizes, t.dim_order) + " at " + t.path +
+                              "): one safetensors name holds one tensor; rename one in the program or leave it out with include");
+      continue;
+    }
+    const auto nbytes = t.nbytes();
+    if (!scalar_safetensors_dtype(t.scalar_type) || !nbytes) {
+      plan.skipped.emplace_back(t.name, std::string(scalar_type_name(t.scalar_type) ? scalar_type_name(t.scalar_type) : "ScalarType " + std::to_string(t.scalar_type)) +
+                                          " has no safetensors dtype");
+      continue;
+    }
+    if (!c.available || *c.available < *nbytes) {
+      ++missing_count;
+      missing += "\n  " + escaped_name(t.name) + " (" + layout_text(t.scalar_type, t.sizes, t.dim_order) + ") needs " + std::to_string(*nbytes) +
+                 " bytes; " + (c.available ? c.source + " holds " + std::to_string(*c.available) : "it is in none of " + c.source);
+      continue;
+    }
+    plan.chosen.push_back(i);
+    plan.permute.push_back(!is_identity_dim_order(t.dim_order));
+  }
+  if (missing_count)
+    return make_error(ErrorCode::kExternalDataMissing, "no data for " + std::to_string(missing_count) + " tensor(s):" + missing);
+  return plan;
+}
+
+}  // namespace etpack

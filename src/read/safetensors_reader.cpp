@@ -1,0 +1,373 @@
+#include "read/safetensors_reader.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_set>
+
+#include "core/checked_math.h"
+#include "core/json.h"
+#include "core/json_lexer.h"
+
+namespace etpack {
+namespace {
+
+struct Dtype {
+  const char* name;
+  uint32_t bits;        // the reference's widths; sub-byte types pack bits
+  int8_t scalar_type;   // -1: ExecuTorch has none
+};
+// The reference's dtype set; ScalarType values as src/model/scalar_type.cpp.
+constexpr Dtype kDtypes[] = {
+    {"BOOL", 8, 11},      {"F4", 4, -1},        {"F6_E2M3", 6, -1},  {"F6_E3M2", 6, -1},
+    {"U8", 8, 0},         {"I8", 8, 1},         {"F8_E5M2", 8, 23},  {"F8_E4M3", 8, 24},
+    {"F8_E8M0", 8, -1},   {"I16", 16, 2},       {"U16", 16, 27},     {"F16", 16, 5},
+    {"BF16", 16, 15},     {"I32", 32, 3},       {"U32", 32, 28},     {"F32", 32, 6},
+    {"C64", 64, -1},      {"F64", 64, 7},       {"I64", 64, 4},      {"U64", 64, 29},
+};
+
+const Dtype* find_dtype(std::string_view name) {
+  for (const Dtype& d : kDtypes)
+    if (name == d.name) return &d;
+  return nullptr;
+}
+
+// Strict UTF-8 (no overlongs, no surrogates, at most U+10FFFF); returns the
+// offset of the first bad byte, or npos.
+size_t first_invalid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) n = 1;
+    else if (c == 0xE0) n = 2, lo = 0xA0;
+    else if (c == 0xED) n = 2, hi = 0x9F;
+    else if (c >= 0xE1 && c <= 0xEF) n = 2;
+    else if (c == 0xF0) n = 3, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) n = 3;
+    else if (c == 0xF4) n = 3, hi = 0x8F;
+    else return i;
+    if (s.size() - i <= n) return i;
+    for (size_t k = 1; k <= n; ++k) {
+      const unsigned char b = static_cast<unsigned char>(s[i + k]);
+      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return i;
+    }
+    i += n + 1;
+  }
+  return std::string_view::npos;
+}
+
+class HeaderParser {
+ public:
+  HeaderParser(std::string_view text, const std::string& file) : text_(text), lex_(text), file_(file) {}
+
+  Status parse(SafetensorsHeader& out) {
+    // The reference refuses a header that does not start with '{': a BOM or
+    // leading whitespace is not a header.
+    if (text_.empty() || text_[0] != '{') return fail(0, "the header does not start with '{' (a BOM or leading bytes)");
+    if (size_t bad = first_invalid_utf8(text_); bad != std::string_view::npos)
+      return fail(bad, "the header is not valid UTF-8");
+    ETP_TRY(json(lex_.expect('{')));
+    std::unordered_set<std::string> keys;
+    bool metadata_seen = false;
+    if (lex_.peek() == '}') {
+      lex_.seek(lex_.pos() + 1);
+    } else {
+      while (true) {
+        const size_t key_at = lex_.pos();
+        ETP_ASSIGN(std::string key, string());
+        if (!keys.insert(key).second) return fail(key_at, "key " + escaped_name(key) + " appears twice");
+        ETP_TRY(json(lex_.expect(':')));
+        if (key == "__metadata__") {
+          metadata_seen = true;
+          ETP_TRY(metadata(out));
+        } else {
+          ETP_TRY(tensor(std::move(key), out));
+        }
+        const char next = lex_.peek();
+        if (next == ',') {
+          lex_.seek(lex_.pos() + 1);
+          continue;
+        }
+        ETP_TRY(json(lex_.expect('}')));
+        break;
+      }
+    }
+    (void)metadata_seen;
+    if (!lex_.at_end()) return fail(lex_.pos(), "bytes after the header object (only spaces may pad it)");
+    return {};
+  }
+
+ private:
+  Error fail(size_t pos, const std::string& what) const {
+    return make_error(ErrorCode::kSafetensorsHeader, file_ + ": " + what + " at offset " + std::to_string(8 + pos));
+  }
+  Status json(Status s) const {
+    if (s.ok()) return s;
+    return fail(lex_.pos(), "the header is not JSON (" + s.error().message + " of the header)");
+  }
+  Result<std::string> string() {
+    auto token = lex_.string_token(scratch_);
+    if (!token.ok()) return json(token.take_error()).take_error();
+    std::string s(*token);
+    // Escapes decode to UTF-8 but a lone \udxxx becomes a surrogate's bytes:
+    // the reference refuses those.
+    if (first_invalid_utf8(s) != std::string_view::npos) return fail(lex_.pos(), "a string holds a lone surrogate escape");
+    return s;
+  }
+  // A JSON integer token (digits only: 36.0, 48e0 and -1 are refused).
+  // `where` names it, built only for a message.
+  template <typename Where>
+  Result<uint64_t> integer(const Where& where) {
+    const size_t at = lex_.pos();
+    if (lex_.peek() == '\0' || lex_.peek() == '"' || lex_.peek() == '[' || lex_.peek() == '{')
+      return fail(at, where() + " is not an integer");
+    auto token = lex_.number_token();
+    if (!token.ok()) return fail(at, where() + " is not an integer");
+    std::string_view t = *token;
+    uint64_t v = 0;
+    for (char c : t) {
+      if (c < '0' || c > '9') return fail(at, where() + " is " + std::string(t) + ", not a non-negative JSON integer");
+      auto next = checked_mul(v, 10);
+      if (next) next = checked_add(*next, static_cast<uint64_t>(c - '0'));
+      if (!next) return fail(at, where() + " " + std::string(t) + " does not fit 64 bits");
+      v = *next;
+    }
+    return v;
+  }
+  template <typename Where>
+  Result<std::vector<uint64_t>> integers(const Where& where, size_t max) {
+    ETP_TRY(json(lex_.expect('[')));
+    std::vector<uint64_t> out;
+    if (lex_.peek() == ']') {
+      lex_.seek(lex_.pos() + 1);
+      return out;
+    }
+    while (true) {
+      if (out.size() == max) return fail(lex_.pos(), where() + " has more than " + std::to_string(max) + " entries");
+      const size_t i = out.size();
+      ETP_ASSIGN(uint64_t v, integer([&] { return where() + "[" + std::to_string(i) + "]"; }));
+      out.push_back(v);
+      if (lex_.peek() == ',') {
+        lex_.seek(lex_.pos() + 1);
+        continue;
+      }
+      ETP_TRY(json(lex_.expect(']')));
+      return out;
+    }
+  }
+
+  Status metadata(SafetensorsHeader& out) {
+    if (lex_.consume("null")) return {};  // the reference's Option: null is no metadata
+    if (lex_.peek() != '{') return fail(lex_.pos(), "__metadata__ is not an object");
+    lex_.seek(lex_.pos() + 1);
+    std::unordered_set<std::string> keys;
+    if (lex_.peek() == '}') {
+      lex_.seek(lex_.pos() + 1);
+      return {};
+    }
+    while (true) {
+      const size_t key_at = lex_.pos();
+      ETP_ASSIGN(std::string key, string());
+      if (!keys.insert(key).second) return fail(key_at, "__metadata__ key " + escaped_name(key) + " appears twice");
+      ETP_TRY(json(lex_.expect(':')));
+      if (lex_.peek() != '"') return fail(lex_.pos(), "__metadata__[" + escaped_name(key) + "] is not a string");
+      ETP_ASSIGN(std::string value, string());
+      out.metadata.emplace_back(std::move(key), std::move(value));
+      if (lex_.peek() == ',') {
+        lex_.seek(lex_.pos() + 1);
+        continue;
+      }
+      return json(lex_.expect('}'));
+    }
+  }
+
+  Status tensor(std::string name, SafetensorsHeader& out) {
+    SafetensorsTensor t;
+    t.name = std::move(name);
+    // Messages only: built when something is wrong, not for each of a million tensors.
+    auto where = [&] { return "tensor " + escaped_name(t.name); };
+    const size_t at = lex_.pos();
+    if (lex_.peek() != '{') return fail(at, where() + " is not an object");
+    lex_.seek(lex_.pos() + 1);
+    bool has_dtype = false, has_shape = false, has_offsets = false;
+    std::vector<uint64_t> offsets;
+    if (lex_.peek() != '}') {
+      while (true) {
+        const size_t key_at = lex_.pos();
+        ETP_ASSIGN(std::string key, string());
+        ETP_TRY(json(lex_.expect(':')));
+        bool* seen = key == "dtype" ? &has_dtype : key == "shape" ? &has_shape : key == "data_offsets" ? &has_offsets : nullptr;
+        if (seen && *seen) return fail(key_at, where() + " has " + key + " twice");
+        if (seen) *seen = true;
+        if (key == "dtype") {
+          const size_t dtype_at = lex_.pos();
+          if (lex_.peek() != '"') return fail(dtype_at, where() + " dtype is not a string");
+          ETP_ASSIGN(t.dtype, string());
+          const Dtype* d = find_dtype(t.dtype);
+          if (!d) return fail(dtype_at, where() + " has unknown dtype " + escaped_name(t.dtype));
+          if (d->scalar_type >= 0) t.scalar_type = d->scalar_type;
+        } else if (key == "shape") {
+          auto shape = integers([&] { return where() + " shape"; }, kMaxSafetensorsRank);
+          if (!shape.ok()) return Error{ErrorCode::kSafetensorsShape, shape.error().message};
+          t.shape = std::move(*shape);
+        } else if (key == "data_offsets") {
+          auto o = integers([&] { return where() + " data_offsets"; }, 2);
+          if (!o.ok()) return Error{ErrorCode::kSafetensorsOffsets, o.error().message};
+          offsets = std::move(*o);
+          if (offsets.size() != 2) return Error{ErrorCode::kSafetensorsOffsets, fail(key_at, where() + " data_offsets is not [begin, end]").message};
+        } else {
+          // Unknown fields are ignored, as the reference's reader does.
+          ETP_TRY(json(lex_.skip_value(0, 64)));
+        }
+        if (lex_.peek() == ',') {
+          lex_.seek(lex_.pos() + 1);
+          continue;
+        }
+        ETP_TRY(json(lex_.expect('}')));
+        break;
+      }
+    } else {
+      lex_.seek(lex_.pos() + 1);
+    }
+    if (!has_dtype || !has_shape || !has_offsets)
+      return fail(at, where() + " lacks " + (!has_dtype ? "dtype" : !has_shape ? "shape" : "data_offsets"));
+    t.begin = offsets[0];
+    t.end = offsets[1];
+    out.tensors.push_back(std::move(t));
+    return {};
+  }
+
+  std::string_view text_;
+  JsonLexer lex_;
+  const std::string& file_;
+  std::string scratch_;
+};
+
+Status check_sizes(const SafetensorsTensor& t, uint64_t data_start, uint64_t data_size, const std::string& file) {
+  // Messages are built only on failure (a header may hold a million tensors).
+  auto where = [&] { return file + ": tensor " + escaped_name(t.name); };
+  auto range = [&] { return "data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "]"; };
+  if (t.end < t.begin) return make_error(ErrorCode::kSafetensorsOffsets, where() + " " + range() + " end before they begin");
+  if (t.end > data_size)
+    return make_error(ErrorCode::kSafetensorsOffsets, where() + " " + range() + " run past the end of the data (" +
+                                                          std::to_string(data_size) + " bytes from offset " + std::to_string(data_start) + ")");
+  const Dtype* d = find_dtype(t.dtype);
+  std::optional<uint64_t> bits = d->bits;
+  for (uint64_t dim : t.shape)
+    if (bits) bits = checked_mul(*bits, dim);
+  if (bits && *bits % 8 == 0 && *bits / 8 == t.size()) return {};
+  std::string shape = "[";
+  for (size_t i = 0; i < t.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(t.shape[i]);
+  shape += "]";
+  return make_error(ErrorCode::kSafetensorsShape, where() + " is " + t.dtype + shape + " = " +
+                                                      (bits ? (*bits % 8 ? std::to_string(*bits) + " bits (not whole bytes)" : std::to_string(*bits / 8) + " bytes")
+                                                            : std::string("more than 2^64 bits")) +
+                                                      " but its data_offsets hold " + std::to_string(t.size()) + " at offset " +
+                                                      std::to_string(data_start + t.begin));
+}
+
+}  // namespace
+
+std::optional<int8_t> safetensors_dtype_scalar(std::string_view dtype) {
+  const Dtype* d = find_dtype(dtype);
+  if (!d || d->scalar_type < 0) return std::nullopt;
+  return d->scalar_type;
+}
+
+const char* scalar_safetensors_dtype(int64_t scalar_type) {
+  for (const Dtype& d : kDtypes)
+    if (d.scalar_type >= 0 && d.scalar_type == scalar_type) return d.name;
+  return nullptr;
+}
+
+std::string escaped_name(std::string_view name) {
+  static const char* kHex = "0123456789abcdef";
+  std::string out = "\"";
+  size_t i = 0;
+  while (i < name.size()) {
+    const unsigned char c = static_cast<unsigned char>(name[i]);
+    // A surrogate's 3-byte encoding (ED A0..BF xx): what a lone \udxxx becomes.
+    if (c == 0xED && name.size() - i >= 3 && (static_cast<unsigned char>(name[i + 1]) & 0xE0) == 0xA0 &&
+        (static_cast<unsigned char>(name[i + 2]) & 0xC0) == 0x80) {
+      const uint32_t cp = 0xD000 | ((static_cast<unsigned char>(name[i + 1]) & 0x3F) << 6) | (static_cast<unsigned char>(name[i + 2]) & 0x3F);
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(cp >> shift) & 15]);
+      i += 3;
+      continue;
+    }
+    const size_t bad = first_invalid_utf8(name.substr(i, std::min<size_t>(4, name.size() - i)));
+    if (bad == 0) {
+      out += "\\x";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+      ++i;
+      continue;
+    }
+    const size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    std::string one(name.substr(i, n)), quoted;
+    write_json_string(one, quoted);
+    out.append(quoted, 1, quoted.size() - 2);
+    i += n;
+  }
+  out += "\"";
+  return out;
+}
+
+Result<uint64_t> safetensors_header_size(std::string_view first, uint64_t file_size, const std::string& file) {
+  if (file_size < 8 || first.size() < 8)
+    return make_error(ErrorCode::kSafetensorsTruncated, file + ": " + std::to_string(file_size) + " bytes: too short for the 8-byte header length");
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(first[static_cast<size_t>(i)]);
+  if (n > kMaxSafetensorsHeader)
+    return make_error(ErrorCode::kSafetensorsHeaderSize, file + ": header length " + std::to_string(n) + " at offset 0 exceeds " +
+                                                             std::to_string(kMaxSafetensorsHeader) + " bytes");
+  if (n > file_size - 8)
+    return make_error(ErrorCode::kSafetensorsHeaderSize, file + ": header length " + std::to_string(n) +
+                                                             " at offset 0 runs past the end of the file (" + std::to_string(file_size) + " bytes)");
+  return n;
+}
+
+Result<SafetensorsHeader> read_safetensors_header(std::string_view text, uint64_t file_size, const std::string& file) {
+  SafetensorsHeader out;
+  if (text.size() > kMaxSafetensorsHeader || file_size < 8 || text.size() > file_size - 8)
+    return make_error(ErrorCode::kSafetensorsHeaderSize, file + ": header of " + std::to_string(text.size()) + " bytes does not fit the file");
+  out.header_size = text.size();
+  out.data_start = 8 + text.size();
+  const uint64_t data_size = file_size - out.data_start;
+  ETP_TRY(HeaderParser(text, file).parse(out));
+  for (const SafetensorsTensor& t : out.tensors) ETP_TRY(check_sizes(t, out.data_start, data_size, file));
+  // Sorted by range, the tensors must tile [0, data_size) exactly: the
+  // reference refuses holes, overlaps and trailing bytes alike.
+  std::vector<size_t> order(out.tensors.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const auto& x = out.tensors[a];
+    const auto& y = out.tensors[b];
+    return x.begin != y.begin ? x.begin < y.begin : x.end < y.end;
+  });
+  uint64_t covered = 0;
+  const SafetensorsTensor* previous = nullptr;
+  for (size_t i : order) {
+    const SafetensorsTensor& t = out.tensors[i];
+    if (t.begin < covered)
+      return make_error(ErrorCode::kSafetensorsOverlap, file + ": tensors " + escaped_name(previous->name) + " and " + escaped_name(t.name) +
+                                                            " overlap at offset " + std::to_string(out.data_start + t.begin));
+    if (t.begin > covered)
+      return make_error(ErrorCode::kSafetensorsOffsets, file + ": bytes [" + std::to_string(out.data_start + covered) + ", " +
+                                                            std::to_string(out.data_start + t.begin) + ") belong to no tensor (a hole before tensor " +
+                                                            escaped_name(t.name) + ")");
+    covered = t.end;
+    previous = &t;
+  }
+  if (covered != data_size)
+    return make_error(ErrorCode::kSafetensorsOffsets, file + ": the tensors cover " + std::to_string(covered) + " of the " + std::to_string(data_size) +
+                                                          " data bytes (bytes from offset " + std::to_string(out.data_start + covered) + " belong to no tensor)");
+  return out;
+}
+
+}  // namespace etpack

@@ -1,0 +1,67 @@
+// safetensors checkpoints, read as strictly as the reference implementation
+// (huggingface/safetensors): an 8-byte little-endian header length N, N bytes
+// of UTF-8 JSON starting with '{' (no BOM, no leading space), then the data
+// area. The header is one object: "__metadata__" (an object of strings, or
+// null) and tensors {"dtype", "shape", "data_offsets": [begin, end]}, offsets
+// relative to the data area. Offsets and dims are JSON integers (36.0 and
+// 48e0 are refused), keys are unique at every level, a known dtype, and the
+// tensors' ranges sorted by offset tile the data area exactly: no hole, no
+// overlap, no trailing byte. Each tensor's byte count is its shape's element
+// count times the dtype's width (checked math).
+// Only the header is parsed here; tensor bytes are never touched, so memory
+// is proportional to the header (bounded by kMaxSafetensorsHeader).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+
+namespace etpack {
+
+// The reference reader's bound on N (100 MB): refused before any allocation.
+constexpr uint64_t kMaxSafetensorsHeader = 100'000'000;
+// Longest shape accepted (more than any framework makes; bounds the work).
+constexpr size_t kMaxSafetensorsRank = 64;
+
+struct SafetensorsTensor {
+  std::string name;  // UTF-8 (the reference refuses lone surrogates)
+  std::string dtype;
+  std::optional<int8_t> scalar_type;  // ExecuTorch's ScalarType, when it has one
+  std::vector<uint64_t> shape;
+  uint64_t begin = 0;  // relative to the data area
+  uint64_t end = 0;
+  uint64_t size() const { return end - begin; }
+};
+
+struct SafetensorsHeader {
+  uint64_t header_size = 0;  // N
+  uint64_t data_start = 0;   // 8 + N: absolute offset of the data area
+  std::vector<std::pair<std::string, std::string>> metadata;  // in header order
+  std::vector<SafetensorsTensor> tensors;                     // in header order
+};
+
+// N from the first bytes of a file of `file_size` bytes (at least 8 of them
+// unless the file is shorter): how many header bytes to read next.
+// SAFETENSORS_TRUNCATED (< 8 bytes), SAFETENSORS_HEADER_SIZE (N past the end
+// of the file or above kMaxSafetensorsHeader). `file` names it in messages.
+Result<uint64_t> safetensors_header_size(std::string_view first_bytes, uint64_t file_size, const std::string& file);
+
+// The header `text` (bytes 8 .. 8+N of a file of `file_size` bytes), parsed
+// and checked. Errors (coded SAFETENSORS_*) name the file, the tensor and the
+// absolute offset of the problem.
+Result<SafetensorsHeader> read_safetensors_header(std::string_view text, uint64_t file_size, const std::string& file);
+
+// safetensors dtype <-> ScalarType (src/model/scalar_type.cpp numbering).
+std::optional<int8_t> safetensors_dtype_scalar(std::string_view dtype);
+const char* scalar_safetensors_dtype(int64_t scalar_type);  // nullptr: none
+
+// A name as printable text: JSON string escapes, a lone surrogate (its
+// 3-byte encoding) as \udxxx and other invalid bytes as \xNN, never U+FFFD.
+std::string escaped_name(std::string_view name);
+
+}  // namespace etpack
