@@ -689,6 +689,8 @@ export declare class EtpackError extends Error {
   readonly keys?: string[];
   /** INVALID_INPUT / INVALID_OUTPUT: the validator's error findings. */
   readonly findings?: Finding[];
+  /** WASM_LOAD_FAILED in browsers: the URLs tried for etpack.wasm, in order. */
+  readonly urls?: string[];
 }
 
 // --- the API -------------------------------------------------------------------
@@ -842,7 +844,11 @@ export interface ExecutorchPack {
 export interface InitOptions {
   /**
    * Where etpack.wasm is: called with ('etpack.wasm', prefix); returns a URL
-   * (browsers) or a path or file: URL (Node). Default: next to the module.
+   * (browsers; `prefix` is the directory of the script or bundle) or a path
+   * or file: URL (Node). Default: where a bundler emitted it, else beside the
+   * bundle. In browsers it is fetched before compiling: a failure is
+   * WASM_LOAD_FAILED naming each URL tried with its HTTP status (`urls` on
+   * the error).
    */
   locateFile?: (path: string, prefix: string) => string;
   /** The wasm module's bytes, when the application loads them itself. */
