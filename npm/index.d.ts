@@ -177,6 +177,8 @@ export interface OutputOptions {
   output?: 'bytes' | 'blob' | 'artifact';
   /** With output 'bytes': progress over all files of the call. */
   onProgress?: ((progress: Progress) => void) | null;
+  /** Checked before the call and after each progress report: an abort is EtpackError ABORTED (`cause`: the signal's reason). */
+  signal?: AbortSignal | null;
 }
 
 export type OutputOf<O> = O extends { output: 'artifact' } ? Artifact : O extends { output: 'blob' } ? Blob : Uint8Array;
@@ -192,9 +194,9 @@ export declare class Artifact {
   readonly pieces: ReadonlyArray<
     { bytes: Uint8Array } | { zeros: number } | { entry: unknown; offset: number; length: number }>;
   /** One contiguous array; synchronous (every input must be readable synchronously: not an unopened Blob). */
-  toBytes(options?: { onProgress?: (p: Progress) => void }): OwnedBytes;
+  toBytes(options?: { onProgress?: (p: Progress) => void; signal?: AbortSignal }): OwnedBytes;
   /** The same, reading inputs asynchronously (works for Blob inputs). */
-  bytes(options?: { onProgress?: (p: Progress) => void }): Promise<OwnedBytes>;
+  bytes(options?: { onProgress?: (p: Progress) => void; signal?: AbortSignal }): Promise<OwnedBytes>;
   /** A Blob from parts. Not available for file-backed artifacts in Node (use writeTo). */
   toBlob(options?: { type?: string }): Blob;
   /** Chunks in file order; at most `chunkSize` (default 8 MiB) of file data held at a time. */
@@ -378,6 +380,8 @@ export interface DiffOptions {
   /** The .ptd files of A / B (paths in Node, or sources). */
   dataA?: Array<AsyncSource | string> | Record<string, AsyncSource | string>;
   dataB?: Array<AsyncSource | string> | Record<string, AsyncSource | string>;
+  /** An abort rejects the call at once with EtpackError ABORTED (`cause`: the signal's reason). */
+  signal?: AbortSignal | null;
 }
 
 export interface DiffResult {
@@ -415,7 +419,8 @@ export interface PtdFromWeightsOptions {
   rename?: Record<string, string> | Array<[string, string]>;
   /** Segment alignment of the .ptd (default 128). */
   segmentAlignment?: number;
-  output?: 'bytes' | 'blob' | 'artifact';
+  output?: 'bytes' | 'blob' | 'artifact';  /** An abort rejects the call at once with EtpackError ABORTED (`cause`: the signal's reason). */
+  signal?: AbortSignal | null;
 }
 
 export interface PtdFromWeightsResult<T = Uint8Array> {
@@ -434,6 +439,8 @@ export interface PteWithWeightsOptions {
   delegateAlignment?: number;
   extractDelegateSegments?: boolean;
   output?: 'bytes' | 'blob' | 'artifact';
+  /** An abort rejects the call at once with EtpackError ABORTED (`cause`: the signal's reason). */
+  signal?: AbortSignal | null;
 }
 
 export interface PteWithWeightsResult<T = Uint8Array> {

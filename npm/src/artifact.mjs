@@ -45,12 +45,17 @@ export class Artifact {
   toBytes(options = {}) {
     checkOptions(options, SPECS.toBytes, 'options');
     const onProgress = checkProgress(options?.onProgress);
+    // Synchronous: the signal can only have aborted before the call or
+    // from inside onProgress; checked then.
+    const signal = checkSignal(options?.signal);
+    throwIfAborted(signal, 'copying the artifact');
     const result = this.#allocate();
     let at = 0;
     let reported = -1;
     const tell = (bytesWritten) => {
       reported = bytesWritten;
       onProgress({ bytesWritten, totalBytes: this.size });
+      throwIfAborted(signal, 'copying the artifact');
     };
     // Copied CHUNK at a time so that progress comes as the bytes are copied
     // (a 1 GiB piece is 128 reports, not one at the end), each count once.
@@ -72,9 +77,11 @@ export class Artifact {
   async bytes(options = {}) {
     checkOptions(options, SPECS.toBytes, 'options');
     const onProgress = checkProgress(options?.onProgress);
+    const signal = checkSignal(options?.signal);
+    throwIfAborted(signal, 'reading the artifact');
     const result = this.#allocate();
     let at = 0;
-    for await (const chunk of this.chunks()) {
+    for await (const chunk of this.chunks({ signal: signal ?? undefined })) {
       result.set(chunk, at);  // the one copy (chunks() of bytes are views)
       at += chunk.byteLength;
       onProgress?.({ bytesWritten: at, totalBytes: this.size });
