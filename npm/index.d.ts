@@ -177,6 +177,8 @@ export interface OutputOptions {
   output?: 'bytes' | 'blob' | 'artifact';
   /** With output 'bytes': progress over all files of the call. */
   onProgress?: ((progress: Progress) => void) | null;
+  /** Checked before the call and after each progress report: an abort is EtpackError ABORTED (`cause`: the signal's reason). */
+  signal?: AbortSignal | null;
 }
 
 export type OutputOf<O> = O extends { output: 'artifact' } ? Artifact : O extends { output: 'blob' } ? Blob : Uint8Array;
@@ -192,9 +194,9 @@ export declare class Artifact {
   readonly pieces: ReadonlyArray<
     { bytes: Uint8Array } | { zeros: number } | { entry: unknown; offset: number; length: number }>;
   /** One contiguous array; synchronous (every input must be readable synchronously: not an unopened Blob). */
-  toBytes(options?: { onProgress?: (p: Progress) => void }): OwnedBytes;
+  toBytes(options?: { onProgress?: (p: Progress) => void; signal?: AbortSignal }): OwnedBytes;
   /** The same, reading inputs asynchronously (works for Blob inputs). */
-  bytes(options?: { onProgress?: (p: Progress) => void }): Promise<OwnedBytes>;
+  bytes(options?: { onProgress?: (p: Progress) => void; signal?: AbortSignal }): Promise<OwnedBytes>;
   /** A Blob from parts. Not available for file-backed artifacts in Node (use writeTo). */
   toBlob(options?: { type?: string }): Blob;
   /** Chunks in file order; at most `chunkSize` (default 8 MiB) of file data held at a time. */
@@ -376,8 +378,10 @@ export interface DiffBlob { sha256: string; size: number; tensorLayout: TensorLa
 
 export interface DiffOptions {
   /** The .ptd files of A / B (paths in Node, or sources). */
-  dataA?: Array<AsyncSource | string> | Record<string, AsyncSource | string>;
-  dataB?: Array<AsyncSource | string> | Record<string, AsyncSource | string>;
+  dataA?: DataFiles<AsyncSource>;
+  dataB?: DataFiles<AsyncSource>;
+  /** An abort rejects the call at once with EtpackError ABORTED (`cause`: the signal's reason). */
+  signal?: AbortSignal | null;
 }
 
 export interface DiffResult {
@@ -415,7 +419,8 @@ export interface PtdFromWeightsOptions {
   rename?: Record<string, string> | Array<[string, string]>;
   /** Segment alignment of the .ptd (default 128). */
   segmentAlignment?: number;
-  output?: 'bytes' | 'blob' | 'artifact';
+  output?: 'bytes' | 'blob' | 'artifact';  /** An abort rejects the call at once with EtpackError ABORTED (`cause`: the signal's reason). */
+  signal?: AbortSignal | null;
 }
 
 export interface PtdFromWeightsResult<T = Uint8Array> {
@@ -434,6 +439,8 @@ export interface PteWithWeightsOptions {
   delegateAlignment?: number;
   extractDelegateSegments?: boolean;
   output?: 'bytes' | 'blob' | 'artifact';
+  /** An abort rejects the call at once with EtpackError ABORTED (`cause`: the signal's reason). */
+  signal?: AbortSignal | null;
 }
 
 export interface PteWithWeightsResult<T = Uint8Array> {
@@ -646,21 +653,31 @@ export interface ExternalizeOptions {
   alignment?: number;
 }
 
+/**
+ * A model's data files, one shape everywhere (validate, repack's `data` and
+ * `merge`, diff's `dataA`/`dataB`, exportWeights): an array of files, each
+ * named by its own path, URL or File name (`[ 'model.ptd' ]`, `[ file ]`),
+ * or a record that names them (`{ 'model.ptd': bytes }`: bytes have no
+ * name of their own). Names met twice in an array get `#2`, `#3`...
+ */
+export type DataFiles<S = Source> = Array<S | string> | Record<string, S | string>;
+
 export interface RepackOptions extends PteConfig, OutputOptions {
   /**
-   * The .ptd files the .pte uses, by name: `{ 'model.ptd': file }` (paths in Node).
+   * The .ptd files the .pte uses ({@link DataFiles}): `[ 'model.ptd' ]` or `{ 'model.ptd': file }` (paths in Node);
+   * in an array each file needs a name of its own (a path, URL or File name), else INVALID_ARGUMENT.
    * Their named data is carried into the outputs, each under its tag = the name
    * without a trailing `.ptd` (written back as `<tag>.ptd`), so external tensors
    * that stay external keep resolving. EXTERNAL tensors whose keys none of them
    * holds make repack throw MISSING_EXTERNAL_DATA (`error.keys` lists them).
    */
-  data?: Record<string, Source | string>;
+  data?: DataFiles;
   /** Repack even when EXTERNAL tensors' data is not given (the output keeps referring to it); default false. */
   allowMissingData?: boolean;
   /** Move constant tensors into a .ptd: true for the defaults, or options. */
   externalize?: boolean | ExternalizeOptions | null;
   /** .ptd files whose named data joins `mergeTag` (an array, or an object of name -> file); paths in Node. */
-  merge?: (Source | string)[] | Record<string, Source | string>;
+  merge?: DataFiles;
   /** Default 'model'. */
   mergeTag?: string;
   /** Segment alignment of written .ptd files; default 128. */
@@ -689,6 +706,8 @@ export declare class EtpackError extends Error {
   readonly keys?: string[];
   /** INVALID_INPUT / INVALID_OUTPUT: the validator's error findings. */
   readonly findings?: Finding[];
+  /** WASM_LOAD_FAILED in browsers: the URLs tried for etpack.wasm, in order. */
+  readonly urls?: string[];
 }
 
 // --- the API -------------------------------------------------------------------
@@ -752,7 +771,7 @@ export interface ExecutorchPack {
    * against `ptds`), or of a .ptd given on its own (then each of `ptds` is
    * checked on its own too).
    */
-  validate(pte: Source | string, ptds?: Record<string, Source | string>, options?: ValidateOptions): ValidationReport;
+  validate(pte: Source | string, ptds?: DataFiles, options?: ValidateOptions): ValidationReport;
 
   /**
    * Rewrites a .pte with a new layout; can move constants out into a .ptd and
@@ -803,11 +822,11 @@ export interface ExecutorchPack {
    * program's .ptd files) as one safetensors file, bytes referenced until
    * written. Tensors without a safetensors dtype are listed in `skipped`.
    */
-  exportWeights(pte: Source | string, data?: Array<Source | string> | Record<string, Source | string>,
+  exportWeights(pte: Source | string, data?: DataFiles,
     options?: ExportWeightsOptions & { output?: 'bytes' }): ExportWeightsResult;
-  exportWeights(pte: Source | string, data: Array<Source | string> | Record<string, Source | string> | undefined,
+  exportWeights(pte: Source | string, data: DataFiles | undefined,
     options: ExportWeightsOptions & { output: 'blob' }): ExportWeightsResult<Blob>;
-  exportWeights(pte: Source | string, data: Array<Source | string> | Record<string, Source | string> | undefined,
+  exportWeights(pte: Source | string, data: DataFiles | undefined,
     options: ExportWeightsOptions & { output: 'artifact' }): ExportWeightsResult<Artifact>;
 
   /** Node: a file on disk as an input (read in ranges, never whole). */
@@ -842,7 +861,11 @@ export interface ExecutorchPack {
 export interface InitOptions {
   /**
    * Where etpack.wasm is: called with ('etpack.wasm', prefix); returns a URL
-   * (browsers) or a path or file: URL (Node). Default: next to the module.
+   * (browsers; `prefix` is the directory of the script or bundle) or a path
+   * or file: URL (Node). Default: where a bundler emitted it, else beside the
+   * bundle. In browsers it is fetched before compiling: a failure is
+   * WASM_LOAD_FAILED naming each URL tried with its HTTP status (`urls` on
+   * the error).
    */
   locateFile?: (path: string, prefix: string) => string;
   /** The wasm module's bytes, when the application loads them itself. */

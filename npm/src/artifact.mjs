@@ -45,19 +45,31 @@ export class Artifact {
   toBytes(options = {}) {
     checkOptions(options, SPECS.toBytes, 'options');
     const onProgress = checkProgress(options?.onProgress);
+    // Synchronous: the signal can only have aborted before the call or
+    // from inside onProgress; checked then.
+    const signal = checkSignal(options?.signal);
+    throwIfAborted(signal, 'copying the artifact');
     const result = this.#allocate();
     let at = 0;
-    let reported = 0;
+    let reported = -1;
+    const tell = (bytesWritten) => {
+      reported = bytesWritten;
+      onProgress({ bytesWritten, totalBytes: this.size });
+      throwIfAborted(signal, 'copying the artifact');
+    };
+    // Copied CHUNK at a time so that progress comes as the bytes are copied
+    // (a 1 GiB piece is 128 reports, not one at the end), each count once.
     for (const p of this.pieces) {
-      if (p.bytes) result.set(p.bytes, at);
-      else if (p.entry) copyRange(p.entry, result, at, p.offset, p.length);
-      at += p.bytes ? p.bytes.byteLength : (p.zeros ?? p.length);  // zeros: already zero
-      if (onProgress && (at - reported >= CHUNK || at === this.size)) {
-        reported = at;
-        onProgress({ bytesWritten: at, totalBytes: this.size });
+      const n = p.bytes ? p.bytes.byteLength : (p.zeros ?? p.length);
+      for (let done = 0; done < n; done += CHUNK) {
+        const k = Math.min(CHUNK, n - done);
+        if (p.bytes) result.set(p.bytes.subarray(done, done + k), at);
+        else if (p.entry) copyRange(p.entry, result, at, p.offset + done, k);
+        at += k;  // zeros: already zero
+        if (onProgress && at - reported >= CHUNK) tell(at);
       }
     }
-    if (onProgress && reported !== this.size) onProgress({ bytesWritten: this.size, totalBytes: this.size });
+    if (onProgress && reported !== this.size) tell(this.size);
     return result;
   }
 
@@ -65,9 +77,11 @@ export class Artifact {
   async bytes(options = {}) {
     checkOptions(options, SPECS.toBytes, 'options');
     const onProgress = checkProgress(options?.onProgress);
+    const signal = checkSignal(options?.signal);
+    throwIfAborted(signal, 'reading the artifact');
     const result = this.#allocate();
     let at = 0;
-    for await (const chunk of this.chunks()) {
+    for await (const chunk of this.chunks({ signal: signal ?? undefined })) {
       result.set(chunk, at);  // the one copy (chunks() of bytes are views)
       at += chunk.byteLength;
       onProgress?.({ bytesWritten: at, totalBytes: this.size });
@@ -96,9 +110,10 @@ export class Artifact {
     return new Blob(parts, { type: options?.type ?? 'application/octet-stream' });
   }
 
-  // Async iterable of Uint8Array chunks in file order, holding at most
-  // CHUNK bytes of file-backed data at a time. Byte-array pieces come out as
-  // views (no copy); file and Blob ranges are read chunk by chunk.
+  // Async iterable of Uint8Array chunks in file order, each at most
+  // `chunkSize` (default CHUNK) bytes, so that progress counted by chunk is
+  // accurate. Byte-array pieces come out as views (no copy); file and Blob
+  // ranges are read chunk by chunk.
   // An aborted `signal` ends the iteration with ABORTED (checked before
   // every chunk).
   async* chunks(options = {}) {
@@ -119,15 +134,19 @@ export class Artifact {
   // The chunks in order: views and zeros as they are, reads as functions
   // (so that chunks() can check its signal before each one starts).
   * #chunksOf(size) {
+    const views = function* (view) {
+      for (let at = 0; at < view.byteLength; at += size) yield view.subarray(at, Math.min(at + size, view.byteLength));
+    };
     for (const p of this.pieces) {
       if (p.bytes) {
-        if (p.bytes.byteLength) yield p.bytes;
+        yield* views(p.bytes);
       } else if (p.zeros !== undefined) {
-        for (let left = p.zeros; left > 0; left -= ZEROS.byteLength) yield ZEROS.subarray(0, Math.min(left, ZEROS.byteLength));
+        const step = Math.min(size, ZEROS.byteLength);
+        for (let left = p.zeros; left > 0; left -= step) yield ZEROS.subarray(0, Math.min(left, step));
       } else {
         const view = p.entry.view(p.offset, p.length);
         if (view) {
-          if (view.byteLength) yield view;
+          yield* views(view);
           continue;
         }
         for (let done = 0; done < p.length; done += size) {

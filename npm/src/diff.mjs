@@ -203,7 +203,7 @@ export function createDiffApi(et) {
   function layoutChanges(sa, sb) {
     const out = [];
     const cmp = (field, va, vb) => {
-      if (text(va) !== text(vb)) out.push({ field, a: va, b: vb });
+      if (text(va) !== text(vb)) out.push({ field, a: va ?? null, b: vb ?? null });  // absent: null (JSON keeps it)
     };
     cmp('fileSize', sa.fileSize, sb.fileSize);
     cmp('segmentAlignment', sa.segmentAlignment, sb.segmentAlignment);

@@ -248,16 +248,23 @@ async function writeStaged(artifact, fd, stage, { onProgress, signal, path }) {
     if (staged) writeAll(stage.subarray(0, staged));
     staged = 0;
   };
-  // Progress every CHUNK written; a turn for the event loop every YIELD
-  // (each turn costs time, and 64 MiB take well under 100 ms to write).
+  // Progress every CHUNK written (bytes in the file, not the staged ones),
+  // each count reported once; a turn for the event loop every YIELD (each
+  // turn costs time, and 64 MiB take well under 100 ms to write).
   let sinceReport = 0;
+  let reported = -1;
+  const tell = (bytesWritten) => {
+    if (bytesWritten === reported) return;
+    reported = bytesWritten;
+    onProgress?.({ bytesWritten, totalBytes: artifact.size });
+  };
   const report = async (n) => {
     written += n;
     sinceReport += n;
     sinceYield += n;
     if (sinceReport >= CHUNK) {
       sinceReport = 0;
-      onProgress?.({ bytesWritten: written - staged, totalBytes: artifact.size });
+      tell(written - staged);
       if (signal?.aborted) throw aborted(signal, path);
     }
     if (sinceYield >= YIELD) {
@@ -271,18 +278,26 @@ async function writeStaged(artifact, fd, stage, { onProgress, signal, path }) {
     if (bytes.byteLength <= STAGE - staged) {
       stage.set(bytes, staged);  // copy of a small piece into the staging buffer
       staged += bytes.byteLength;
-    } else {
-      // A large piece: top the staged bytes up to a page boundary of the file
-      // with its first bytes (a copy of < 4 KiB), so that the rest is written
-      // from a page-aligned file offset (measurably faster for big writes).
-      const top = Math.min(bytes.byteLength, (PAGE - (written % PAGE)) % PAGE);  // `written` counts staged bytes
-      if (top > STAGE - staged) flush();
-      stage.set(bytes.subarray(0, top), staged);
-      staged += top;
-      flush();
-      writeAll(top ? bytes.subarray(top) : bytes);
+      await report(bytes.byteLength);
+      return;
     }
-    await report(bytes.byteLength);
+    // A large piece: top the staged bytes up to a page boundary of the file
+    // with its first bytes (a copy of < 4 KiB), so that the rest is written
+    // from a page-aligned file offset (measurably faster for big writes).
+    const top = Math.min(bytes.byteLength, (PAGE - (written % PAGE)) % PAGE);  // `written` counts staged bytes
+    if (top > STAGE - staged) flush();
+    stage.set(bytes.subarray(0, top), staged);
+    staged += top;
+    flush();
+    await report(top);
+    // The rest from where it is (no copy), CHUNK at a time (a multiple of
+    // PAGE: offsets stay aligned), so that a 1 GiB byte array is reported
+    // (and the signal checked) as it goes, not once at the end.
+    for (let done = top; done < bytes.byteLength; done += CHUNK) {
+      const part = bytes.subarray(done, Math.min(done + CHUNK, bytes.byteLength));
+      writeAll(part);
+      await report(part.byteLength);
+    }
   };
   let buffer = null;  // for ranges without a view; allocated when first needed
   for (const p of artifact.pieces) {
@@ -315,7 +330,7 @@ async function writeStaged(artifact, fd, stage, { onProgress, signal, path }) {
   }
   flush();
   if (signal?.aborted) throw aborted(signal, path);
-  onProgress?.({ bytesWritten: written, totalBytes: artifact.size });
+  tell(written);  // the last count, unless just reported
   return written;
 }
 

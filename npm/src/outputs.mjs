@@ -3,6 +3,7 @@
 import { EtpackError, markCallerError } from './errors.mjs';
 import { MAX_OUTPUT_BYTES, SPECS, checkOptions } from './options.mjs';
 import { cords, plannedBytes } from './marshal.mjs';
+import { checkSignal, throwIfAborted } from './artifact.mjs';
 
 // Output options shared by every call that writes files.
 export function outputOptions(options, what, spec = SPECS.output) {
@@ -16,14 +17,19 @@ export function outputOptions(options, what, spec = SPECS.output) {
       throw markCallerError(e);
     }
   });
-  return { output: o.output ?? 'bytes', onProgress };
+  // One abort convention (errors.mjs abortedError): an aborted signal is
+  // ABORTED before anything is done; with output 'bytes' it is checked
+  // again after each progress report (the only time it can change here).
+  const signal = checkSignal(o.signal);
+  throwIfAborted(signal, 'the call');
+  return { output: o.output ?? 'bytes', onProgress, signal };
 }
 
 // The files of an Output in the form asked for. 'bytes': one contiguous
 // Uint8Array each, every byte copied once (the core's bytes straight from
 // the heap unless a progress callback, which may call into wasm, runs in
 // between); onProgress counts over all files of the call.
-export function deliver(core, out, { output, onProgress }) {
+export function deliver(core, out, { output, onProgress, signal = null }) {
   const planned = plannedBytes(out);
   if (planned > MAX_OUTPUT_BYTES) {
     throw new EtpackError('RESOURCE_LIMIT', `the planned output is ${planned} bytes, over the limit of 2^40 bytes (check the alignments)`);
@@ -36,6 +42,7 @@ export function deliver(core, out, { output, onProgress }) {
   return artifacts.map((a) => {
     const bytes = a.toBytes({
       onProgress: onProgress && ((p) => onProgress({ bytesWritten: base + p.bytesWritten, totalBytes })),
+      signal,
     });
     base += a.size;
     return bytes;

@@ -1,3 +1,5 @@
+import { EtpackError } from './errors.mjs';
+
 // The settings handed to the Emscripten factory (dist/etpack.mjs), which
 // decides where etpack.wasm is when it starts:
 //   if (Module.locateFile) file = locateFile('etpack.wasm', scriptDirectory)
@@ -20,4 +22,51 @@ export function loaderSettings({ locateFile, wasmBinary, base } = {}) {
     settings.locateFile = (name) => new URL(name, base).href;
   }
   return settings;
+}
+
+const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];  // "\0asm"
+
+// The wasm bytes from the first of `urls` that answers with WebAssembly,
+// fetched before anything is compiled, so that a failure is a coded
+// WASM_LOAD_FAILED naming each URL tried and what it answered (HTTP status,
+// a page that is not WebAssembly, a network error) instead of the
+// Emscripten factory's "both async and sync fetching ... failed" or, in a
+// worker, a CompileError from the 404 page's bytes. `urls`: strings or URLs
+// (relative ones are resolved against the page or worker).
+export async function fetchWasm(urls, fetchImpl = globalThis.fetch) {
+  if (typeof fetchImpl !== 'function') throw new EtpackError('WASM_LOAD_FAILED', 'cannot load etpack.wasm: fetch() is not available here; pass init({ wasmBinary }) or use the executorch-pack/inline entry');
+  const tried = [];
+  for (const candidate of urls) {
+    const url = absolute(candidate);
+    let response;
+    try {
+      response = await fetchImpl(url, { credentials: 'same-origin' });
+    } catch (e) {
+      tried.push(`${url}: network error (${String(e?.message ?? e)})`);
+      continue;
+    }
+    if (!response.ok) {
+      tried.push(`${url}: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+      continue;
+    }
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (bytes.byteLength < 8 || !WASM_MAGIC.every((b, i) => bytes[i] === b)) {
+      const type = response.headers?.get?.('content-type');
+      tried.push(`${url}: HTTP ${response.status} with ${bytes.byteLength} bytes that are not WebAssembly${type ? ` (${type})` : ''}`);
+      continue;
+    }
+    return bytes;
+  }
+  const e = new EtpackError('WASM_LOAD_FAILED', `cannot load etpack.wasm: ${tried.join('; ')}; `
+    + 'serve etpack.wasm there, or pass init({ locateFile }) or init({ wasmBinary }), or use the executorch-pack/inline entry');
+  e.urls = urls.map((u) => absolute(u));
+  return Promise.reject(e);
+}
+
+function absolute(url) {
+  try {
+    return new URL(String(url), globalThis.location?.href).href;
+  } catch {
+    return String(url);
+  }
 }

@@ -65,7 +65,7 @@ test('alignments must be positive integers the runtime can load, within bounds',
 test('wrong JS types anywhere are INVALID_ARGUMENT', () => {
   fails(() => et.inspect(42), 'INVALID_ARGUMENT');
   fails(() => et.inspect(pte, 'pte'), 'INVALID_ARGUMENT');
-  fails(() => et.validate(pte, [pte]), 'INVALID_ARGUMENT');
+  fails(() => et.validate(pte, 'model.ptd'), 'INVALID_ARGUMENT');  // an array or a record (data-files.mjs)
   fails(() => et.serializeForExecutorch(null), 'INVALID_ARGUMENT');
   fails(() => et.serializePteBinary({ program: 5 }), 'INVALID_ARGUMENT');
   fails(() => et.serializePteBinary({ program }, 'config'), 'INVALID_ARGUMENT');

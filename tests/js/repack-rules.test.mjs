@@ -73,7 +73,8 @@ test('an input that does not validate is refused with its findings', () => {
 });
 
 test('options are checked', () => {
-  refusal(() => et.repack(c13.file('out.pte'), { data: [] }), 'INVALID_ARGUMENT');
+  refusal(() => et.repack(c13.file('out.pte'), { data: 'model.ptd' }), 'INVALID_ARGUMENT');  // an array or a record
+  refusal(() => et.repack(c13.file('out.pte'), { data: [c13.file('model.ptd')] }), 'INVALID_ARGUMENT');  // nameless bytes in an array
   refusal(() => et.repack(c13.file('out.pte'), { allowMissingData: 'yes' }), 'INVALID_ARGUMENT');
 });
 

@@ -27,7 +27,12 @@ Options:
 
 const short = (h) => (typeof h === 'string' ? h.slice(0, 12) : '?');
 const shapeText = (s) => (Array.isArray(s) ? `[${s.join(', ')}]` : '-');
-const value = (v) => (v !== null && typeof v === 'object' ? stringify(v).replace(/\s+/g, ' ') : String(v));
+// A value absent on one side (a .pte without an extended header, a field
+// the other file lacks) is shown as "none", never as "undefined".
+const value = (v) => {
+  if (v === null || v === undefined) return 'none';
+  return typeof v === 'object' ? stringify(v).replace(/\s+/g, ' ') : String(v);
+};
 
 function section(out, title, changes, describe) {
   if (!changes.added.length && !changes.removed.length && !changes.changed.length) return;
@@ -39,7 +44,9 @@ function section(out, title, changes, describe) {
   }
 }
 
-export function formatDiff(a, b, r) {
+// `unread`: the sides whose external tensor bytes were not compared for want
+// of their .ptd files ('a', 'b'), each named with the option that gives them.
+export function formatDiff(a, b, r, unread = []) {
   const s = r.summary;
   const out = [];
   const verdict = r.identical ? 'identical' : r.equivalent ? 'equivalent (layout differs)' : 'different';
@@ -48,7 +55,9 @@ export function formatDiff(a, b, r) {
   out.push([counts('methods', s.methods), counts('tensors', s.tensors), counts('named data', s.namedData),
     counts('external data', s.externalData), s.programFields !== undefined ? `program fields ${s.programFields}` : null,
     `bytes changed ${fmtBytes(s.bytesChanged)}`, `layout changes ${s.layoutChanges}`].filter(Boolean).join(', '));
-  if (r.kind === 'pte' && !s.externalDataCompared) out.push('external tensor bytes not compared (give --data-a and --data-b)');
+  if (r.kind === 'pte' && !s.externalDataCompared && unread.length) {
+    out.push(`external tensor bytes not compared (give ${unread.map((side) => `--data-${side}`).join(' and ')})`);
+  }
   if (r.methods) {
     const m = r.methods;
     if (m.added.length || m.removed.length || m.changed.length) out.push('', 'Methods');
@@ -94,11 +103,22 @@ export async function cmdDiff(argv, { init, parseArgs, UsageError, help }) {
     result = await et.diff(inputs[0], inputs[1], { dataA: named(dataA, 2), dataB: named(dataB, 2 + dataA.length) });
     reportFetched(inputs);
   } catch (e) {
-    if (!e?.code) throw e;
     // Exit 1 means "different": an input that cannot be read or parsed is 2.
-    process.stderr.write(`executorch-pack: error [${printable(e.code)}]: ${String(e.message).split('\n').map(printable).join('\n')}\n`);
-    return 2;
+    // The dispatcher prints the error (and its JSON document with --json).
+    if (e !== null && typeof e === 'object') e.exitStatus = 2;
+    throw e;
   }
-  process.stdout.write(options.json ? `${stringify({ schema: 1, command: 'diff', ...result })}\n` : `${formatDiff(shownName(a), shownName(b), result)}\n`);
+  if (options.json) {
+    process.stdout.write(`${stringify({ schema: 1, command: 'diff', ...result })}\n`);
+  } else {
+    // A side lacks data only if its program has external tensors and no
+    // --data-X was given: a program without them needs none.
+    const unread = result.kind === 'pte' && !result.summary.externalDataCompared
+      ? [['a', inputs[0], dataA], ['b', inputs[1], dataB]]
+        .filter(([, input, data]) => data.length === 0 && et.inspect(input, { kind: 'pte' }).externalTensors.length > 0)
+        .map(([side]) => side)
+      : [];
+    process.stdout.write(`${formatDiff(shownName(a), shownName(b), result, unread)}\n`);
+  }
   return result.equivalent ? 0 : 1;
 }

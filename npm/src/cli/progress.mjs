@@ -9,24 +9,37 @@ const DELAY_MS = 1000;
 const REDRAW_MS = 100;
 const LINE_MS = 1000;
 
-export function progressBar(totalBytes, { stream = process.stderr, env = process.env, remote = false } = {}) {
+// `files`: [{ path, size }] in the order they are written. A line names the
+// file being written with its own bytes (a 672-byte .pte written after a
+// 1 GiB .ptd reads "672 B of 672 B", not the run's total), and, when there
+// are several files, where the whole run stands.
+export function progressBar(files, { stream = process.stderr, env = process.env, remote = false } = {}) {
   const mode = env.EXECUTORCH_PACK_PROGRESS;
   const tty = Boolean(stream.isTTY);
   const enabled = mode === 'always' || (mode !== 'never' && (tty || remote));
   const delay = mode === 'always' || remote ? 0 : DELAY_MS;
   const every = tty ? REDRAW_MS : LINE_MS;
+  const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
   const start = Date.now();
   let last = -Infinity;
   let drawn = false;
+  let shown = null;  // [file index, bytes] of the last line: never the same line twice
   return {
-    // `name`: the file being written; `bytes`: written so far over all files.
-    update(name, bytes) {
+    // `index`: the file in `files`; `bytes`: written of it so far.
+    update(index, bytes) {
       if (!enabled) return;
+      const { path, size } = files[index];
       const now = Date.now();
-      if (now - start < delay || (now - last < every && bytes < totalBytes)) return;
+      if (now - start < delay || (now - last < every && bytes < size)) return;
+      if (shown && shown[0] === index && shown[1] === bytes) return;
       last = now;
-      const share = totalBytes > 0 ? ((100 * bytes) / totalBytes).toFixed(1) : '100.0';
-      const line = `writing ${printable(name)}: ${fmtBytes(bytes)} of ${fmtBytes(totalBytes)} (${share}%)`;
+      shown = [index, bytes];
+      const share = (done, total) => (total > 0 ? ((100 * done) / total).toFixed(1) : '100.0');
+      let line = `writing ${printable(path)}: ${fmtBytes(bytes)} of ${fmtBytes(size)} (${share(bytes, size)}%)`;
+      if (files.length > 1) {
+        const before = files.slice(0, index).reduce((sum, f) => sum + f.size, 0);
+        line += `, file ${index + 1} of ${files.length}, ${fmtBytes(before + bytes)} of ${fmtBytes(totalBytes)} in all (${share(before + bytes, totalBytes)}%)`;
+      }
       if (tty) {
         drawn = true;
         stream.write(`\r\u001b[K${line}`);

@@ -197,16 +197,14 @@ export async function cmdRepack(argv, { init, help }) {
     const replaced = checkTargets(files.map((f) => f.path), [...inputs, ...weights], { force: Boolean(options.force), inPlace });
 
     transaction.makeFolder(dir);
-    const total = files.reduce((sum, f) => sum + f.artifact.size, 0);
     // Data streaming from URLs is slow: its progress is shown on any stderr.
-    bar = progressBar(total, { remote: inputs.some((i) => i.file.bytesFetched !== undefined) });
-    let base = 0;
-    for (const f of files) {
+    bar = progressBar(files.map((f) => ({ path: f.path, size: f.artifact.size })),
+      { remote: inputs.some((i) => i.file.bytesFetched !== undefined) });
+    for (const [index, f] of files.entries()) {
       await transaction.stage(f.path, f.artifact, {
         signal: controller.signal,
-        onProgress: (p) => bar.update(f.path, base + p.bytesWritten),
+        onProgress: (p) => bar.update(index, p.bytesWritten),
       });
-      base += f.artifact.size;
     }
     bar.done();
     // A signal that came during synchronous work is delivered on this turn.

@@ -1,9 +1,11 @@
 // `executorch-pack weights` (a .ptd from safetensors) and `export-weights`
 // (a program's tensors out as safetensors); see npm/src/weights.mjs.
 import { dirname, resolve } from 'node:path';
+import { EtpackError } from '../errors.mjs';
 import { OutputTransaction, checkTargets, identity } from './files.mjs';
 import { fmtBytes, printable, stringify } from './format.mjs';
 import { isUrl, openInputs, reportFetched } from './inputs.mjs';
+import { progressBar } from './progress.mjs';
 
 export const WEIGHTS_HELP = {
   weights: `Usage: executorch-pack weights PTE --from FILE.safetensors [--from ...] -o OUT.ptd [options]
@@ -34,7 +36,10 @@ Options:
 Writes every named constant of PTE and every external tensor (bytes from the
 PTD files) into one safetensors file, streamed (no whole-model buffer). Its
 __metadata__ names the source files. Tensors whose dtype safetensors has no
-name for are skipped and listed.
+name for are skipped and listed. Tensors are exported by name: a program
+whose constants have no names (and that has no external tensors) has nothing
+to export, which is refused with NOTHING_TO_EXPORT and a hint (exit 1,
+nothing written).
 
 Options:
   -o, --output OUT   the .safetensors to write (required)
@@ -50,14 +55,19 @@ Options:
 // temporary in its folder and renamed into place at the end (nothing left
 // on failure); it never replaces an input, and replaces an existing file
 // only with --force.
-async function writeNew(path, artifact, { force, inputs }) {
+// Progress as for repack (progress.mjs): on a terminal, or when data comes
+// from URLs.
+async function writeNew(path, artifact, { force, inputs, remote }) {
   checkTargets([path], inputs.map((p) => ({ path: p, id: identity(p) })), { force, inPlace: false });
   const transaction = new OutputTransaction();
+  const bar = progressBar([{ path, size: artifact.size }], { remote });
   try {
     transaction.makeFolder(dirname(resolve(path)));
-    await transaction.stage(path, artifact);
+    await transaction.stage(path, artifact, { onProgress: (p) => bar.update(0, p.bytesWritten) });
+    bar.done();
     transaction.commit();
   } catch (e) {
+    bar.done();
     transaction.discard();
     throw e;
   }
@@ -91,7 +101,7 @@ export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
   const result = await et.ptdFromWeights(pte, options.from, {
     tag: options.tag, rename, segmentAlignment, output: 'artifact',
   });
-  await writeNew(options.output, result.ptd, { force: options.force, inputs: [positional[0], ...options.from].filter((p) => !isUrl(p)) });
+  await writeNew(options.output, result.ptd, { force: options.force, inputs: [positional[0], ...options.from].filter((p) => !isUrl(p)), remote: isUrl(positional[0]) });
   reportFetched([pte]);
   const summary = { schema: 1, command: 'weights', file: options.output, bytes: result.ptd.size, tag: result.tag, written: result.written, unused: result.unused };
   if (options.json) {
@@ -105,6 +115,23 @@ export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
   return 0;
 }
 
+// A safetensors file without tensors is of no use to anyone: refused
+// (exit 1, nothing written), with the reason and what to do in the hint.
+function nothingToExport(et, pte, include, skipped) {
+  const e = new EtpackError('NOTHING_TO_EXPORT', 'no tensor to export: nothing was written');
+  const constants = et.inspect(pte, { kind: 'pte' }).constants.count;
+  if (include?.length) {
+    e.hint = `no exportable tensor name matches --include ${include.map((g) => `'${g}'`).join(', ')}; run without --include to export them all`;
+  } else if (skipped.length) {
+    e.hint = `every named tensor has a dtype safetensors cannot store (${skipped.length} skipped)`;
+  } else if (constants > 0) {
+    e.hint = `the program's ${constants} constant(s) have no names (it was exported without fully-qualified constant names) and it has no external tensors; export-weights writes tensors by name`;
+  } else {
+    e.hint = 'the program has no constants and no external tensors';
+  }
+  return e;
+}
+
 export async function cmdExportWeights(argv, { init, parseArgs, UsageError, help }) {
   const spec = { output: 'value', include: 'list', force: 'flag', json: 'flag', help: 'flag', header: 'list', timeout: 'value' };
   const { options, positional } = parseArgs(argv, spec, 'export-weights');
@@ -115,7 +142,8 @@ export async function cmdExportWeights(argv, { init, parseArgs, UsageError, help
   const [pte, ...ptds] = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
   const data = Object.fromEntries(positional.slice(1).map((p, i) => [p, ptds[i]]));
   const result = et.exportWeights(pte, data, { include: options.include, output: 'artifact' });
-  await writeNew(options.output, result.safetensors, { force: options.force, inputs: positional.filter((p) => !isUrl(p)) });
+  if (result.tensors.length === 0) throw nothingToExport(et, pte, options.include, result.skipped);
+  await writeNew(options.output, result.safetensors, { force: options.force, inputs: positional.filter((p) => !isUrl(p)), remote: positional.some(isUrl) });
   reportFetched([pte, ...ptds]);
   if (options.json) {
     process.stdout.write(`${stringify({ schema: 1, command: 'export-weights', file: options.output, bytes: result.safetensors.size, tensors: result.tensors, skipped: result.skipped })}\n`);

@@ -8,6 +8,7 @@ import { SPECS, checkOptions } from '../options.mjs';
 import { encodeRequest, pteConfigToCore, replyJson, setOwn } from '../marshal.mjs';
 import { closeAll, fileRequest, openPath } from '../files-in.mjs';
 import { deliver, outputOptions } from '../outputs.mjs';
+import { dataFileEntries } from '../data-files.mjs';
 
 export function repack(core, pte, options = {}) {
   const checked = checkOptions(options, SPECS.repack, 'options');
@@ -23,9 +24,11 @@ export function repack(core, pte, options = {}) {
   if (externalize !== null && typeof externalize !== 'boolean' && (typeof externalize !== 'object' || Array.isArray(externalize))) {
     throw invalidArgument('options.externalize must be true, false, null or an object');
   }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw invalidArgument("options.data must be an object {'model.ptd': file, ...}");
+  if (data === null || typeof data !== 'object') {
+    throw invalidArgument("options.data must be an array of .ptd files or a record {'model.ptd': file, ...}");
   }
+  // An array names each file by its own name (its tag: the name without .ptd).
+  const dataFiles = dataFileEntries(data, 'options.data', { named: true });
   // Files opened here from paths are closed here once nothing refers to
   // them any more (contiguous outputs and refusals); Artifacts keep them open.
   const opened = [];
@@ -44,7 +47,7 @@ export function repack(core, pte, options = {}) {
         merge_tag: mergeTag,
         // The .ptd files the .pte uses; each is carried under its tag (the
         // name without a trailing .ptd).
-        data: Object.entries(data).map(([name, p]) => ({ name, ...file(p, 'ptd', `data['${name}']`) })),
+        data: dataFiles.map(([name, p]) => ({ name, ...file(p, 'ptd', `data['${name}']`) })),
         allow_missing_data: allowMissingData,
       };
       if (externalize) request.externalize = externalizeRequest(externalize);

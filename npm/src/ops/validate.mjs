@@ -5,11 +5,14 @@ import { invalidArgument } from '../errors.mjs';
 import { SPECS, checkOptions } from '../options.mjs';
 import { encodeRequest, parseLossless, replyText } from '../marshal.mjs';
 import { closeAll, fileRequest, kindOf, openPath } from '../files-in.mjs';
+import { dataFileRecord } from '../data-files.mjs';
 
 // options: { runtime: 'X.Y', backends: [id, ...], deprecatedConstantBuffer: bool }
 // (values checked in C++: src/bindings/api.cpp; keys here).
+// ptds: an array of files or a record { name: file } (data-files.mjs).
 export function validate(core, pte, ptds = {}, options = {}) {
-  if (ptds === null || typeof ptds !== 'object' || Array.isArray(ptds)) throw invalidArgument('ptds must be an object {name: bytes}');
+  if (ptds === null || typeof ptds !== 'object') throw invalidArgument("ptds must be an array of .ptd files or a record {'model.ptd': file}");
+  ptds = dataFileRecord(ptds, 'ptds');
   checkOptions(options, SPECS.validate, 'options');
   const { runtime = null, backends = null, deprecatedConstantBuffer = false } = options ?? {};
   const opened = [];
