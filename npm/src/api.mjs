@@ -64,7 +64,6 @@ export function createApi(initialModule, platform, version) {
       blobs,
       sha256Of,
       guard: (fn, self, args) => core.guard(fn, self, args),
-      host: (extra) => core.host(extra),
     },
   };
   // diff, ptdFromWeights, pteWithWeights, exportWeights: built on the calls
