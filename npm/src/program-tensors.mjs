@@ -253,7 +253,10 @@ async function* lockstep(a, b, lo, hi) {
 
 function bytesEqual(x, y) {
   if (x.byteLength !== y.byteLength) return false;
-  if (typeof Buffer !== 'undefined') return Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength));
+  // Node's Buffer compares with memcmp; reached through globalThis so that a
+  // bundler (Parcel) sees no free `Buffer` to polyfill in browser builds.
+  const NodeBuffer = globalThis.Buffer;
+  if (NodeBuffer) return NodeBuffer.from(x.buffer, x.byteOffset, x.byteLength).equals(NodeBuffer.from(y.buffer, y.byteOffset, y.byteLength));
   for (let i = 0; i < x.byteLength; ++i) if (x[i] !== y[i]) return false;
   return true;
 }
