@@ -252,6 +252,10 @@ function fileKinds() {
   const kinds = defRows('src/format/file_kinds.def', 'FILE_KIND').map(
     ([, kind, extension, identifier, identifierOffset, headerMagic, headerOffset, headerRequired, probeBytes]) =>
       ({ kind, extension, identifier, identifierOffset, headerMagic, headerOffset, headerRequired, probeBytes }));
+  // How many identifier chars name a kind's family (ET.., FT..): the C++'s
+  // own constant, read from its source so the two never differ.
+  const family = readFileSync(join(root, 'src/format/file_kinds.cpp'), 'utf8').match(/constexpr size_t kFamilyChars = (\d+);/);
+  if (!family) throw new Error('src/format/file_kinds.cpp: no `constexpr size_t kFamilyChars = N;`');
   return `${HEADER}// From src/format/file_kinds.def, the table the C++ core reads files by.
 
 /**
@@ -272,6 +276,31 @@ export function fileKindOf(bytes) {
     if (same) return k.kind;
   }
   return null;
+}
+
+/** How many first identifier chars name a kind's family (src/format/file_kinds.cpp kFamilyChars). */
+export const FAMILY_CHARS = ${Number(family[1])};
+
+/**
+ * The kind whose identifier family (its first FAMILY_CHARS chars: ET.., FT..)
+ * \`bytes\` carries, or null: another version of a known kind goes to that
+ * kind's reader, which names the version it found, as the core does.
+ */
+export function kindOfFamily(bytes) {
+  for (const k of FILE_KINDS) {
+    if (bytes.length < k.identifierOffset + FAMILY_CHARS) continue;
+    let same = true;
+    for (let i = 0; i < FAMILY_CHARS; ++i) same &&= bytes[k.identifierOffset + i] === k.identifier.charCodeAt(i);
+    if (same) return k.kind;
+  }
+  return null;
+}
+
+/** How many first bytes of a file of \`kind\` the core's head-size probe takes. */
+export function probeBytesOf(kind) {
+  const k = FILE_KINDS.find((row) => row.kind === kind);
+  if (!k) throw new Error(\`unknown file kind \${kind}\`);
+  return k.probeBytes;
 }
 `;
 }

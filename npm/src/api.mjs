@@ -59,6 +59,7 @@ export function createApi(initialModule, platform, version) {
       withScope: (body) => core.withScope(body),
       fileRequest: (value, kind, scope, heap, what, lenient) => fileRequest(core, value, kind, scope, heap, what, lenient),
       call: (fn) => core.call(fn),
+      host: (extra) => core.host(extra),
       parseReply,
       blobs,
       sha256Of,

@@ -4,25 +4,18 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { entryOf, readSync } from './sources.mjs';
 import { encodeRequest, replyJson } from './marshal.mjs';
+import { kindOfFamily, probeBytesOf } from './generated/file-kinds.mjs';
 
-// The file kinds JS tells apart before asking the core: the two identifier
-// letters at offset 4 (ETxx .pte, FTxx .ptd) and how many first bytes the
-// core's head-size probe is given (the sizes the C++ side expects). Kept by
-// hand here, in one place, until the file-kind table generated from
-// src/format/ replaces it; url-source.mjs still sniffs on its own.
-const FILE_KINDS = [
-  { kind: 'pte', letters: 'ET', probeBytes: 64 },
-  { kind: 'ptd', letters: 'FT', probeBytes: 56 },
-];
+// The file kinds JS tells apart before asking the core come from the table
+// generated from src/format/file_kinds.def (the C++ core's own): the
+// identifier family at its offset (ETxx .pte, FTxx .ptd: another version
+// still goes to its reader, which names it) and the probe size per kind.
 
 // 'pte' | 'ptd' from a file's first bytes, or null.
-export function kindOfIdentifier(bytes) {
-  const letters = String.fromCharCode(bytes[4] ?? 0, bytes[5] ?? 0);
-  return FILE_KINDS.find((k) => k.letters === letters)?.kind ?? null;
-}
+export const kindOfIdentifier = kindOfFamily;
 
 // How many first bytes of a file of `kind` the head-size probe takes.
-export const probeBytes = (kind) => FILE_KINDS.find((k) => k.kind === kind).probeBytes;
+export const probeBytes = probeBytesOf;
 
 // The bytes of a .pte/.ptd the core parses, from its first bytes (a header
 // probe, put in the heap) and its size; lenient: a malformed head is not an

@@ -22,11 +22,11 @@ export const MAX_HEADER_BYTES = 100_000_000;
 // inputs in the heap (copies freed after the call) and files in the scope.
 // Returns { reply, blobs }.
 export function weightsCall(et, op, request) {
-  const { guard, withScope, call, sources, blobs, fileRequest } = et._internal;
+  const { guard, withScope, call, host, sources, blobs, fileRequest } = et._internal;
   return guard(() => withScope((scope, heap) => {
     const text = JSON.stringify(request(heap, scope, fileRequest));
     const module = et._internal.module;
-    const out = call(() => module.weights(op, text, sources.host()));
+    const out = call(() => module.weights(op, text, host()));
     try {
       return { reply: JSON.parse(out.json()), blobs: blobs(module, sources, out) };
     } finally {

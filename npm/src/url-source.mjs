@@ -12,6 +12,7 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { SOURCE } from './sources.mjs';
 import { RangeReader, displayUrl } from './range-reader.mjs';
+import { kindOfFamily, probeBytesOf } from './generated/file-kinds.mjs';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -138,14 +139,13 @@ export class UrlSource {
     this.size = this.#reader.size;
     this.#entry.size = this.size;
     this.#pin(0, first);
-    const magic = first.byteLength >= 8 ? String.fromCharCode(first[4], first[5]) : '';
-    this.kind = magic === 'ET' ? 'pte' : magic === 'FT' ? 'ptd' : null;
+    this.kind = first.byteLength >= 8 ? kindOfFamily(first) : null;
     if (!this.rangeSupported) {
       this.headSize = this.size;  // the whole object came: every read is served from it
     } else if (this.kind) {
       // A .pte is given all the first request brought (without eh00 its end
       // is found from its bytes); a .ptd its header.
-      const probe = this.kind === 'pte' ? first : first.subarray(0, Math.min(first.byteLength, 56));
+      const probe = this.kind === 'pte' ? first : first.subarray(0, Math.min(first.byteLength, probeBytesOf('ptd')));
       let head = first;
       this.headSize = Math.min(this.size, core.headSize(this.kind, probe, this.size));
       // A .pte without eh00 may take rounds (each at most four times the

@@ -129,7 +129,9 @@ test('a lone surrogate in a tensor name is printed escaped, never as U+FFFD', as
 });
 
 test('diff compares numbers by their bits: -0.0 and 0.0 differ', async () => {
-  const withDouble = (d) => et.serializePteBinary({ program: program([{ val_type: 'Double', val: { double_val: d } }], []) });
+  // A DoubleList item keeps -0.0 in the file (a Double of -0.0 is omitted as
+  // upstream omits it, so it would read back as +0.0 on both sides).
+  const withDouble = (d) => et.serializePteBinary({ program: program([{ val_type: 'DoubleList', val: { items: [d] } }], []) });
   const same = await et.diff(withDouble(0), withDouble(0));
   assert.equal(same.equivalent, true);
   assert.equal(same.identical, true);
