@@ -56,6 +56,7 @@ export function asRangeSource(artifact) {
     read: (offset, n) => entry.read(base + offset, n),
   };
   if (entry.copyTo) e.copyTo = (dst, at, offset, n) => entry.copyTo(dst, at, base + offset, n);
+  if (entry.readInto) e.readInto = (dst, at, offset, n) => entry.readInto(dst, at, base + offset, n);
   // A file's path: writers then read it synchronously into a reused buffer.
   if (entry.path !== undefined) e.path = entry.path;
   if (entry.part) e.part = (offset, n) => entry.part(base + offset, n);
