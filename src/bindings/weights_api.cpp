@@ -31,7 +31,7 @@ using emscripten::val;
 // A name for a JSON reply: as write_json_string, but a lone surrogate's
 // bytes become \udxxx, so JSON.parse gives back the JS string the name
 // came from (never U+FFFD). Names here are valid UTF-8 otherwise.
-void write_name(const std::string& s, std::string& out) {
+void write_name(std::string_view s, std::string& out) {
   const std::string quoted = escaped_name(s);
   // escaped_name's only non-JSON escape is \xNN for a stray byte: as \u00NN.
   for (size_t i = 0; i < quoted.size(); ++i) {
@@ -176,9 +176,12 @@ Status match(const Json& request, Output& out) {
   };
   names("written", plan.written);
   names("kept", plan.kept);
-  std::vector<std::string> unused;
-  for (size_t i : plan.unused) unused.push_back(checkpoints.tensors[i].name);
-  names("unused", unused);
+  j += ",\"unused\":[";  // straight from the checkpoint names (no copy of each)
+  for (size_t k = 0; k < plan.unused.size(); ++k) {
+    if (k) j.push_back(',');
+    write_name(checkpoints.tensors[plan.unused[k]].name, j);
+  }
+  j.push_back(']');
   j += ",\"problems\":[";
   for (size_t i = 0; i < plan.problems.size(); ++i) {
     const WeightsProblem& p = plan.problems[i];
