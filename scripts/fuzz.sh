@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target (clang, ASan + UBSan) and runs it for a bounded
-# time over a seed corpus made of ../shared/conformance outputs, the real
-# artifacts in ../shared/artifacts, and tests/fuzz/regressions.
+# Builds the libFuzzer targets (clang, ASan + UBSan) and runs them, one after
+# another, within a total time budget: etpack_fuzz_artifacts (.pte/.ptd) for
+# 3/5 of it over a seed corpus made of ../shared/conformance outputs, the real
+# artifacts in ../shared/artifacts, and tests/fuzz/regressions; then
+# etpack_fuzz_safetensors and etpack_fuzz_weights for 1/5 each, over small
+# safetensors files written here (valid, sharing bytes, empty, hostile).
 #   scripts/fuzz.sh [SECONDS=120]
-# Exit status: 0 when the run ends without a finding, 1 when the fuzzer found
-# a crash/leak/timeout (the input is saved under build/fuzz/crashes/), 2 on
-# setup problems. New interesting inputs accumulate in build/fuzz/corpus.
+# Exit status: 0 when every run ends without a finding, 1 when a fuzzer found
+# a crash/leak/timeout (the input is saved under build/fuzz/crashes/<target>/),
+# 2 on setup problems. New interesting inputs accumulate in
+# build/fuzz/corpus/<target>.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-120}"
@@ -20,14 +24,14 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   CXX=clang++ cmake -S . -B "$build" -DETPACK_FUZZ=ON -DETPACK_BUILD_TESTS=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 2; }
 fi
-cmake --build "$build" --target etpack_fuzz_artifacts -j"$(nproc 2>/dev/null || echo 2)" >"$build/build.log" 2>&1 ||
+cmake --build "$build" --target etpack_fuzz_artifacts etpack_fuzz_safetensors etpack_fuzz_weights -j"$(nproc 2>/dev/null || echo 2)" >"$build/build.log" 2>&1 ||
   { tail -50 "$build/build.log" >&2; exit 2; }
 
 seeds="$build/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds" "$build/corpus" "$build/crashes"
+mkdir -p "$seeds/artifacts" "$seeds/safetensors"
 n=0
-add_seed() { n=$((n + 1)); cat "$@" >"$seeds/seed_$n"; }
+add_seed() { n=$((n + 1)); cat "$@" >"$seeds/artifacts/seed_$n"; }
 for f in "$shared"/artifacts/*.pte "$shared"/conformance/*/*.pte "$shared"/conformance/*/*.ptd tests/fuzz/regressions/*; do
   [ -f "$f" ] && add_seed "$f"
 done
@@ -38,17 +42,46 @@ for pte in "$shared"/conformance/*/out.pte; do
     [ -f "$ptd" ] && add_seed "$pte" "$build/separator.bin" "$ptd"
   done
 done
-echo "fuzz.sh: $n seeds, running ${seconds}s"
 
-log="$build/last_run.log"
+# A safetensors file: 8-byte little-endian header length, the JSON header, data.
+safetensors_seed() {  # NAME HEADER DATA(printf format)
+  local len=${#2}
+  printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x\\x00\\x00\\x00\\x00' $((len & 255)) $(((len >> 8) & 255)) \
+    $(((len >> 16) & 255)) $(((len >> 24) & 255)))" >"$seeds/safetensors/$1"
+  printf '%s' "$2" >>"$seeds/safetensors/$1"
+  printf "$3" >>"$seeds/safetensors/$1"
+}
+safetensors_seed two '{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"U8","shape":[1,3],"data_offsets":[8,11]}}' '\x00\x00\x80\x3f\x00\x00\x00\x40\x01\x02\x03'
+safetensors_seed meta '{"__metadata__":{"format":"pt"},"layers.0.w":{"dtype":"BF16","shape":[2,2],"data_offsets":[0,8]}}    ' '\x01\x02\x03\x04\x05\x06\x07\x08'
+safetensors_seed empty '{}' ''
+safetensors_seed scalar '{"s":{"dtype":"I64","shape":[],"data_offsets":[0,8]},"z":{"dtype":"F16","shape":[0],"data_offsets":[8,8]}}' '\xff\xff\xff\xff\xff\xff\xff\x7f'
+safetensors_seed escapes '{"\ud800x":{"dtype":"BOOL","shape":[1],"data_offsets":[0,1]},"__proto__":{"dtype":"I8","shape":[1],"data_offsets":[1,2]}}' '\x01\x02'
+safetensors_seed duplicate '{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}' '\x00\x00\x00\x00'
+safetensors_seed gap '{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}' '\x00\x00\x00\x00\x00\x00\x00\x00'
+
+# The budget: 3/5 for the artifacts, 1/5 for each safetensors target (at least 1 s each).
+share() { local s=$((seconds * $1 / 5)); [ "$s" -ge 1 ] && echo "$s" || echo 1; }
+echo "fuzz.sh: $n artifact seeds, $(ls "$seeds/safetensors" | wc -l) safetensors seeds, ${seconds}s in all"
+
 status=0
-"$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  -dict=tests/fuzz/etpack.dict -artifact_prefix="$build/crashes/" \
-  "$build/corpus" "$seeds" >"$log" 2>&1 || status=$?
-grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb)|^#[0-9]+ *DONE' "$log" || true
-if [ "$status" -ne 0 ]; then
-  echo "fuzz.sh: FINDING (exit $status); see $log and $build/crashes/" >&2
-  grep -E 'ERROR|SUMMARY|runtime error' "$log" | head -20 >&2 || true
-  exit 1
-fi
+run_target() {  # TARGET SECONDS DICT SEED_DIR...
+  local target=$1 secs=$2 dict=$3
+  shift 3
+  local log="$build/last_run_$target.log" rc=0
+  mkdir -p "$build/corpus/$target" "$build/crashes/$target"
+  "$build/etpack_fuzz_$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    ${dict:+-dict=$dict} -artifact_prefix="$build/crashes/$target/" \
+    "$build/corpus/$target" "$@" >"$log" 2>&1 || rc=$?
+  echo "fuzz.sh: $target ${secs}s"
+  grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb)|^#[0-9]+ *DONE' "$log" || true
+  if [ "$rc" -ne 0 ]; then
+    echo "fuzz.sh: FINDING in $target (exit $rc); see $log and $build/crashes/$target/" >&2
+    grep -E 'ERROR|SUMMARY|runtime error|broken promise' "$log" | head -20 >&2 || true
+    status=1
+  fi
+}
+run_target artifacts "$(share 3)" tests/fuzz/etpack.dict "$seeds/artifacts"
+run_target safetensors "$(share 1)" "" "$seeds/safetensors"
+run_target weights "$(share 1)" "" "$seeds/safetensors"
+[ "$status" -eq 0 ] || exit 1
 echo "fuzz.sh: no finding"

@@ -11,7 +11,7 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
-import { asArtifact, hashOnce, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
+import { asArtifact, coreTensorNames, hashOnce, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
 import { weightsCall } from './safetensors.mjs';
 
 const MAX_FIELD_CHANGES = 200;
@@ -98,8 +98,9 @@ export function createDiffApi(et) {
     const external = namedDataOf(files).map;
     const tensors = new Map();
     const list = programTensors(program);
+    const names = coreTensorNames(et, source);  // the file's own names (a lone surrogate stays one)
     for (const t of list) {
-      const key = t.name ?? t.path;
+      const key = names.get(t.path) ?? t.name ?? t.path;
       if (tensors.has(key)) continue;
       let bytes = t.data;
       if (t.kind === 'external') bytes = external.get(t.name)?.data ?? null;

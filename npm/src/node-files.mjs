@@ -13,6 +13,7 @@ import { DISPOSE } from './dispose.mjs';
 import { checkRegularOutput, guardTemporary, noteRead } from './node-guards.mjs';
 
 const IO_MAX = 1 << 30;
+const FILE_CHUNK = 1 << 20;  // a file range is read and written in pieces this big (see writeStaged)
 const PAGE = 4096;
 const YIELD = 64 << 20;  // one fs call moves at most this much (Node's limit is 2^31 - 1)
 
@@ -54,6 +55,25 @@ export class FileSource {
       if (self.#fd === null) throw new EtpackError('IO_ERROR', `${path} was closed`);
       return self.#fd;
     };
+    // Asynchronous read into `dst` (on the thread pool): writers overlap it
+    // with writing the previous chunk.
+    const readInto = (dst, at, offset, size) => new Promise((resolve, reject) => {
+      const step = (done) => {
+        if (done === size) {
+          resolve(dst);
+          return;
+        }
+        read(fd(), dst, at + done, Math.min(IO_MAX, size - done), offset + done, (err, n) => {
+          if (err) reject(new EtpackError('IO_ERROR', `reading ${path}: ${err.message}`));
+          else if (n === 0) reject(shortRead(path, offset + done));
+          else {
+            self.bytesRead += n;
+            step(done + n);
+          }
+        });
+      };
+      step(0);
+    });
     this.#entry = {
       size: this.size,
       path,
@@ -70,24 +90,9 @@ export class FileSource {
       },
       read(offset, size) {
         const buffer = new Uint8Array(size);
-        return new Promise((resolve, reject) => {
-          const step = (done) => {
-            if (done === size) {
-              resolve(buffer);
-              return;
-            }
-            read(fd(), buffer, done, Math.min(IO_MAX, size - done), offset + done, (err, n) => {
-              if (err) reject(new EtpackError('IO_ERROR', `reading ${path}: ${err.message}`));
-              else if (n === 0) reject(shortRead(path, offset + done));
-              else {
-                self.bytesRead += n;
-                step(done + n);
-              }
-            });
-          };
-          step(0);
-        });
+        return readInto(buffer, 0, offset, size).then(() => buffer);
       },
+      readInto,
     };
   }
 
@@ -211,8 +216,10 @@ export async function writeArtifact(artifact, path, options = {}) {
 // Writes an artifact to an open descriptor in file order with bounded
 // memory. Small pieces (header, flatbuffer, padding) are gathered into one
 // staging buffer so they cost one write; byte arrays of the caller are
-// written from where they are (no copy); file ranges go through one reused
-// CHUNK-sized buffer (the only copy: read, then written). Writes are
+// written from where they are (no copy); a file's ranges go through two
+// reused FILE_CHUNK buffers, one read on the thread pool while the other is
+// written (the only copy: read, then written); other ranges through one
+// reused CHUNK-sized buffer. Writes are
 // synchronous system calls (fastest for large sequential writes); the event
 // loop gets a turn after every YIELD written, and the signal is checked
 // after every CHUNK.
@@ -300,6 +307,7 @@ async function writeStaged(artifact, fd, stage, { onProgress, signal, path }) {
     }
   };
   let buffer = null;  // for ranges without a view; allocated when first needed
+  let pair = null;    // the two buffers of double-buffered file reads
   for (const p of artifact.pieces) {
     if (p.bytes) {
       await put(p.bytes);
@@ -316,6 +324,29 @@ async function writeStaged(artifact, fd, stage, { onProgress, signal, path }) {
       const view = p.entry.view(p.offset, p.length);
       if (view) {
         await put(view);
+        continue;
+      }
+      if (p.entry.readInto) {
+        // A file's range: read into one of two reused buffers on the thread
+        // pool while the other is written here, so reading and writing
+        // overlap (as a stream copy's do). The one copy: read, then written.
+        // FILE_CHUNK is small enough that the bytes are still in cache when
+        // written. (Reading 8 MiB synchronously, then writing it, made
+        // `weights` of a 512 MiB checkpoint 1.2-1.4x a stream copy.)
+        pair ??= [0, 1].map(() => new Uint8Array(Math.min(FILE_CHUNK, maxUnviewedRange(artifact))));
+        const size = pair[0].byteLength;
+        const readChunk = (k) => p.entry.readInto(pair[k % 2], 0, p.offset + k * size, Math.min(size, p.length - k * size));
+        let pending = readChunk(0);
+        try {
+          for (let k = 0; k * size < p.length; ++k) {
+            const bytes = await pending;
+            const n = Math.min(size, p.length - k * size);
+            pending = (k + 1) * size < p.length ? readChunk(k + 1) : null;
+            await put(bytes.subarray(0, n));
+          }
+        } finally {
+          pending?.catch(() => {});  // abandoned on a failed write or an abort: its error is not the one reported
+        }
         continue;
       }
       buffer ??= new Uint8Array(Math.min(CHUNK, maxUnviewedRange(artifact)));

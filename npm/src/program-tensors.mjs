@@ -6,6 +6,7 @@
 import { Artifact } from './artifact.mjs';
 import { EtpackError } from './errors.mjs';
 import { SOURCE } from './sources.mjs';
+import { weightsCall } from './safetensors.mjs';
 
 // Element sizes by ScalarType value (as src/model/scalar_type.cpp).
 const ELEMENT_SIZE = [1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 4, 8];
@@ -55,6 +56,7 @@ export function asRangeSource(artifact) {
     read: (offset, n) => entry.read(base + offset, n),
   };
   if (entry.copyTo) e.copyTo = (dst, at, offset, n) => entry.copyTo(dst, at, base + offset, n);
+  if (entry.readInto) e.readInto = (dst, at, offset, n) => entry.readInto(dst, at, base + offset, n);
   // A file's path: writers then read it synchronously into a reused buffer.
   if (entry.path !== undefined) e.path = entry.path;
   if (entry.part) e.part = (offset, n) => entry.part(base + offset, n);
@@ -111,6 +113,16 @@ export function programTensors(program) {
     });
   });
   return out;
+}
+
+// path -> fully_qualified_name of every named tensor of the .pte `source`,
+// read by the core from the file's bytes: a lone surrogate comes back as
+// one (JSON's \udxxx escape), where the deserialized program (decoded text)
+// holds U+FFFD. Names shown or written use these; lookups in .ptd maps
+// decoded the same way as the program keep the program's own names.
+export function coreTensorNames(et, source) {
+  const { reply } = weightsCall(et, 'tensor_names', (heap, scope, fileRequest) => ({ pte: fileRequest(source, 'pte', scope, heap, 'pte') }));
+  return new Map(reply.names);
 }
 
 // The tensors as the core's weights calls read them (src/bindings/

@@ -12,7 +12,7 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
-import { asRangeSource, hashArtifact, namedDataOf, programTensors, sliceArtifact, tensorsToCore } from './program-tensors.mjs';
+import { asRangeSource, coreTensorNames, hashArtifact, namedDataOf, programTensors, sliceArtifact, tensorsToCore } from './program-tensors.mjs';
 import { MAX_HEADER_BYTES, readHeaderBytes, weightsCall } from './safetensors.mjs';
 
 const OUTPUTS = ['bytes', 'blob', 'artifact'];
@@ -51,25 +51,16 @@ export function createWeightsApi(et) {
         index.close?.();
         throw new EtpackError('SAFETENSORS_INDEX', `${value}: ${index.size} bytes is too large for an index (at most ${MAX_HEADER_BYTES})`);
       }
-      let map;
+      // Parsed by the core (src/read/safetensors_index.h): duplicate keys,
+      // bad UTF-8 and shard names outside the folder are SAFETENSORS_INDEX.
+      let shards;
       try {
-        const text = new TextDecoder('utf-8', { fatal: true }).decode(await entryOf(index, value).read(0, index.size));
-        map = JSON.parse(text).weight_map;
-      } catch (e) {
-        throw new EtpackError('SAFETENSORS_INDEX', `${value}: not a safetensors index (${e.message})`);
+        const text = await entryOf(index, value).read(0, index.size);
+        shards = weightsCall(et, 'index', (heap) => ({ file: value, text: heap.put(text) })).reply.shards;
       } finally {
         index.close?.();
       }
-      if (map === null || typeof map !== 'object' || Array.isArray(map)) throw new EtpackError('SAFETENSORS_INDEX', `${value}: no weight_map object`);
-      const shards = new Map();
-      for (const [tensor, shard] of Object.entries(map)) {
-        if (typeof shard !== 'string' || shard === '' || /[/\\]/.test(shard) || shard === '..' || shard === '.') {
-          throw new EtpackError('SAFETENSORS_INDEX', `${value}: weight_map[${JSON.stringify(tensor)}] is not a file name in the index's folder`);
-        }
-        if (!shards.has(shard)) shards.set(shard, []);
-        shards.get(shard).push(tensor);
-      }
-      return [...shards].map(([shard, names]) => ({ file: dirOf(value) + shard, source: et.openFile(dirOf(value) + shard), expect: names, index: value }));
+      return shards.map(([shard, names]) => ({ file: dirOf(value) + shard, source: et.openFile(dirOf(value) + shard), expect: names, index: value }));
     }
     return [{ file: nameOf(value, `sources[${i}]`), source: open(value) }];
   }
@@ -255,7 +246,9 @@ export function createWeightsApi(et) {
     const include = options?.include === undefined ? [] : [].concat(options.include);
     if (!include.every((p) => typeof p === 'string')) throw invalidArgument('include must be a glob pattern or a list of them');
     const dataList = Array.isArray(data) ? data.map((d, i) => [nameOf(d, `data[${i}]`), d]) : Object.entries(data ?? {});
-    const { program } = et.deserializePteBinary(open(pte));
+    const source = open(pte);
+    const { program } = et.deserializePteBinary(source);
+    const names = coreTensorNames(et, source);
     const files = dataList.map(([name, value]) => ({ name, data: new et.FlatTensorSerializer().deserialize(open(value)) }));
     const { map } = namedDataOf(files);
     const given = dataList.length ? dataList.map(([name]) => baseName(name)).join(', ') : 'no .ptd files were given';
@@ -263,7 +256,8 @@ export function createWeightsApi(et) {
       const bytes = t.kind === 'external' ? map.get(t.name)?.data ?? null : t.data;
       const source = t.kind === 'external' ? (map.has(t.name) ? `its entry in ${baseName(map.get(t.name).file)}` : `the given .ptd files (${given})`)
         : `constant_buffer[${t.bufferIndex}]`;
-      return { tensor: t, bytes, available: bytes ? bytes.size : null, source };
+      // The name written and reported is the file's own (coreTensorNames).
+      return { tensor: { ...t, name: names.get(t.path) ?? t.name }, bytes, available: bytes ? bytes.size : null, source };
     });
     // File names only: folders of the machine that wrote it stay out of the file.
     const metadata = [['format', 'pt'], ['executorch-pack.program', baseName(nameOf(pte, 'program'))]];

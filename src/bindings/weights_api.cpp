@@ -18,7 +18,9 @@
 #include "ops/diff_values.h"
 #include "ops/weights_layout.h"
 #include "ops/weights_match.h"
+#include "read/program_tensors.h"
 #include "read/pte_reader.h"
+#include "read/safetensors_index.h"
 #include "read/safetensors_reader.h"
 
 namespace etpack::bindings {
@@ -29,7 +31,7 @@ using emscripten::val;
 // A name for a JSON reply: as write_json_string, but a lone surrogate's
 // bytes become \udxxx, so JSON.parse gives back the JS string the name
 // came from (never U+FFFD). Names here are valid UTF-8 otherwise.
-void write_name(const std::string& s, std::string& out) {
+void write_name(std::string_view s, std::string& out) {
   const std::string quoted = escaped_name(s);
   // escaped_name's only non-JSON escape is \xNN for a stray byte: as \u00NN.
   for (size_t i = 0; i < quoted.size(); ++i) {
@@ -174,9 +176,12 @@ Status match(const Json& request, Output& out) {
   };
   names("written", plan.written);
   names("kept", plan.kept);
-  std::vector<std::string> unused;
-  for (size_t i : plan.unused) unused.push_back(checkpoints.tensors[i].name);
-  names("unused", unused);
+  j += ",\"unused\":[";  // straight from the checkpoint names (no copy of each)
+  for (size_t k = 0; k < plan.unused.size(); ++k) {
+    if (k) j.push_back(',');
+    write_name(checkpoints.tensors[plan.unused[k]].name, j);
+  }
+  j.push_back(']');
   j += ",\"problems\":[";
   for (size_t i = 0; i < plan.problems.size(); ++i) {
     const WeightsProblem& p = plan.problems[i];
@@ -319,6 +324,49 @@ Output* weights_js(std::string op, std::string request_text, val host) {
         for (size_t k = 0; k < t.shape.size(); ++k) j += (k ? "," : "") + std::to_string(t.shape[k]);
         j += "]," + std::to_string(h.data_start + t.begin) + "," + std::to_string(t.size()) + "]";
       }
+      out->set_json(j + "]}");
+      return {};
+    }
+    if (op == "index") {  // {file, text}: the shards of a model.safetensors.index.json
+      ETP_ASSIGN(std::string file, text_field(*request, "file"));
+      ETP_ASSIGN(std::string_view text, bytes_field(*request, "text"));
+      ETP_ASSIGN(std::vector<SafetensorsShard> shards, read_safetensors_index(text, file));
+      std::string j = "{\"shards\":[";
+      for (size_t i = 0; i < shards.size(); ++i) {
+        j += i ? ",[" : "[";
+        write_name(shards[i].file, j);
+        j += ",[";
+        for (size_t k = 0; k < shards[i].tensors.size(); ++k) {
+          if (k) j.push_back(',');
+          write_name(shards[i].tensors[k], j);
+        }
+        j += "]]";
+      }
+      out->set_json(j + "]}");
+      return {};
+    }
+    if (op == "tensor_names") {  // {pte}: [[path, fqn]] of every Tensor value with a name
+      // Names as the file holds them (a lone surrogate stays one, and JSON
+      // gives it back escaped): the JS walk of the deserialized program has
+      // them as decoded text, where it is U+FFFD.
+      const Json* pte = request->find("pte");
+      if (!pte || !pte->find("head") || !pte->find("file")) return make_error(ErrorCode::kInvalidArgument, "tensor_names needs the pte");
+      ETP_ASSIGN(Blob head, blob_from_json(*pte->find("head")));
+      ETP_ASSIGN(Blob file, blob_from_json(*pte->find("file")));
+      ETP_ASSIGN(PteFile decoded, read_pte_program(head, file.size()));
+      std::string j = "{\"names\":[";
+      bool first = true;
+      for_each_tensor(decoded.program, [&](size_t p, size_t v, const TableValue& tensor) {
+        const Value& extra = tensor.get("extra_tensor_info");
+        if (!extra.is_table()) return;
+        const Value& fqn = extra.table().get("fully_qualified_name");
+        if (!fqn.is_string()) return;
+        j += first ? "[\"" : ",[\"";
+        first = false;
+        j += value_path(p, v) + "\",";
+        write_name(fqn.str(), j);
+        j.push_back(']');
+      });
       out->set_json(j + "]}");
       return {};
     }

@@ -43,14 +43,19 @@ std::optional<WeightsProblem> misfit(const NamedTensor& t, const SafetensorsTens
 Result<Checkpoints> collect_checkpoints(std::vector<CheckpointFile> files,
                                         const std::vector<std::pair<std::string, std::string>>& rename) {
   Checkpoints out;
-  out.files = std::move(files);
+  out.files = std::move(files);  // moves the headers' tensor vectors whole: their names stay put for the views below
+  size_t count = 0;
+  for (const CheckpointFile& f : out.files) count += f.header.tensors.size();
+  out.tensors.reserve(count);
+  out.by_name.reserve(count);
   for (size_t f = 0; f < out.files.size(); ++f) {
     const auto& list = out.files[f].header.tensors;
     for (size_t i = 0; i < list.size(); ++i) {
-      std::string name = list[i].name;
+      std::string_view name = list[i].name;
       for (const auto& [from, to] : rename) {
         if (name.compare(0, from.size(), from) == 0) {
-          name = to + name.substr(from.size());
+          out.renamed.push_back(to + std::string(name.substr(from.size())));
+          name = out.renamed.back();
           break;
         }
       }
@@ -58,7 +63,7 @@ Result<Checkpoints> collect_checkpoints(std::vector<CheckpointFile> files,
       if (!fresh)
         return make_error(ErrorCode::kSafetensorsDuplicate, "tensor " + escaped_name(name) + " is in both " +
                                                                 out.files[out.tensors[it->second].file].file + " and " + out.files[f].file);
-      out.tensors.push_back({std::move(name), f, i});
+      out.tensors.push_back({name, f, i});
     }
   }
   return out;

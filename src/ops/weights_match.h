@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -23,15 +25,26 @@ struct CheckpointFile {
 };
 
 struct CheckpointTensor {
-  std::string name;  // after renaming
+  // After renaming: a view of the header's own name (no copy per tensor:
+  // a checkpoint can hold a million), or of Checkpoints::renamed.
+  std::string_view name;
   size_t file = 0;   // index into Checkpoints::files
   size_t tensor = 0;  // index into that file's header.tensors
 };
 
+// Movable, not copyable: names are views of strings it owns (a move keeps
+// every element where it is; a copy would view the original's).
 struct Checkpoints {
+  Checkpoints() = default;
+  Checkpoints(Checkpoints&&) = default;
+  Checkpoints& operator=(Checkpoints&&) = default;
+  Checkpoints(const Checkpoints&) = delete;
+  Checkpoints& operator=(const Checkpoints&) = delete;
+
   std::vector<CheckpointFile> files;
   std::vector<CheckpointTensor> tensors;  // every tensor of every file, in file then header order
-  std::unordered_map<std::string, size_t> by_name;
+  std::deque<std::string> renamed;        // names a rename rule changed (a deque: views stay valid as it grows)
+  std::unordered_map<std::string_view, size_t> by_name;
   const SafetensorsTensor& at(size_t i) const { return files[tensors[i].file].header.tensors[tensors[i].tensor]; }
 };
 

@@ -60,6 +60,10 @@ Result<SafetensorsHeader> read_safetensors_header(std::string_view text, uint64_
 std::optional<int8_t> safetensors_dtype_scalar(std::string_view dtype);
 const char* scalar_safetensors_dtype(int64_t scalar_type);  // nullptr: none
 
+// Strict UTF-8 (no overlongs, no surrogates, at most U+10FFFF): the offset
+// of the first bad byte, or npos.
+size_t first_invalid_utf8(std::string_view s);
+
 // A name as printable text: JSON string escapes, a lone surrogate (its
 // 3-byte encoding) as \udxxx and other invalid bytes as \xNN, never U+FFFD.
 std::string escaped_name(std::string_view name);

@@ -92,6 +92,7 @@ constexpr const char* kExternalTensorNoLayout = "EXTERNAL_TENSOR_NO_LAYOUT";    
 constexpr const char* kExternalTensorTypeMismatch = "EXTERNAL_TENSOR_TYPE_MISMATCH";    // E scalar types differ
 constexpr const char* kExternalTensorShapeMismatch = "EXTERNAL_TENSOR_SHAPE_MISMATCH";  // E sizes or dim order differ
 constexpr const char* kExternalTensorSizeMismatch = "EXTERNAL_TENSOR_SIZE_MISMATCH";    // E segment bytes != tensor bytes
+constexpr const char* kTensorNameShared = "TENSOR_NAME_SHARED";  // W one fully_qualified_name on tensors of different layouts (legal; no .ptd or safetensors entry fits both)
 // What the runtime refuses or misloads (../shared/RUNTIME.md, upstream runtime/executor/program.cpp, method.cpp)
 constexpr const char* kConstantSegmentNoPlaceholder = "CONSTANT_SEGMENT_NO_PLACEHOLDER";  // E (W with deprecated_constant_buffer) constant_segment.offsets empty or absent
 constexpr const char* kPaddingAfterSegmentNotZero = "PADDING_AFTER_SEGMENT_NOT_ZERO";  // E non-zero bytes right after a segment: its size was cut

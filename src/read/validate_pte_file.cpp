@@ -8,6 +8,7 @@
 #include "core/le_bytes.h"
 #include "format/file_kinds.h"
 #include "read/file_layout.h"
+#include "read/shared_names.h"
 #include "read/validate_header_sizes.h"
 #include "read/validate_internal.h"
 #include "read/verified_decode.h"
@@ -205,6 +206,15 @@ void check_decoded_pte(FindingSink& sink, const FileSource& file, const std::opt
                      ": an offset was moved or a slice cut short; the runtime would silently hand a tensor other bytes",
                  found->first, span.path);
   check_runtime_rules(sink, budget, file.head, pte, options);
+  // Legal for the runtime, but weights import refuses it and export cannot
+  // write both layouts under one name: say so, naming the tensors.
+  // Linear in the program's tensors (one hash per name).
+  const std::vector<NamedTensor> named = named_tensors(pte.program, file.head);
+  for (const SharedNameConflict& c : shared_name_conflicts(named))
+    sink.warning(finding::kTensorNameShared,
+                 "tensors of different layouts share one name: " + c.message +
+                     "; a .ptd or safetensors entry of that name can fit only one of them",
+                 std::nullopt, named[c.tensors.back()].path);
   if (segments_ok) {
     const Value& segments = pte.program.get("segments");
     auto uses = pte_segment_uses(pte.program, segments.is_items() ? segments.items().size() : 0);

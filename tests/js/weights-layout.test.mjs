@@ -128,6 +128,20 @@ test('a lone surrogate in a tensor name is printed escaped, never as U+FFFD', as
   });
 });
 
+test('export and diff name a lone-surrogate tensor as the file holds it (\\ud800), never U+FFFD', async () => {
+  const model = (bytes) => {
+    const values = [tensor([1], [0], { data_buffer_idx: 1, extra_tensor_info: { fully_qualified_name: 'c\ud800' } })];
+    return et.serializePteBinary({ program: JSON.stringify(program(values, [Array.from(bytes)])) });
+  };
+  const a = model(float32([1]));
+  const exported = et.exportWeights(a);
+  assert.deepEqual(exported.tensors, ['c\ud800']);
+  const verdict = await et.diff(a, model(float32([2])));
+  const names = JSON.stringify(verdict);
+  assert.ok(names.includes('"c\\ud800"'), names);
+  assert.ok(!names.includes('\ufffd'), names);
+});
+
 test('diff compares numbers by their bits: -0.0 and 0.0 differ', async () => {
   // A DoubleList item keeps -0.0 in the file (a Double of -0.0 is omitted as
   // upstream omits it, so it would read back as +0.0 on both sides).

@@ -113,6 +113,24 @@ test('sharded checkpoint through model.safetensors.index.json', async () => {
   await rejectsWith(et.ptdFromWeights(join(EVERYTHING, 'out.pte'), [wrong]), 'SAFETENSORS_INDEX', /lin\.bias/);
   const escape = file('escape.index.json', JSON.stringify({ weight_map: { 'lin.bias': '../x.safetensors' } }));
   await rejectsWith(et.ptdFromWeights(join(EVERYTHING, 'out.pte'), [escape]), 'SAFETENSORS_INDEX');
+  // Parsed by the core as strictly as a header: a key twice (JSON.parse would
+  // keep the last), anywhere, is refused, naming the key and its offset.
+  const shard1 = '"model-00001-of-00002.safetensors"';
+  const shard2 = '"model-00002-of-00002.safetensors"';
+  const strict = [
+    [`{"weight_map": {"lin.weight": ${shard1}, "lin.bias": ${shard2}, "lin.bias": ${shard1}}}`, /key "lin\.bias" appears twice.* at offset 114/],
+    [`{"weight_map": {"lin.weight": ${shard1}}, "weight_map": {"lin.bias": ${shard2}}}`, /key "weight_map" appears twice/],
+    [`{"metadata": {"a": {"b": 1, "b": 2}}, "weight_map": {"lin.weight": ${shard1}, "lin.bias": ${shard2}}}`, /key "b" appears twice/],
+    [`{"weight_map": {"lin.weight": ${shard1}, "lin.bias": 3}}`, /weight_map\["lin\.bias"\] is not a string/],
+    [`{"weight_map": {"\\ud800": ${shard1}}}`, /lone surrogate/],
+    [`{"weight_map": {}} x`, /bytes after the index object/],
+    ['{"metadata": {}}', /no weight_map object/],
+    ['[1]', /not a JSON object/],
+  ];
+  for (const [text, message] of strict) {
+    const bad = file('strict.index.json', text);
+    await rejectsWith(et.ptdFromWeights(join(EVERYTHING, 'out.pte'), [bad]), 'SAFETENSORS_INDEX', message);
+  }
 });
 
 test('hostile safetensors headers are coded errors', async () => {
@@ -188,6 +206,13 @@ test('CLI weights: writes the .ptd; mismatch exits 1 naming the tensor and write
   assert.equal(r.status, 2);
   r = await run(['weights', join(EVERYTHING, 'out.pte'), '--from', from, '--rename', 'noequals', '-o', join(tmp, 'x.ptd')]);
   assert.equal(r.status, 2);
+  // The alignment limits are repack's: a usage error before anything is read.
+  for (const bad of [String(2 ** 30), String(2 ** 24 + 1), '0']) {
+    r = await run(['weights', join(EVERYTHING, 'out.pte'), '--from', from, '-o', join(tmp, 'x.ptd'), '--segment-alignment', bad]);
+    assert.equal(r.status, 2, `${bad}: ${r.stderr}`);
+    assert.match(r.stderr, /error \[INVALID_ALIGNMENT\]/, bad);
+    assert.equal(existsSync(join(tmp, 'x.ptd')), false);
+  }
 });
 
 test('CLI export-weights round trip through weights is byte-identical', async () => {

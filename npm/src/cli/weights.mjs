@@ -2,6 +2,7 @@
 // (a program's tensors out as safetensors); see npm/src/weights.mjs.
 import { dirname, resolve } from 'node:path';
 import { EtpackError } from '../errors.mjs';
+import { alignment } from './args.mjs';
 import { OutputTransaction, checkTargets, identity } from './files.mjs';
 import { fmtBytes, printable, stringify } from './format.mjs';
 import { isUrl, openInputs, reportFetched } from './inputs.mjs';
@@ -73,14 +74,6 @@ async function writeNew(path, artifact, { force, inputs, remote }) {
   }
 }
 
-function positive(value, name, UsageError, command) {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) === 0 || !Number.isSafeInteger(Number(value))) {
-    throw new UsageError(`--${name} must be a positive integer, got '${value}'`, command);
-  }
-  return Number(value);
-}
-
 export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
   const spec = {
     from: 'list', output: 'value', tag: 'value', rename: 'list', 'segment-alignment': 'value', force: 'flag', json: 'flag', help: 'flag', header: 'list', timeout: 'value',
@@ -95,7 +88,7 @@ export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
     if (eq <= 0) throw new UsageError(`--rename takes FROM=TO, got '${r}'`, 'weights');
     return [r.slice(0, eq), r.slice(eq + 1)];
   });
-  const segmentAlignment = positive(options['segment-alignment'], 'segment-alignment', UsageError, 'weights');
+  const segmentAlignment = alignment(options, 'segment-alignment', 'weights');
   const et = await init();
   const [pte] = await openInputs(et, [positional[0]], { headers: options.header, env: process.env, timeout: options.timeout });
   const result = await et.ptdFromWeights(pte, options.from, {
