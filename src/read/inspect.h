@@ -15,6 +15,8 @@
 //   "programVersion": n,
 //   "segmentAlignment": n | null,          // largest power of two dividing the segment base
 //                                          //  and every segment's start (null: no segments)
+//   "metadata": {"method": value | [value, ...]},  // the model card: methods running no instruction
+//                                          //  that return only non-tensor constants (inspect_metadata.h)
 //   "methods": [{
 //     "name": s | null,
 //     "inputs":  [{"index": value index, "type": "Tensor" | "Int" | ... | "None",
