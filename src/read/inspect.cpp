@@ -10,6 +10,7 @@
 #include "read/file_layout.h"
 #include "read/inspect_details.h"
 #include "read/inspect_metadata.h"
+#include "read/method_allocator.h"
 #include "read/layout_json.h"
 #include "read/program_tensors.h"
 #include "read/pte_reader.h"
@@ -188,6 +189,8 @@ class PteInspector {
       Json memory = Json::object();
       memory.set("plannedBuffers", std::move(planned));
       memory.set("plannedTotal", u64(planned_total));
+      // What load_method takes from the method allocator (method_allocator.h).
+      memory.set("methodAllocator", method_allocator_json(plan));
       m.set("memory", std::move(memory));
       out.push(std::move(m));
     }
