@@ -522,7 +522,7 @@ export interface MethodSummary {
   }[];
   nonConstBufferSizes: Int64[];
   /** Memory the method's planner asks for: bytes per memory id (non_const_buffer_sizes) and their sum. */
-  memory: { plannedBuffers: Int64[]; plannedTotal: Int64 };
+  memory: { plannedBuffers: Int64[]; plannedTotal: Int64; methodAllocator: MethodAllocatorBytes };
 }
 
 /** What a file needs from the runtime that loads it. */
@@ -673,6 +673,19 @@ export interface RepackOptions extends PteConfig, OutputOptions {
   dataSegmentAlignment?: number;
   /** Alternatively, a FlatTensorSerializer whose segmentAlignment is used. */
   dataSerializer?: FlatTensorSerializer | null;
+}
+
+/**
+ * What load_method takes from the method allocator: the exact minimum bytes
+ * of a 64-byte-aligned pool, with and without a temp allocator, replayed from
+ * the file (backends' own init() requests excluded, and the merged data map a
+ * .pte with named data costs when .ptd files are passed). `runtime`: the
+ * ExecuTorch runtime the figures were measured on.
+ */
+export interface MethodAllocatorBytes {
+  '64-bit': { withTempAllocator: number; withoutTempAllocator: number };
+  arm32: { withTempAllocator: number; withoutTempAllocator: number };
+  runtime: string;
 }
 
 export interface ExtractOptions extends OutputOptions {

@@ -85,6 +85,8 @@ function summaryEl(name, s, extract) {
     row('Operators', m.operators.map((o) => `${o.name}${o.overload ? `.${o.overload}` : ''} ×${o.count}`).join(', ') || '—');
     row('Delegates', (m.delegates ?? []).map((d) => `${d.id ?? '(no id)'} (${d.location}${d.size != null ? `, ${fmt(d.size)}` : ''})${specText(d) ? ` — ${specText(d)}` : ''}`).join('; ') || '—');
     if (m.memory) row('Memory plan', `${fmt(m.memory.plannedTotal)} in ${m.memory.plannedBuffers.length} buffer(s): ${m.memory.plannedBuffers.map((b) => fmt(b)).join(', ')}`);
+    const pool = m.memory?.methodAllocator;
+    if (pool) row('Method allocator', ['64-bit', 'arm32'].map((a) => `${a}: ${pool[a].withTempAllocator} bytes (${pool[a].withoutTempAllocator} without a temp allocator)`).join('; ') + ' — backends\' init() not included');
     row('Instructions', `${m.instructionCount} in ${m.chainCount} chain(s), ${m.valueCount} values`);
     box.append(el('h3', { text: `Method ${m.name}` }), dl);
     if (m.delegates?.length && m.name != null) box.append(delegateButtons(name, m, extract));

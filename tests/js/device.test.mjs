@@ -168,3 +168,13 @@ test('inspect metadata: constant methods with exact values, shown first by the C
 test('inspect metadata: empty for a model without constant methods', () => {
   assert.deepEqual(et.inspect(readFileSync(join(ARTIFACTS, 'add.pte'))).metadata, {});
 });
+
+test('inspect memory.methodAllocator: the measured minimum for add.pte (x86_64 376, ARM 32-bit 224), in the CLI too', async () => {
+  const m = et.inspect(readFileSync(join(ARTIFACTS, 'add.pte'))).methods[0].memory.methodAllocator;
+  assert.deepEqual(m['64-bit'], { withTempAllocator: 376, withoutTempAllocator: 548 });
+  assert.deepEqual(m.arm32, { withTempAllocator: 224, withoutTempAllocator: 320 });
+  assert.match(m.runtime, /cff6f4dd/);
+  const r = await runCli(['inspect', join(ARTIFACTS, 'add.pte')]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /method allocator: 64-bit 376 bytes \(548 without a temp allocator\), arm32 224 bytes/);
+});

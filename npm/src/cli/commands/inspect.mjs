@@ -73,6 +73,12 @@ function formatInspect(path, s) {
       }
       const memory = memoryLine(m);
       if (memory) out.push(`    ${memory}`);
+      const pool = m.memory?.methodAllocator;
+      if (pool) {
+        // Exact bytes (a pool is sized to the byte), not rounded units.
+        const arch = (name) => `${name} ${pool[name].withTempAllocator} bytes (${pool[name].withoutTempAllocator} without a temp allocator)`;
+        out.push(`    method allocator: ${arch('64-bit')}, ${arch('arm32')}; backends' init() not included (${printable(pool.runtime)})`);
+      }
       out.push('');
     }
     const c = s.constants;
