@@ -178,3 +178,42 @@ test('inspect memory.methodAllocator: the measured minimum for add.pte (x86_64 3
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /method allocator: 64-bit 376 bytes \(548 without a temp allocator\), arm32 224 bytes/);
 });
+
+// Measured on the runtime (cff6f4dd, x86_64) by bisection, like add.pte: a
+// program with every value kind (lists, strings, tensor lists, optional
+// tensor lists, bounded dynamic shapes) and two chains of kernel calls; and
+// a model with EXTERNAL constants (11_external_constants_only, repacked to
+// carry the runtime's constant placeholder) loaded with its .ptd.
+test('inspect memory.methodAllocator: every value kind and external constants match the runtime (64-bit)', () => {
+  const FLOAT = 6;
+  const planned = (off, sizes, dyn = 0) => ({ val_type: 'Tensor', val: { scalar_type: FLOAT, sizes, dim_order: sizes.map((_, i) => i), shape_dynamism: dyn,
+    allocation_info: { memory_id: 1, memory_offset_low: off, memory_offset_high: 0 } } });
+  const values = [
+    planned(0, [2, 3]), planned(32, [2, 3, 1], 1), planned(64, [5], 1),
+    { val_type: 'Int', val: { int_val: 3 } }, { val_type: 'Int', val: { int_val: 4 } },
+    { val_type: 'IntList', val: { items: [3, 4, 3] } }, { val_type: 'String', val: { string_val: 'hello' } },
+    { val_type: 'BoolList', val: { items: [true, false] } }, { val_type: 'DoubleList', val: { items: [1.5] } },
+    { val_type: 'TensorList', val: { items: [0, 1] } }, { val_type: 'OptionalTensorList', val: { items: [0, -1, 2] } },
+    { val_type: 'Null', val: {} }, { val_type: 'Double', val: { double_val: 0.5 } }, { val_type: 'Bool', val: { bool_val: true } },
+  ];
+  const k = (op, args) => ({ instr_args_type: 'KernelCall', instr_args: { op_index: op, args } });
+  const program = {
+    version: 0,
+    execution_plan: [{
+      name: 'forward', values, inputs: [0, 3], outputs: [1],
+      chains: [
+        { inputs: [0], outputs: [1], instructions: [k(0, [0, 1, 5, 6, 1]), k(1, [9, 10, 7, 8, 12, 13, 11, 2]), k(0, [2, 0, 1])] },
+        { inputs: [], outputs: [], instructions: [k(1, [0])] },
+      ],
+      operators: [{ name: 'aten::foo', overload: 'out' }, { name: 'aten::bar', overload: '' }],
+      delegates: [], non_const_buffer_sizes: [0, 128],
+    }],
+    constant_buffer: [{ storage: [] }],
+  };
+  const { pte } = et.serializeForExecutorch({ program });
+  assert.deepEqual(et.inspect(pte).methods[0].memory.methodAllocator['64-bit'], { withTempAllocator: 1048, withoutTempAllocator: 1530 });
+
+  const dir = join(CONFORMANCE, '11_external_constants_only');
+  const repacked = et.repack(join(dir, 'out.pte'), { data: { 'model.ptd': join(dir, 'model.ptd') } });
+  assert.deepEqual(et.inspect(repacked.pte).methods[0].memory.methodAllocator['64-bit'], { withTempAllocator: 1808, withoutTempAllocator: 2382 });
+});
