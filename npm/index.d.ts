@@ -529,7 +529,7 @@ export interface MethodSummary {
   }[];
   nonConstBufferSizes: Int64[];
   /** Memory the method's planner asks for: bytes per memory id (non_const_buffer_sizes) and their sum. */
-  memory: { plannedBuffers: Int64[]; plannedTotal: Int64 };
+  memory: { plannedBuffers: Int64[]; plannedTotal: Int64; methodAllocator: MethodAllocatorBytes };
 }
 
 /** What a file needs from the runtime that loads it. */
@@ -566,6 +566,12 @@ export interface PteSummary {
   header: null | { length: number; programSize: number; segmentBaseOffset: number; segmentDataSize: number };
   programVersion: number;
   segmentAlignment: number | null;
+  /**
+   * The model card: each method that runs no instruction and returns only
+   * non-tensor constants (get_max_seq_len, get_bos_id, ...), by name: its
+   * value (one output) or the array of its values (several).
+   */
+  metadata: Record<string, MetadataValue | MetadataValue[]>;
   methods: MethodSummary[];
   constants: {
     storage: 'segment' | 'inline' | 'none';
@@ -686,6 +692,49 @@ export interface RepackOptions extends PteConfig, OutputOptions {
   dataSerializer?: FlatTensorSerializer | null;
 }
 
+/**
+ * What load_method takes from the method allocator: the exact minimum bytes
+ * of a 64-byte-aligned pool, with and without a temp allocator, replayed from
+ * the file (backends' own init() requests excluded, and the merged data map a
+ * .pte with named data costs when .ptd files are passed). `runtime`: the
+ * ExecuTorch runtime the figures were measured on.
+ */
+export interface MethodAllocatorBytes {
+  '64-bit': { withTempAllocator: number; withoutTempAllocator: number };
+  arm32: { withTempAllocator: number; withoutTempAllocator: number };
+  runtime: string;
+}
+
+export interface ExtractOptions extends OutputOptions {
+  /**
+   * The delegate: counted over the methods in order (method 0's delegates
+   * first), or within `method` when given. Default 0.
+   */
+  delegate?: number | bigint;
+  /** Count `delegate` within this method. */
+  method?: string;
+}
+
+/** extract()'s result: the delegate's processed blob, byte for byte, and where it is. */
+export interface ExtractResult<T = Uint8Array> {
+  bytes: T;
+  method: string;
+  /** The delegate's index within `method`. */
+  index: number;
+  /** The backend id. */
+  id: string | null;
+  location: 'inline' | 'segment';
+  /** The blob's file offset (null for an empty inline blob), as inspect()'s delegates say. */
+  offset: number | bigint | null;
+  size: number | bigint;
+}
+
+/**
+ * A model-card value (inspect()'s `metadata`): Int (a bigint beyond 2^53),
+ * Double (bit exact), Bool, String, None (null), or a list of them.
+ */
+export type MetadataValue = number | bigint | boolean | string | null | MetadataValue[];
+
 export interface RepackResult<T = Uint8Array> extends SerializedArtifacts<T> {
   /** Externalized tensors, in key order of first use. */
   moved: { key: string; bytes: number; paths: string[] }[];
@@ -784,6 +833,17 @@ export interface ExecutorchPack {
   repack(pte: Source | string, options?: (RepackOptions & { output?: 'bytes' }) | null): RepackResult;
   repack(pte: Source | string, options: RepackOptions & { output: 'blob' }): RepackResult<Blob>;
   repack(pte: Source | string, options: RepackOptions & { output: 'artifact' }): RepackResult<Artifact>;
+
+  /**
+   * One delegate's processed blob (what its backend receives), byte for
+   * byte, whether the .pte keeps it inline or in a segment. Only the head of
+   * the .pte is read; the blob is a range of it. `pte` may be a path (Node).
+   * INVALID_ARGUMENT for a delegate or method the program does not have;
+   * MALFORMED_FILE when the blob's reference points past the file.
+   */
+  extract(pte: Source | string, options?: (ExtractOptions & { output?: 'bytes' }) | null): ExtractResult;
+  extract(pte: Source | string, options: ExtractOptions & { output: 'blob' }): ExtractResult<Blob>;
+  extract(pte: Source | string, options: ExtractOptions & { output: 'artifact' }): ExtractResult<Artifact>;
 
   /**
    * Compares two .pte files (with their .ptd files) or two .ptd files by

@@ -41,8 +41,41 @@ const STORAGE = { segment: 'in the constant segment', inline: 'inline in the pro
 const constantsText = (c) => (c.storage === 'none' || !c.count
   ? 'No constant data.' : `${c.count} tensor(s), ${fmt(c.totalBytes)}, ${STORAGE[c.storage] ?? c.storage}`);
 
-function summaryEl(name, s) {
-  const box = el('div', {}, el('h3', { text: `${name} — ${s.format}, ${fmt(s.fileSize)}` }));
+// A model-card value as the file holds it: int64 exact, -0 kept, strings quoted.
+const cardValue = (v) => (Array.isArray(v) ? `[${v.map(cardValue).join(', ')}]`
+  : typeof v === 'string' ? JSON.stringify(v) : Object.is(v, -0) ? '-0' : v === null ? 'None' : String(v));
+
+// The model card first: methods that return only constants (get_max_seq_len, ...).
+function metadataEl(metadata) {
+  const entries = Object.entries(metadata ?? {});
+  if (!entries.length) return [];
+  return [el('h3', { text: `Model card (${entries.length})` }), longTable(['method', 'value'], entries, ([k, v]) => [k, cardValue(v)])];
+}
+
+// One button per delegate: its processed blob (what the backend loads),
+// byte for byte. `extract(method, index)` returns it as a Blob.
+function delegateButtons(fileName, m, extract) {
+  const box = el('div', { class: 'row' });
+  for (const d of m.delegates ?? []) {
+    const label = `Download delegate ${d.index}${d.id ? ` (${d.id})` : ''} blob${d.size != null ? `, ${fmt(d.size)}` : ''}`;
+    const button = el('button', { type: 'button', class: 'secondary', text: label });
+    button.addEventListener('click', () => {
+      try {
+        const blob = extract(m.name, d.index);
+        // Names from the file become plain file-name characters.
+        const part = (t) => String(t).replace(/[^\w.-]/g, '_');
+        download(blob, `${part(fileName.replace(/\.pte$/i, ''))}.${part(m.name)}.${d.index}${d.id ? `.${part(d.id)}` : ''}.bin`);
+      } catch (e) {
+        status(errorText(e), true);
+      }
+    });
+    box.append(button);
+  }
+  return box;
+}
+
+function summaryEl(name, s, extract) {
+  const box = el('div', {}, el('h3', { text: `${name} — ${s.format}, ${fmt(s.fileSize)}` }), metadataEl(s.metadata));
   const io = (v) => `${v.type}${v.dtype ? ` ${v.dtype}` : ''}${v.shape ? `[${v.shape.join(', ')}]` : ''}`;
   for (const m of s.methods ?? []) {
     const dl = el('dl', { class: 'kv' });
@@ -52,8 +85,11 @@ function summaryEl(name, s) {
     row('Operators', m.operators.map((o) => `${o.name}${o.overload ? `.${o.overload}` : ''} ×${o.count}`).join(', ') || '—');
     row('Delegates', (m.delegates ?? []).map((d) => `${d.id ?? '(no id)'} (${d.location}${d.size != null ? `, ${fmt(d.size)}` : ''})${specText(d) ? ` — ${specText(d)}` : ''}`).join('; ') || '—');
     if (m.memory) row('Memory plan', `${fmt(m.memory.plannedTotal)} in ${m.memory.plannedBuffers.length} buffer(s): ${m.memory.plannedBuffers.map((b) => fmt(b)).join(', ')}`);
+    const pool = m.memory?.methodAllocator;
+    if (pool) row('Method allocator', ['64-bit', 'arm32'].map((a) => `${a}: ${pool[a].withTempAllocator} bytes (${pool[a].withoutTempAllocator} without a temp allocator)`).join('; ') + ' — backends\' init() not included');
     row('Instructions', `${m.instructionCount} in ${m.chainCount} chain(s), ${m.valueCount} values`);
     box.append(el('h3', { text: `Method ${m.name}` }), dl);
+    if (m.delegates?.length && m.name != null) box.append(delegateButtons(name, m, extract));
   }
   if (s.constants) {
     const c = s.constants;
@@ -102,7 +138,7 @@ async function run(files) {
       if (s.error) { summary.append(el('p', { class: 'status error', text: `${f.name}: ${s.error}` })); continue; }
       const m = el('div'); maps.append(el('h3', { text: `${f.name} (${fmt(s.fileSize)})` }), m); renderFileMap(m, s, f.name);
       const c = el('div'); sizes.append(el('h3', { text: f.name }), c); renderSizeChart(c, s.bytesByCategory);
-      summary.append(summaryEl(f.name, s));
+      summary.append(summaryEl(f.name, s, (method, delegate) => et.extract(bytes.get(f.name), { method, delegate, output: 'blob' }).bytes));
       if (s.requirements) needs.append(requirementsEl(f.name, s.requirements));
     }
     if (!needs.childElementCount) needs.append(el('p', { class: 'hint', text: 'None to show: no file here is a .pte or .ptd the core could read (see the findings).' }));

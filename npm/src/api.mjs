@@ -17,6 +17,7 @@ import { deserializePteBinary, programToJson } from './ops/deserialize.mjs';
 import { inspect } from './ops/inspect.mjs';
 import { validate } from './ops/validate.mjs';
 import { repack } from './ops/repack.mjs';
+import { extract } from './ops/extract.mjs';
 import { openBlob, openUrl } from './ops/open.mjs';
 import { createWeightsApi } from './weights.mjs';
 import { createDiffApi } from './diff.mjs';
@@ -37,6 +38,7 @@ export function createApi(initialModule, platform, version) {
   const api = {
     version,
     repack: sync(repack),
+    extract: sync(extract),
     openFile: sync(openFile),
     openBlob: asyncOp(openBlob),
     openUrl: asyncOp(openUrl),

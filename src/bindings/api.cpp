@@ -12,6 +12,7 @@
 #include "core/sha256.h"
 #include "format/file_kinds.h"
 #include "ops/deserialize.h"
+#include "ops/extract.h"
 #include "ops/inspect.h"
 #include "ops/repack.h"
 #include "ops/serialize_for_executorch.h"
@@ -460,6 +461,34 @@ Output* repack_js(std::string request_text, val host) {
   });
 }
 
+// {"pte": file, "delegate": n, "method": s | null} -> the blob as the
+// Output's one file (a slice of the input: copied once, where the glue
+// writes it) and {"method", "index", "id", "location", "offset", "size"}.
+Output* extract_js(std::string request_text, val host) {
+  HostScope scope(host);
+  return run([&](Output& out) -> Status {
+    ETP_ASSIGN(Json request, parse_request(request_text));
+    const Json* pte = request.find("pte");
+    const Json* delegate = request.find("delegate");
+    if (pte == nullptr || delegate == nullptr || !delegate->as_uint64())
+      return make_error(ErrorCode::kInvalidArgument, "request needs pte and a delegate index");
+    ETP_ASSIGN(FileSource source, file_source_from_json(*pte));
+    std::optional<std::string> method;
+    if (const Json* m = request.find("method"); m && m->is_string()) method = m->text();
+    ETP_ASSIGN(ExtractedDelegate d, extract_delegate(source, method, *delegate->as_uint64()));
+    Json j = Json::object();
+    j.set("method", Json::string(d.method));
+    j.set("index", Json::unsigned_integer(d.index));
+    j.set("id", d.id ? Json::string(*d.id) : Json::null());
+    j.set("location", Json::string(d.location));
+    j.set("offset", d.offset ? Json::unsigned_integer(*d.offset) : Json::null());
+    j.set("size", Json::unsigned_integer(d.bytes.size()));
+    out.add_cord(std::move(d.bytes));
+    out.set_json(write_json(j));
+    return {};
+  });
+}
+
 // The NamedDataStore, held in wasm; its buffers reference JS sources.
 class StoreHandle {
  public:
@@ -567,5 +596,6 @@ EMSCRIPTEN_BINDINGS(executorch_pack) {
   function("inspect", &inspect_js, allow_raw_pointers());
   function("validate", &validate_js, allow_raw_pointers());
   function("repack", &repack_js, allow_raw_pointers());
+  function("extract", &extract_js, allow_raw_pointers());
   function("heapInUse", &heap_in_use_js);
 }

@@ -9,6 +9,8 @@
 #include "format/file_kinds.h"
 #include "read/file_layout.h"
 #include "read/inspect_details.h"
+#include "read/inspect_metadata.h"
+#include "read/method_allocator.h"
 #include "read/layout_json.h"
 #include "read/program_tensors.h"
 #include "read/pte_reader.h"
@@ -57,6 +59,10 @@ class PteInspector {
     const Value& segments = program_.get("segments");
     uint64_t base = has_base ? h->segment_base_offset : 0;
     out.set("segmentAlignment", opt_u64(actual_segment_alignment(segments, base)));
+    // The model card first: what the exporter recorded as constant methods.
+    std::optional<Json> metadata = constant_methods_json(program_, budget_);
+    if (!metadata) return too_large();
+    out.set("metadata", std::move(*metadata));
     ETP_ASSIGN(Json methods, methods_json());
     out.set("methods", std::move(methods));
     // One walk over the tensors for the largest constants and the external ones.
@@ -183,6 +189,8 @@ class PteInspector {
       Json memory = Json::object();
       memory.set("plannedBuffers", std::move(planned));
       memory.set("plannedTotal", u64(planned_total));
+      // What load_method takes from the method allocator (method_allocator.h).
+      memory.set("methodAllocator", method_allocator_json(plan));
       m.set("memory", std::move(memory));
       out.push(std::move(m));
     }

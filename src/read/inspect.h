@@ -15,6 +15,8 @@
 //   "programVersion": n,
 //   "segmentAlignment": n | null,          // largest power of two dividing the segment base
 //                                          //  and every segment's start (null: no segments)
+//   "metadata": {"method": value | [value, ...]},  // the model card: methods running no instruction
+//                                          //  that return only non-tensor constants (inspect_metadata.h)
 //   "methods": [{
 //     "name": s | null,
 //     "inputs":  [{"index": value index, "type": "Tensor" | "Int" | ... | "None",
@@ -30,7 +32,10 @@
 //                    "compileSpecs": [key, ...],
 //                    "compileSpecValues": [{"key", "bytes", "value": s | n | null}]}],  // see inspect_details.h
 //     "nonConstBufferSizes": [n, ...],     // memory-planned buffer sizes
-//     "memory": {"plannedBuffers": [n, ...], "plannedTotal": n}   // bytes per memory id, their sum
+//     "memory": {"plannedBuffers": [n, ...], "plannedTotal": n,   // bytes per memory id, their sum
+//                "methodAllocator": {"64-bit": {"withTempAllocator": n, "withoutTempAllocator": n},
+//                                    "arm32": {...}, "runtime": s}}  // load_method's minimum pool
+//                                    // (64-byte aligned base, backends' init() excluded; method_allocator.h)
 //   }],
 //   "constants": {"storage": "segment" | "inline" | "none", "segment": n | null,
 //                 "count": n,              // entries after the index-0 placeholder

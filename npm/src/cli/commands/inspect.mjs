@@ -6,12 +6,13 @@ import { compileSpecsLine, formatLargestConstants, formatRequirements, memoryLin
 
 export const usage = `Usage: executorch-pack inspect FILE [--json]
 
-Prints a summary of a .pte (program) or .ptd (data) file: what it needs to
-run (ExecuTorch release, backends, kernels, .ptd keys), methods with their
-inputs, outputs, operators, delegates (with compile specs) and memory plan,
-constants, named data, bytes by category and the segment map (every byte
-range of the file). Tables longer than 40 rows show the first 40 and say
-how many more there are.
+Prints a summary of a .pte (program) or .ptd (data) file: its model card
+(methods that return only constants, such as get_max_seq_len, with their
+values), what it needs to run (ExecuTorch release, backends, kernels, .ptd
+keys), methods with their inputs, outputs, operators, delegates (with
+compile specs) and memory plan, constants, named data, bytes by category and
+the segment map (every byte range of the file). Tables longer than 40 rows
+show the first 40 and say how many more there are.
 
 Options:
   --json     print inspect()'s full JSON summary (every row) instead of tables
@@ -22,9 +23,26 @@ Options:
 const shape = (s) => (s ? `[${s.join(', ')}]` : '-');
 const ioLine = (v) => printable(`${v.type}${v.dtype ? ` ${v.dtype}` : ''}${v.shape ? ` ${shape(v.shape)}` : ''} (value ${v.index})`);
 
+// A model-card value as written in the file: int64 exact, -0 kept, strings
+// quoted (a string "128" is not the number 128), lists in brackets.
+function cardValue(v) {
+  if (Array.isArray(v)) return `[${v.map(cardValue).join(', ')}]`;
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Object.is(v, -0)) return '-0';
+  return v === null ? 'None' : String(v);
+}
+
+// The model card (constant methods and their values): shown first.
+function formatMetadata(metadata) {
+  const entries = Object.entries(metadata ?? {});
+  if (!entries.length) return [];
+  return [`Metadata (${entries.length})`, indent(tableOf(['method', 'value'], entries, ([name, v]) => [name, cardValue(v)]), 2), ''];
+}
+
 function formatInspect(path, s) {
   const out = [];
   out.push(`${printable(path)}: ${s.format === 'pte' ? 'ExecuTorch program (.pte)' : 'ExecuTorch data file (.ptd)'}, ${fmtBytes(s.fileSize)}, identifier ${printable(s.identifier)}`);
+  if (s.format === 'pte') out.push(...formatMetadata(s.metadata));
   if (s.header) {
     const h = s.header;
     out.push(`header: ${printable(Object.entries(h).map(([k, v]) => `${k} ${v}`).join(', '))}`);
@@ -55,6 +73,12 @@ function formatInspect(path, s) {
       }
       const memory = memoryLine(m);
       if (memory) out.push(`    ${memory}`);
+      const pool = m.memory?.methodAllocator;
+      if (pool) {
+        // Exact bytes (a pool is sized to the byte), not rounded units.
+        const arch = (name) => `${name} ${pool[name].withTempAllocator} bytes (${pool[name].withoutTempAllocator} without a temp allocator)`;
+        out.push(`    method allocator: ${arch('64-bit')}, ${arch('arm32')}; backends' init() not included (${printable(pool.runtime)})`);
+      }
       out.push('');
     }
     const c = s.constants;
