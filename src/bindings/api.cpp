@@ -509,8 +509,10 @@ class StoreHandle {
           layout = std::move(l);
         }
       }
-      return store_.add_named_data(key, std::move(data), static_cast<uint64_t>(alignment),
-                                   has_tag ? std::optional<std::string>(tag) : std::nullopt, std::move(layout));
+      return journaled(scope, [&] {
+        return store_.add_named_data(key, std::move(data), static_cast<uint64_t>(alignment),
+                                     has_tag ? std::optional<std::string>(tag) : std::nullopt, std::move(layout));
+      });
     });
   }
   Output* merge(std::string output_text, val host) {
@@ -518,7 +520,7 @@ class StoreHandle {
     return run([&](Output&) -> Status {
       ETP_ASSIGN(Json j, parse_request(output_text));
       ETP_ASSIGN(NamedDataStoreOutput other, store_output_from_json(j));
-      return store_.merge_named_data_store(other);
+      return journaled(scope, [&] { return store_.merge_named_data_store(other); });
     });
   }
   Output* externalize(double max_bytes, std::string prefix, val host) {
@@ -538,6 +540,22 @@ class StoreHandle {
   }
 
  private:
+  // Runs adds that the store can take back: when a source failed under them
+  // (an unopened Blob asked for its digest), the store is left as it was,
+  // since the glue releases the sources of a failed call and rethrows the
+  // host's error. Without this the store would keep a dangling reference.
+  template <typename Adds>
+  Status journaled(const HostScope& scope, Adds adds) {
+    store_.begin_adds();
+    Status status = adds();
+    if (scope.host()->failed()) {
+      store_.undo_adds();
+      if (status.ok()) status = make_error(ErrorCode::kInternal, "a byte source failed while the store read it");
+    }
+    store_.end_adds();
+    return status;
+  }
+
   NamedDataStore store_;
 };
 

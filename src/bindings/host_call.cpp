@@ -43,7 +43,12 @@ std::pair<int, std::array<double, 3>> piece_of(const Blob& b) {
 
 std::optional<Digest> JsHost::digest(uint32_t source, uint64_t offset, uint64_t size) {
   emscripten::val hex = host_.call<emscripten::val>("digest", source, static_cast<double>(offset), static_cast<double>(size));
-  if (!hex.isString()) return std::nullopt;
+  // The host answers every digest it is asked (sources hash themselves);
+  // anything else is a failure it recorded.
+  if (!hex.isString()) {
+    failed_ = true;
+    return std::nullopt;
+  }
   return digest_of_hex(hex.as<std::string>());
 }
 
@@ -56,7 +61,9 @@ bool JsHost::copy(const char* method, uint32_t source, uint64_t offset, uint64_t
 }
 
 bool JsHost::read(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) {
-  return copy("read", source, offset, size, dst);
+  if (copy("read", source, offset, size, dst)) return true;
+  failed_ = true;
+  return false;
 }
 
 bool JsHost::peek(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) {

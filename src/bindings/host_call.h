@@ -76,10 +76,14 @@ class JsHost : public ExternalHost {
   std::optional<Digest> digest(uint32_t source, uint64_t offset, uint64_t size) override;
   bool read(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) override;
   bool peek(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) override;
+  // A digest or read the host could not give during this call (the JS error
+  // is kept by the host and rethrown after the call). Optional peeks do not count.
+  bool failed() const { return failed_; }
 
  private:
   bool copy(const char* method, uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst);
   emscripten::val host_;
+  bool failed_ = false;
 };
 
 // One call from JS: while alive, source references parsed by blob_from_json

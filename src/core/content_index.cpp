@@ -51,4 +51,24 @@ int64_t ContentIndex::find_or_add(const Blob& data, int64_t index) {
   return index;
 }
 
+void ContentIndex::forget(const Blob& data, int64_t index) {
+  auto it = by_fingerprint_.find(data.fingerprint());
+  if (it == by_fingerprint_.end()) return;
+  Bucket& bucket = it->second;
+  for (auto e = bucket.entries.begin(); e != bucket.entries.end(); ++e) {
+    if (e->index == index) {
+      bucket.entries.erase(e);
+      break;
+    }
+  }
+  // The entry may have moved to the digest map when the bucket was keyed.
+  for (auto e = bucket.by_digest.begin(); e != bucket.by_digest.end(); ++e) {
+    if (e->second.index == index) {
+      bucket.by_digest.erase(e);
+      break;
+    }
+  }
+  if (bucket.entries.empty() && bucket.by_digest.empty()) by_fingerprint_.erase(it);
+}
+
 }  // namespace etpack

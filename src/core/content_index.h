@@ -22,6 +22,8 @@ class ContentIndex {
   // Adds `data` under `index` unless equal bytes are already present;
   // returns the index that owns these bytes.
   int64_t find_or_add(const Blob& data, int64_t index);
+  // Removes the entry that find_or_add(data, index) added (undoing an add).
+  void forget(const Blob& data, int64_t index);
 
  private:
   struct Entry {

@@ -59,10 +59,30 @@ Status NamedDataStore::add_named_data(const std::string& key, Blob data, uint64_
     return {};
   }
 
+  const size_t buffers_before = buffers_.size();
   ETP_ASSIGN(const uint32_t index, intern_buffer(data));
   target.emplace_back(key, DataEntry{index, alignment, std::move(tensor_layout)});
   key_to_buffer_.emplace(key, index);
+  if (journaling_) {
+    std::optional<size_t> slot;
+    if (external_tag) slot = tag_index_.at(*external_tag);
+    journal_.push_back({slot, key, buffers_.size() > buffers_before});
+  }
   return {};
+}
+
+void NamedDataStore::undo_adds() {
+  // Newest first, so each record's entry and buffer are the last ones.
+  for (auto r = journal_.rbegin(); r != journal_.rend(); ++r) {
+    EntryMap& target = r->tag_slot ? external_data_[*r->tag_slot].second : pte_data_;
+    target.pop_back();
+    key_to_buffer_.erase(r->key);
+    if (r->new_buffer) {
+      buffer_index_.forget(buffers_.back(), static_cast<int64_t>(buffers_.size() - 1));
+      buffers_.pop_back();
+    }
+  }
+  journal_.clear();
 }
 
 Status NamedDataStore::merge_named_data_store(const NamedDataStoreOutput& other) {

@@ -86,6 +86,15 @@ class NamedDataStore {
   // A snapshot (Blob references, no byte copies) with empty tags dropped.
   NamedDataStoreOutput get_named_data_store_output() const;
 
+  // Adds made since begin_adds() can be taken back together by undo_adds():
+  // a call whose byte source failed part-way (a digest the host could not
+  // give) must leave the store as it was, not holding a reference to a
+  // source the caller has already released. Only adds are journaled; the
+  // tags they created stay (as after a refused add, upstream keeps them).
+  void begin_adds() { journal_.clear(); journaling_ = true; }
+  void end_adds() { journal_.clear(); journaling_ = false; }
+  void undo_adds();
+
   // True when no key has been added.
   bool empty() const { return key_to_buffer_.empty(); }
   bool contains(const std::string& key) const { return key_to_buffer_.count(key) != 0; }
@@ -106,6 +115,14 @@ class NamedDataStore {
   // Bytes -> buffer index (core/content_index.h: fingerprint, then digest
   // when fingerprints collide; Blob::same_bytes decides equality).
   ContentIndex buffer_index_;
+
+  struct AddRecord {
+    std::optional<size_t> tag_slot;  // external_data_ slot, or none for the PTE map
+    std::string key;
+    bool new_buffer;  // the add interned a buffer of its own (the last one)
+  };
+  std::vector<AddRecord> journal_;
+  bool journaling_ = false;
 };
 
 }  // namespace etpack

@@ -32,3 +32,22 @@ test('synchronous calls: a raw Blob is BLOB_NOT_OPENED, an opened one works', as
   assert.throws(() => et.validate(blob), (e) => e.code === 'BLOB_NOT_OPENED' && /openBlob/.test(e.message));
   assert.equal(et.validate(await et.openBlob(blob)).ok, true);
 });
+
+test('a NamedDataStore add that fails on an unopened Blob leaves the store as it was', async () => {
+  const et = await loadApi();
+  const store = new et.NamedDataStore();
+  try {
+    // Two unopened Blobs of one size: the second add needs digests, which a
+    // raw Blob cannot give synchronously.
+    store.addNamedData('a', new Blob([new Uint8Array(16).fill(1)]));
+    assert.throws(() => store.addNamedData('b', new Blob([new Uint8Array(16).fill(2)])), (e) => e.code === 'BLOB_NOT_OPENED');
+    const out = store.getNamedDataStoreOutput();
+    assert.deepEqual(Object.keys(out.pteData), ['a']);
+    assert.equal(out.buffers.length, 1);
+    // The store still works; 'b' was not kept and can be added (a size with no peer needs no digest).
+    store.addNamedData('b', new Uint8Array(8));
+    assert.deepEqual(Object.keys(store.getNamedDataStoreOutput().pteData), ['a', 'b']);
+  } finally {
+    store.delete();
+  }
+});

@@ -101,6 +101,31 @@ TEST(NamedDataStore, IdenticalBytesShareOneBufferEachKeyKeepsItsEntry) {
   EXPECT_EQ(*find(*find_tag(out, "t"), "ext"), (DataEntry{0, 16, std::nullopt}));
 }
 
+TEST(NamedDataStore, UndoAddsRestoresTheStoreAsItWas) {
+  NamedDataStore store;
+  ASSERT_TRUE(store.add_named_data("kept", bytes("aaaa")).ok());
+  store.begin_adds();
+  ASSERT_TRUE(store.add_named_data("same", bytes("aaaa")).ok());         // shares buffer 0
+  ASSERT_TRUE(store.add_named_data("other", bytes("bbbb"), 1, "t").ok());  // new buffer, new tag
+  ASSERT_TRUE(store.add_named_data("third", bytes("cccc")).ok());          // same fingerprint size
+  store.undo_adds();
+  store.end_adds();
+
+  NamedDataStoreOutput out = store.get_named_data_store_output();
+  ASSERT_EQ(out.buffers.size(), 1u);
+  ASSERT_EQ(out.pte_data.size(), 1u);
+  EXPECT_EQ(out.pte_data[0].first, "kept");
+  EXPECT_TRUE(out.external_data.empty());  // the tag the undone add created is empty, so dropped
+  EXPECT_FALSE(store.contains("other"));
+  // The content index forgot the undone buffers: equal bytes get a new buffer again.
+  ASSERT_TRUE(store.add_named_data("again", bytes("bbbb")).ok());
+  ASSERT_TRUE(store.add_named_data("again2", bytes("aaaa")).ok());
+  out = store.get_named_data_store_output();
+  ASSERT_EQ(out.buffers.size(), 2u);
+  EXPECT_EQ(str(out.buffers[1]), "bbbb");
+  EXPECT_EQ(out.pte_data[2].second.buffer_index, 0u);
+}
+
 TEST(NamedDataStore, EmptyPayloadsDedup) {
   NamedDataStore store;
   ASSERT_TRUE(store.add_named_data("a", Blob()).ok());
