@@ -41,7 +41,10 @@ std::string shown_identifier(FileKind kind, const uint8_t* data, size_t size) {
   std::string shown;
   for (size_t i = k.identifier_offset; i < k.identifier_offset + k.identifier.size() && i < size; ++i) {
     const unsigned char c = data[i];
-    shown += (c >= 0x20 && c < 0x7f) ? std::string(1, static_cast<char>(c)) : "\\x" + std::to_string(c);
+    // Shown inside quotes: a quote, a backslash or a non-printable byte as \xHH.
+    static const char kHex[] = "0123456789abcdef";
+    if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\') shown += static_cast<char>(c);
+    else shown += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
   }
   return shown;
 }

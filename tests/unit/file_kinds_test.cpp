@@ -69,7 +69,7 @@ TEST(FileKinds, IdentifierVerdicts) {
   s = check_identifier(FileKind::kPtd, odd.data(), odd.size(), odd.size());
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code, ErrorCode::kMalformedFile);
-  EXPECT_EQ(s.error().message, "not a .ptd file: identifier 'Z\\x1Z\\x127' != '" + identifier_of(FileKind::kPtd) +
+  EXPECT_EQ(s.error().message, "not a .ptd file: identifier 'Z\\x01Z\\x7f' != '" + identifier_of(FileKind::kPtd) +
                                    "' (at byte offset 4)");
 
   s = check_identifier(FileKind::kPtd, odd.data(), 5, 5);
