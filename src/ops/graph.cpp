@@ -1,13 +1,12 @@
 #include "ops/graph.h"
 
-#include "read/program_graph.h"
 #include "read/ptd_table.h"
 #include "read/pte_reader.h"
 
 namespace etpack {
 
-Result<Json> graph_json(const FileSource& pte, const std::vector<std::pair<std::string, FileSource>>& ptds,
-                        const std::optional<std::string>& method) {
+Result<ProgramGraph> graph_of(const FileSource& pte, const std::vector<std::pair<std::string, FileSource>>& ptds,
+                              const std::optional<std::string>& method) {
   ETP_ASSIGN(PteFile program, read_pte_program(pte.head, pte.size()));
   // Only the .ptd flatbuffers are read: keys, never tensor data.
   PtdKeyFiles keys;

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/json.h"
 #include "core/result.h"
 #include "read/file_source.h"
+#include "read/program_graph.h"
 
 namespace etpack {
 
@@ -22,16 +22,17 @@ enum class GraphFormat : uint8_t { kJson, kDot, kMermaid };
 // Errors: those of read_pte_program / read_ptd_table (kMalformedFile
 // naming the offset; a .ptd's prefixed with its name), kInvalidArgument
 // for a method the program does not have, kResourceLimit (program_graph).
-Result<Json> graph_json(const FileSource& pte, const std::vector<std::pair<std::string, FileSource>>& ptds,
-                        const std::optional<std::string>& method);
+// The JSON text is ProgramGraph::json (read/program_graph.h).
+Result<ProgramGraph> graph_of(const FileSource& pte, const std::vector<std::pair<std::string, FileSource>>& ptds,
+                              const std::optional<std::string>& method);
 
 // The graph as a Graphviz digraph (one cluster per method) or a Mermaid
 // flowchart (one subgraph per method). Names from the file are untrusted:
 // every label is escaped for its syntax (quotes, backslashes, control
 // characters, invalid UTF-8 and lone surrogates become visible escapes) and
 // cut to kMaxLabelChars code points; ids are made by the writer.
-std::string graph_dot(const Json& graph);
-std::string graph_mermaid(const Json& graph);
+std::string graph_dot(const ProgramGraph& graph);
+std::string graph_mermaid(const ProgramGraph& graph);
 constexpr size_t kMaxLabelChars = 120;
 
 // DOT's and Mermaid's escaping of one label, exposed for tests.

@@ -1,6 +1,7 @@
 // graph_dot and graph_mermaid: the graph JSON (read/program_graph.h) as
 // text other tools render. Labels come from the file (operator, backend and
 // tensor names) and are escaped here for each syntax.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -57,27 +58,6 @@ bool for_each_piece(const std::string& s, F&& fn) {
   return false;
 }
 
-const Json kNull;
-const Json& member(const Json& j, const char* key) {
-  const Json* v = j.find(key);
-  return v ? *v : kNull;
-}
-std::string text_of(const Json& j) { return j.is_string() || j.is_number() ? j.text() : ""; }
-
-std::string edge_text(const Json& e) {
-  if (text_of(member(e, "kind")) == "control") return "false";
-  std::string out = "v" + text_of(member(e, "value"));
-  const Json& dtype = member(e, "dtype");
-  if (dtype.is_string()) out += " " + dtype.text();
-  const Json& shape = member(e, "shape");
-  if (shape.is_array()) {
-    out += "[";
-    for (size_t i = 0; i < shape.items().size(); ++i) out += (i ? ", " : "") + shape.items()[i].text();
-    out += "]";
-  }
-  return out;
-}
-
 const char* dot_shape(const std::string& kind) {
   if (kind == "delegate") return "box3d";
   if (kind == "jumpFalse") return "diamond";
@@ -104,14 +84,13 @@ std::string mermaid_id(const std::string& prefix, const std::string& id) {
   return out;
 }
 
-std::string method_title(const Json& m) {
-  const Json& name = member(m, "name");
-  return name.is_string() ? name.text() : "(unnamed method " + text_of(member(m, "index")) + ")";
-}
-
 }  // namespace
 
 std::string dot_label(const std::string& text) {
+  // Most labels are short printable ASCII without a quote or a backslash.
+  if (text.size() <= kMaxLabelChars &&
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; }))
+    return "\"" + text + "\"";
   std::string out = "\"";
   const bool cut = for_each_piece(text, [&](const Piece& p) {
     if (!p.escape.empty()) {
@@ -154,45 +133,38 @@ std::string mermaid_label(const std::string& text) {
   return out + "\"";
 }
 
-std::string graph_dot(const Json& graph) {
+std::string graph_dot(const ProgramGraph& graph) {
   std::string out = "digraph program {\n  graph [fontname=\"Helvetica\", rankdir=TB];\n"
                     "  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=8];\n";
-  const Json& methods = member(graph, "methods");
-  for (size_t m = 0; methods.is_array() && m < methods.items().size(); ++m) {
-    const Json& method = methods.items()[m];
+  for (size_t m = 0; m < graph.methods.size(); ++m) {
+    const GraphMethodRefs& method = graph.methods[m];
     const std::string prefix = "m" + std::to_string(m) + ".";
-    out += "  subgraph cluster_" + std::to_string(m) + " {\n    label=" + dot_label(method_title(method)) + ";\n";
-    for (const Json& n : member(method, "nodes").items()) {
-      const std::string kind = text_of(member(n, "kind"));
-      out += "    " + dot_label(prefix + text_of(member(n, "id"))) + " [label=" + dot_label(text_of(member(n, "label"))) +
-             ", shape=" + dot_shape(kind) + "];\n";
-    }
+    out += "  subgraph cluster_" + std::to_string(m) + " {\n    label=" + dot_label(method.title) + ";\n";
+    for (const GraphNodeRef& n : method.nodes)
+      out += "    " + dot_label(prefix + n.id) + " [label=" + dot_label(n.label) + ", shape=" + dot_shape(n.kind) + "];\n";
     out += "  }\n";
-    for (const Json& e : member(method, "edges").items()) {
-      const bool control = text_of(member(e, "kind")) == "control";
-      out += "  " + dot_label(prefix + text_of(member(e, "from"))) + " -> " + dot_label(prefix + text_of(member(e, "to"))) +
-             " [label=" + dot_label(edge_text(e)) + (control ? ", style=dashed" : "") + "];\n";
+    for (const GraphEdgeRef& e : method.edges) {
+      out += "  " + dot_label(prefix + method.nodes[e.from].id) + " -> " + dot_label(prefix + method.nodes[e.to].id) +
+             " [label=" + dot_label(e.text) + (e.control ? ", style=dashed" : "") + "];\n";
     }
   }
   return out + "}\n";
 }
 
-std::string graph_mermaid(const Json& graph) {
+std::string graph_mermaid(const ProgramGraph& graph) {
   std::string out = "flowchart TB\n";
-  const Json& methods = member(graph, "methods");
-  for (size_t m = 0; methods.is_array() && m < methods.items().size(); ++m) {
-    const Json& method = methods.items()[m];
+  for (size_t m = 0; m < graph.methods.size(); ++m) {
+    const GraphMethodRefs& method = graph.methods[m];
     const std::string prefix = "m" + std::to_string(m) + "_";
-    out += "  subgraph m" + std::to_string(m) + " [" + mermaid_label(method_title(method)) + "]\n";
-    for (const Json& n : member(method, "nodes").items()) {
-      const auto [open, close] = mermaid_shape(text_of(member(n, "kind")));
-      out += "    " + mermaid_id(prefix, text_of(member(n, "id"))) + open + mermaid_label(text_of(member(n, "label"))) + close + "\n";
+    out += "  subgraph m" + std::to_string(m) + " [" + mermaid_label(method.title) + "]\n";
+    for (const GraphNodeRef& n : method.nodes) {
+      const auto [open, close] = mermaid_shape(n.kind);
+      out += "    " + mermaid_id(prefix, n.id) + open + mermaid_label(n.label) + close + "\n";
     }
     out += "  end\n";
-    for (const Json& e : member(method, "edges").items()) {
-      const bool control = text_of(member(e, "kind")) == "control";
-      out += "  " + mermaid_id(prefix, text_of(member(e, "from"))) + (control ? " -.->|" : " -->|") +
-             mermaid_label(edge_text(e)) + "| " + mermaid_id(prefix, text_of(member(e, "to"))) + "\n";
+    for (const GraphEdgeRef& e : method.edges) {
+      out += "  " + mermaid_id(prefix, method.nodes[e.from].id) + (e.control ? " -.->|" : " -->|") + mermaid_label(e.text) +
+             "| " + mermaid_id(prefix, method.nodes[e.to].id) + "\n";
     }
   }
   return out;

@@ -1,9 +1,11 @@
 #include "read/program_graph.h"
+#include "read/program_graph_data.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
-#include "core/checked_math.h"
+#include "core/json.h"
 #include "model/scalar_type.h"
 #include "read/inspect_details.h"
 #include "read/program_tensors.h"
@@ -40,73 +42,24 @@ struct ValueInfo {
   uint32_t producer = kNoNode;
   uint64_t stamp = 0;            // 1 + the order of the last instruction that named it
   std::optional<uint64_t> first, last;
-};
-
-// File offsets of in-file tensor data (constants and mutable buffers' initial data).
-class DataLocator {
- public:
-  DataLocator(const FileSource& file, const PteFile& pte) : file_(file), pte_(pte) {}
-
-  Json constant(const TensorView& t) {
-    const TableValue& program = pte_.program;
-    const Value& cs = program.get("constant_segment");
-    if (cs.is_table() && scalar_vector_length(cs.table().get("offsets"), BaseType::kULong) > 1)
-      return in_segment("constant", "constant_segment", cs.table(), t);
-    const Value& cb = program.get("constant_buffer");
-    Json j = base("constant", "constant_buffer[" + std::to_string(t.data_buffer_idx) + "]", t);
-    if (cb.is_items() && t.data_buffer_idx < cb.items().size()) {
-      const Value& storage = cb.items()[static_cast<size_t>(t.data_buffer_idx)].table().get("storage");
-      if (storage.is_scalars()) j.members()[2].second = opt_u64(offset_in_file(storage.scalars(), file_.head));
-    }
-    return j;
-  }
-
-  Json mutable_data(const TensorView& t) {
-    const Value& mds = pte_.program.get("mutable_data_segments");
-    if (!mds.is_items() || mds.items().empty()) return base("mutable", std::nullopt, t);
-    return in_segment("mutable", "mutable_data_segments[0]", mds.items()[0].table(), t);
-  }
-
-  static Json base(const char* kind, std::optional<std::string> where, const TensorView& t) {
-    Json j = Json::object();
-    j.set("kind", Json::string(kind));
-    j.set("where", where ? Json::string(*where) : Json::null());
-    j.set("offset", Json::null());
-    j.set("size", opt_u64(view_nbytes(t)));
-    j.set("key", Json::null());
-    j.set("file", Json::null());
-    return j;
-  }
-
- private:
-  // segment base + segments[segment_index].offset + offsets[data_buffer_idx]
-  Json in_segment(const char* kind, const std::string& name, const TableValue& sub, const TensorView& t) {
-    Json j = base(kind, name + ".offsets[" + std::to_string(t.data_buffer_idx) + "]", t);
-    const Value& offsets = sub.get("offsets");
-    const Value& segments = pte_.program.get("segments");
-    const uint64_t index = sub.get_uint("segment_index");
-    if (!pte_.header || t.data_buffer_idx >= scalar_vector_length(offsets, BaseType::kULong) || !segments.is_items() ||
-        index >= segments.items().size())
-      return j;
-    std::optional<uint64_t> at = checked_add(pte_.header->segment_base_offset,
-                                             segments.items()[static_cast<size_t>(index)].table().get_uint("offset"));
-    if (at) at = checked_add(*at, scalar_vector_uint(offsets, BaseType::kULong, static_cast<size_t>(t.data_buffer_idx)));
-    j.members()[2].second = opt_u64(at);
-    return j;
-  }
-
-  const FileSource& file_;
-  const PteFile& pte_;
+  std::string edge_json, edge_text;  // an edge's dtype and shape members, and its label's type part
 };
 
 class MethodGraph {
  public:
-  MethodGraph(const FileSource& file, const PteFile& pte, const PtdKeyFiles& keys, size_t index, WorkBudget& budget)
-      : file_(file), pte_(pte), keys_(keys), index_(index),
+  MethodGraph(const FileSource& file, const PteFile& pte, const PtdKeyFiles& keys, size_t index, WorkBudget& budget,
+              std::string& out)
+      : json_(out), file_(file), pte_(pte), keys_(keys), index_(index),
         plan_(pte.program.get("execution_plan").items()[index].table()), budget_(budget) {}
 
-  Result<Json> run() {
+  Result<GraphMethodRefs> run() {
     if (!read_values()) return too_large();
+    // The texts grow to about this (a node ~170 bytes, an edge ~110 per
+    // argument): reserved at once, their pages are touched once, not again
+    // at each doubling (fresh pages dominate the cost of a large graph).
+    const uint64_t reserve = std::min<uint64_t>(file_.size(), uint64_t{1} << 28);
+    nodes_text_.reserve(static_cast<size_t>(reserve * 3));
+    edges_text_.reserve(static_cast<size_t>(reserve * 10));
     const Value& inputs = plan_.get("inputs");
     const size_t n_in = scalar_vector_length(inputs, BaseType::kInt);
     if (!budget_.spend(n_in * kObjectCost)) return too_large();
@@ -121,24 +74,33 @@ class MethodGraph {
       uint32_t node = io_node("output", "out", k, v);
       if (ValueInfo* info = value(v); info && info->producer != kNoNode) edge(info->producer, node, v);
     }
-    Json m = Json::object();
-    m.set("name", opt_string(plan_.get("name")));
-    m.set("index", u64(index_));
-    Json chains = Json::array();
-    for (uint64_t n : chain_sizes_) chains.push(u64(n));
-    m.set("chains", std::move(chains));
-    m.set("instructionCount", u64(order_));
-    Json nodes = Json::array();
-    for (Json& n : nodes_) nodes.push(std::move(n));
-    m.set("nodes", std::move(nodes));
-    Json edges = Json::array();
-    for (Json& e : edges_) edges.push(std::move(e));
-    m.set("edges", std::move(edges));
-    m.set("values", values_json());
-    return m;
+    flush();
+    GraphMethodRefs refs;
+    const Value& name = plan_.get("name");
+    refs.title = name.is_string() ? name.str() : "(unnamed method " + std::to_string(index_) + ")";
+    std::string& out = json_;
+    out.reserve(out.size() + nodes_text_.size() + edges_text_.size() + values_.size() * 160 + 256);
+    out += "{\"name\": ";
+    write_json(opt_string(name), out);
+    out += ", \"index\": " + std::to_string(index_) + ", \"chains\": [";
+    for (size_t c = 0; c < chain_sizes_.size(); ++c) out += (c ? ", " : "") + std::to_string(chain_sizes_[c]);
+    out += "], \"instructionCount\": " + std::to_string(order_) + ", \"nodes\": [";
+    out += nodes_text_;
+    std::string().swap(nodes_text_);  // freed before the next copy
+    out += "], \"edges\": [";
+    out += edges_text_;
+    std::string().swap(edges_text_);
+    out += "], \"values\": [";
+    values_json(out);
+    out += "]}";
+    refs.nodes = std::move(refs_);
+    refs.edges = std::move(edges_);
+    return refs;
   }
 
  private:
+  std::string& json_;  // the program's JSON text, this method's appended by run()
+
   bool read_values() {
     const Value& values = plan_.get("values");
     const size_t n = values.is_items() ? values.items().size() : 0;
@@ -160,16 +122,42 @@ class MethodGraph {
     return v >= 0 && static_cast<uint64_t>(v) < values_.size() ? &values_[static_cast<size_t>(v)] : nullptr;
   }
 
-  uint32_t add_node(std::string id, const char* kind, Json instruction, std::optional<uint64_t> order, std::string label) {
-    Json n = Json::object();
-    n.set("id", Json::string(id));
-    n.set("kind", Json::string(kind));
-    n.set("instruction", std::move(instruction));
-    n.set("order", opt_u64(order));
-    n.set("label", Json::string(std::move(label)));
-    nodes_.push_back(std::move(n));
-    ids_.push_back(std::move(id));
-    return static_cast<uint32_t>(nodes_.size() - 1);
+  // A new node: its JSON object stays open in nodes_text_ (members may
+  // still be added with member()) until the next one starts. Written as
+  // text, never as a Json tree: 20,000 nodes' trees would cost the wasm
+  // heap tens of MiB.
+  uint32_t add_node(std::string id, const char* kind, std::optional<std::pair<size_t, size_t>> at, std::string label) {
+    flush();
+    std::string& out = nodes_text_;
+    if (!out.empty()) out += ", ";
+    out += "{\"id\": ";
+    write_json_string(id, out);
+    out += ", \"kind\": \"";
+    out += kind;
+    if (at) {
+      out += "\", \"instruction\": {\"chain\": " + std::to_string(at->first) + ", \"index\": " + std::to_string(at->second) +
+             "}, \"order\": " + std::to_string(order_);
+    } else {
+      out += "\", \"instruction\": null, \"order\": null";
+    }
+    out += ", \"label\": ";
+    write_json_string(label, out);
+    open_ = true;
+    refs_.push_back({std::move(id), kind, std::move(label)});
+    return static_cast<uint32_t>(refs_.size() - 1);
+  }
+
+  // One more member of the open node.
+  void member(const char* key, const Json& v) {
+    nodes_text_ += ", \"";
+    nodes_text_ += key;
+    nodes_text_ += "\": ";
+    write_json(v, nodes_text_);
+  }
+
+  void flush() {
+    if (open_) nodes_text_ += "}";
+    open_ = false;
   }
 
   uint32_t io_node(const char* kind, const char* prefix, size_t position, int64_t v) {
@@ -177,9 +165,9 @@ class MethodGraph {
     std::string label = std::string(kind) + " v" + std::to_string(v);
     if (info && info->tensor) label += ": " + type_text(*info->tensor);
     else if (info) label += ": " + info->type;
-    uint32_t node = add_node(prefix + std::to_string(position), kind, Json::null(), std::nullopt, label);
-    nodes_[node].set("value", Json::integer(v));
-    nodes_[node].set("position", u64(position));
+    uint32_t node = add_node(prefix + std::to_string(position), kind, std::nullopt, label);
+    member("value", Json::integer(v));
+    member("position", u64(position));
     if (info && info->producer == kNoNode && std::string(kind) == "input") info->producer = node;
     return node;
   }
@@ -198,11 +186,11 @@ class MethodGraph {
       if (!kind) continue;
       std::string label = t.fqn ? *t.fqn : std::string(kind) + " v" + std::to_string(v);
       label += ": " + type_text(t);
-      uint32_t node = add_node("v" + std::to_string(v), kind, Json::null(), std::nullopt, label);
-      nodes_[node].set("value", u64(v));
+      uint32_t node = add_node("v" + std::to_string(v), kind, std::nullopt, label);
+      member("value", u64(v));
       if (std::string(kind) == "external") {
-        nodes_[node].set("key", t.fqn ? Json::string(*t.fqn) : Json::null());
-        nodes_[node].set("file", external_file(t));
+        member("key", t.fqn ? Json::string(*t.fqn) : Json::null());
+        member("file", external_file(t));
       }
       info.producer = node;
     }
@@ -214,20 +202,36 @@ class MethodGraph {
     return found == keys_.end() ? Json::null() : Json::string(found->second);
   }
 
-  void edge(uint32_t from, uint32_t to, std::optional<int64_t> v, const char* kind = "data") {
-    Json e = Json::object();
-    e.set("from", Json::string(ids_[from]));
-    e.set("to", Json::string(ids_[to]));
-    e.set("value", v ? Json::integer(*v) : Json::null());
-    const ValueInfo* info = v ? value(*v) : nullptr;
+  void edge(uint32_t from, uint32_t to, std::optional<int64_t> v, bool control = false) {
+    GraphEdgeRef ref{from, to, control, control ? "false" : "v" + std::to_string(v.value_or(0))};
+    std::string& out = edges_text_;
+    if (!out.empty()) out += ", ";
+    out += "{\"from\": ";
+    write_json_string(refs_[from].id, out);
+    out += ", \"to\": ";
+    write_json_string(refs_[to].id, out);
+    out += ", \"value\": " + (v ? std::to_string(*v) : std::string("null"));
+    ValueInfo* info = v ? value(*v) : nullptr;
     if (info && info->tensor) {
-      set_dtype_shape(e, *info->tensor);
+      // Written once per value, then reused by every edge carrying it.
+      if (info->edge_json.empty()) {
+        Json types = Json::object();
+        set_dtype_shape(types, *info->tensor);
+        for (const auto& [key, member] : types.members()) {
+          info->edge_json += ", ";
+          write_json_string(key, info->edge_json);
+          info->edge_json += ": ";
+          write_json(member, info->edge_json);
+        }
+        info->edge_text = " " + type_text(*info->tensor);
+      }
+      out += info->edge_json;
+      ref.text += info->edge_text;
     } else {
-      e.set("dtype", Json::null());
-      e.set("shape", Json::null());
+      out += ", \"dtype\": null, \"shape\": null";
     }
-    e.set("kind", Json::string(kind));
-    edges_.push_back(std::move(e));
+    out += control ? ", \"kind\": \"control\"}" : ", \"kind\": \"data\"}";
+    edges_.push_back(std::move(ref));
   }
 
   // Instruction `node` names value `v`: an edge from its producer (once
@@ -253,10 +257,10 @@ class MethodGraph {
   bool use_args(uint32_t node, const Value& args) {
     const size_t n = scalar_vector_length(args, BaseType::kInt);
     if (!budget_.spend(n)) return false;
-    Json list = Json::array();
+    std::string list = "[";
     for (size_t i = 0; i < n; ++i) {
       const int64_t v = scalar_vector_int(args, BaseType::kInt, i);
-      list.push(Json::integer(v));
+      list += (i ? ", " : "") + std::to_string(v);
       if (!use(node, v, true)) return false;
       const ValueInfo* info = value(v);
       if (!info || !info->items) continue;
@@ -265,7 +269,7 @@ class MethodGraph {
       for (size_t k = 0; k < m; ++k)
         if (!use(node, scalar_vector_int(*info->items, BaseType::kInt, k), true)) return false;
     }
-    nodes_[node].set("args", std::move(list));
+    nodes_text_ += ", \"args\": " + list + "]";
     return true;
   }
 
@@ -277,12 +281,10 @@ class MethodGraph {
       const Value& list = chains.items()[c].table().get("instructions");
       const size_t count = list.is_items() ? list.items().size() : 0;
       chain_sizes_.push_back(count);
-      chain_first.push_back(nodes_.size());
+      chain_first.push_back(refs_.size());
       if (!budget_.spend(count * kObjectCost)) return false;
       for (size_t i = 0; i < count; ++i, ++order_) {
-        Json at = Json::object();
-        at.set("chain", u64(c));
-        at.set("index", u64(i));
+        const std::pair<size_t, size_t> at{c, i};
         const std::string id = "c" + std::to_string(c) + ".i" + std::to_string(i);
         const Value& args = list.items()[i].table().get("instr_args");
         const TableValue* call = args.is_table() ? &args.table() : nullptr;
@@ -301,30 +303,34 @@ class MethodGraph {
             if (o.is_string() && !o.str().empty()) overload = Json::string(o.str());
             label = (n.is_string() ? n.str() : label) + (overload.is_string() ? "." + overload.text() : "");
           }
-          uint32_t node = add_node(id, "kernel", std::move(at), order_, label);
-          nodes_[node].set("operator", std::move(name));
-          nodes_[node].set("overload", std::move(overload));
-          nodes_[node].set("opIndex", Json::integer(op));
+          uint32_t node = add_node(id, "kernel", at, label);
+          member("operator", std::move(name));
+          member("overload", std::move(overload));
+          member("opIndex", Json::integer(op));
           if (!use_args(node, call->get("args"))) return false;
         } else if (type == "DelegateCall") {
           const int64_t d = call->get_int("delegate_index");
-          uint32_t node = add_node(id, "delegate", std::move(at), order_, "");
-          if (!delegate_members(node, d) || !use_args(node, call->get("args"))) return false;
+          const TableValue* delegate = delegate_at(d);
+          const std::optional<uint64_t> size = delegate ? blob_size(*delegate) : std::nullopt;
+          std::string label = delegate && delegate->get("id").is_string() ? delegate->get("id").str() : "delegate #" + std::to_string(d);
+          if (size) label += " (" + std::to_string(*size) + " bytes)";
+          uint32_t node = add_node(id, "delegate", at, label);
+          if (!delegate_members(delegate, d, size) || !use_args(node, call->get("args"))) return false;
         } else if (type == "JumpFalseCall") {
           const int64_t cond = call->get_int("cond_value_index");
           const int64_t target = call->get_int("destination_instruction");
-          uint32_t node = add_node(id, "jumpFalse", std::move(at), order_,
+          uint32_t node = add_node(id, "jumpFalse", at,
                                    "jump to " + std::to_string(target) + " unless v" + std::to_string(cond));
-          nodes_[node].set("cond", Json::integer(cond));
-          nodes_[node].set("target", Json::integer(target));
+          member("cond", Json::integer(cond));
+          member("target", Json::integer(target));
           if (!use(node, cond, false)) return false;
           jumps.push_back({node, {c, target}});
         } else if (type == "MoveCall") {
           const int64_t from = call->get_int("move_from"), to = call->get_int("move_to");
-          uint32_t node = add_node(id, "move", std::move(at), order_,
+          uint32_t node = add_node(id, "move", at,
                                    "move v" + std::to_string(from) + " to v" + std::to_string(to));
-          nodes_[node].set("from", Json::integer(from));
-          nodes_[node].set("to", Json::integer(to));
+          member("from", Json::integer(from));
+          member("to", Json::integer(to));
           if (!use(node, from, false)) return false;
           if (ValueInfo* info = value(to)) {
             if (!use(node, to, false)) return false;
@@ -332,11 +338,11 @@ class MethodGraph {
           }
         } else if (type == "FreeCall") {
           const int64_t v = call->get_int("value_index");
-          uint32_t node = add_node(id, "free", std::move(at), order_, "free v" + std::to_string(v));
-          nodes_[node].set("value", Json::integer(v));
+          uint32_t node = add_node(id, "free", at, "free v" + std::to_string(v));
+          member("value", Json::integer(v));
           if (!use(node, v, false)) return false;
         } else {
-          add_node(id, "unknown", std::move(at), order_, "instruction without arguments");
+          add_node(id, "unknown", at, "instruction without arguments");
         }
       }
     }
@@ -344,30 +350,28 @@ class MethodGraph {
       const auto [c, target] = where;
       if (target < 0 || static_cast<uint64_t>(target) >= chain_sizes_[c]) continue;
       if (!budget_.spend(kObjectCost)) return false;
-      edge(node, static_cast<uint32_t>(chain_first[c] + static_cast<size_t>(target)), std::nullopt, "control");
+      edge(node, static_cast<uint32_t>(chain_first[c] + static_cast<size_t>(target)), std::nullopt, true);
     }
     return true;
   }
 
-  bool delegate_members(uint32_t node, int64_t d) {
+  const TableValue* delegate_at(int64_t d) const {
     const Value& delegates = plan_.get("delegates");
-    const TableValue* delegate = d >= 0 && delegates.is_items() && static_cast<uint64_t>(d) < delegates.items().size()
-                                     ? &delegates.items()[static_cast<size_t>(d)].table() : nullptr;
-    Json& n = nodes_[node];
-    n.set("backend", delegate ? opt_string(delegate->get("id")) : Json::null());
-    n.set("delegateIndex", Json::integer(d));
-    const std::optional<uint64_t> size = delegate ? blob_size(*delegate) : std::nullopt;
-    n.set("blobSize", opt_u64(size));
+    return d >= 0 && delegates.is_items() && static_cast<uint64_t>(d) < delegates.items().size()
+               ? &delegates.items()[static_cast<size_t>(d)].table() : nullptr;
+  }
+
+  bool delegate_members(const TableValue* delegate, int64_t d, std::optional<uint64_t> size) {
+    member("backend", delegate ? opt_string(delegate->get("id")) : Json::null());
+    member("delegateIndex", Json::integer(d));
+    member("blobSize", opt_u64(size));
     Json specs = Json::array();
     static const Value kAbsent;
     const Value& list = delegate ? delegate->get("compile_specs") : kAbsent;
     const size_t count = list.is_items() ? list.items().size() : 0;
     if (!budget_.spend(count * kObjectCost)) return false;
     for (size_t i = 0; i < count; ++i) specs.push(compile_spec_json(list.items()[i].table()));
-    n.set("compileSpecs", std::move(specs));
-    std::string label = delegate && delegate->get("id").is_string() ? delegate->get("id").str() : "delegate #" + std::to_string(d);
-    if (size) label += " (" + std::to_string(*size) + " bytes)";
-    n.members()[4].second = Json::string(label);
+    member("compileSpecs", specs);
     return true;
   }
 
@@ -385,8 +389,7 @@ class MethodGraph {
     return data.is_scalars() ? data.scalars().size() : 0;
   }
 
-  Json values_json() {
-    Json out = Json::array();
+  void values_json(std::string& text) {
     DataLocator locate(file_, pte_);
     for (size_t v = 0; v < values_.size(); ++v) {
       const ValueInfo& info = values_[v];
@@ -410,8 +413,8 @@ class MethodGraph {
         if (t.data == TensorData::kMutable) data = locate.mutable_data(t);
         if (t.data == TensorData::kExternalConstant || t.data == TensorData::kExternalMutable) {
           data = DataLocator::base("external", std::nullopt, t);
-          data.members()[4].second = t.fqn ? Json::string(*t.fqn) : Json::null();
-          data.members()[5].second = external_file(t);
+          data.members()[kDataKey].second = t.fqn ? Json::string(*t.fqn) : Json::null();
+          data.members()[kDataFile].second = external_file(t);
         }
       } else {
         j.set("dtype", Json::null());
@@ -427,9 +430,9 @@ class MethodGraph {
         live.set("last", u64(*info.last));
       }
       j.set("live", std::move(live));
-      out.push(std::move(j));
+      if (v) text += ", ";
+      write_json(j, text);
     }
-    return out;
   }
 
   const FileSource& file_;
@@ -439,21 +442,24 @@ class MethodGraph {
   const TableValue& plan_;
   WorkBudget& budget_;
   std::vector<ValueInfo> values_;
-  std::vector<Json> nodes_;
-  std::vector<std::string> ids_;
-  std::vector<Json> edges_;
+  bool open_ = false;               // the last node's JSON object is still open
+  std::vector<GraphNodeRef> refs_;  // every node so far
+  std::string nodes_text_;          // JSON of the finished nodes
+  std::vector<GraphEdgeRef> edges_;
+  std::string edges_text_;          // JSON of the edges
   std::vector<uint64_t> chain_sizes_;
   uint64_t order_ = 0;
 };
 
 }  // namespace
 
-Result<Json> program_graph(const FileSource& file, const PteFile& pte, const PtdKeyFiles& keys,
-                           const std::optional<std::string>& method) {
+Result<ProgramGraph> program_graph(const FileSource& file, const PteFile& pte, const PtdKeyFiles& keys,
+                                   const std::optional<std::string>& method) {
   WorkBudget budget(WorkBudget::for_file_size(file.size()));
   const Value& plans = pte.program.get("execution_plan");
   const size_t count = plans.is_items() ? plans.items().size() : 0;
-  Json methods = Json::array();
+  ProgramGraph graph;
+  graph.json = "{\"schema\": 1, \"methods\": [";
   std::string names;
   for (size_t p = 0; p < count; ++p) {
     const Value& name = plans.items()[p].table().get("name");
@@ -461,16 +467,15 @@ Result<Json> program_graph(const FileSource& file, const PteFile& pte, const Ptd
       if (names.size() < 200) names += (names.empty() ? "" : ", ") + (name.is_string() ? name.str() : "(unnamed)");
       continue;
     }
-    ETP_ASSIGN(Json m, MethodGraph(file, pte, keys, p, budget).run());
-    methods.push(std::move(m));
+    if (!graph.methods.empty()) graph.json += ", ";
+    ETP_ASSIGN(GraphMethodRefs refs, MethodGraph(file, pte, keys, p, budget, graph.json).run());
+    graph.methods.push_back(std::move(refs));
   }
-  if (method && methods.items().empty())
+  if (method && graph.methods.empty())
     return make_error(ErrorCode::kInvalidArgument, "the program has no method named '" + *method + "' (it has: " +
                                                        (names.empty() ? "none" : names) + ")");
-  Json out = Json::object();
-  out.set("schema", Json::integer(1));
-  out.set("methods", std::move(methods));
-  return out;
+  graph.json += "]}";
+  return graph;
 }
 
 }  // namespace etpack

@@ -53,6 +53,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "core/json.h"
 #include "core/result.h"
@@ -64,11 +65,36 @@ namespace etpack {
 // A .ptd key -> the name of the data file that holds it (the first given).
 using PtdKeyFiles = std::unordered_map<std::string, std::string>;
 
+// The graph as its JSON text (the shape above, written as it is built: a
+// tree of a 20,000-instruction program's nodes would take the wasm heap
+// past a hundred MiB) and, per method, what the DOT and Mermaid writers
+// draw: node ids, kinds and labels, edges by node index with their text
+// ("v3 Float[2, 2]", or "false" for a control edge).
+struct GraphNodeRef {
+  std::string id;
+  const char* kind = "";
+  std::string label;
+};
+struct GraphEdgeRef {
+  uint32_t from = 0, to = 0;  // indices into the method's nodes
+  bool control = false;
+  std::string text;
+};
+struct GraphMethodRefs {
+  std::string title;  // the method's name, or "(unnamed method N)"
+  std::vector<GraphNodeRef> nodes;
+  std::vector<GraphEdgeRef> edges;
+};
+struct ProgramGraph {
+  std::string json;
+  std::vector<GraphMethodRefs> methods;
+};
+
 // `pte` was read from `file` (read_pte_program). `method`: only the method
 // of that name. Errors: kInvalidArgument when no method has that name;
 // kResourceLimit when hostile sharing would make the graph unreasonably
 // large for the file's size.
-Result<Json> program_graph(const FileSource& file, const PteFile& pte, const PtdKeyFiles& keys,
-                           const std::optional<std::string>& method);
+Result<ProgramGraph> program_graph(const FileSource& file, const PteFile& pte, const PtdKeyFiles& keys,
+                                   const std::optional<std::string>& method);
 
 }  // namespace etpack

@@ -46,7 +46,9 @@ TEST(Graph, OneNodePerInstructionAndEdgesJoinNodes) {
     Result<Json> summary = inspect_pte(file);
     if (!summary.ok()) continue;  // the error vectors' outputs are not programs
     std::vector<Blob> keep;
-    Result<Json> graph = graph_json(FileSource::in_memory(file), ptds_beside(path, keep), std::nullopt);
+    Result<ProgramGraph> made = graph_of(FileSource::in_memory(file), ptds_beside(path, keep), std::nullopt);
+    ASSERT_TRUE(made.ok()) << made.error().message;
+    Result<Json> graph = parse_json(made->json);
     ASSERT_TRUE(graph.ok()) << graph.error().message;
     ++programs;
     EXPECT_EQ(graph->find("schema")->text(), "1");
@@ -71,8 +73,13 @@ TEST(Graph, OneNodePerInstructionAndEdgesJoinNodes) {
       }
     }
     // Both texts are made for every file (their syntax is checked by Graphviz in tests/js/graph.test.mjs).
-    EXPECT_NE(graph_dot(*graph).find("digraph program {"), std::string::npos);
-    EXPECT_EQ(graph_mermaid(*graph).rfind("flowchart TB\n", 0), 0u);
+    EXPECT_NE(graph_dot(*made).find("digraph program {"), std::string::npos);
+    EXPECT_EQ(graph_mermaid(*made).rfind("flowchart TB\n", 0), 0u);
+    ASSERT_EQ(made->methods.size(), methods.size());
+    for (size_t m = 0; m < methods.size(); ++m) {
+      EXPECT_EQ(made->methods[m].nodes.size(), methods[m].find("nodes")->items().size());
+      EXPECT_EQ(made->methods[m].edges.size(), methods[m].find("edges")->items().size());
+    }
   }
   EXPECT_GT(programs, 20u);
   EXPECT_GT(delegates, 0u);
@@ -84,7 +91,9 @@ TEST(Graph, EverythingVectorShowsDataLocations) {
   const fs::path dir = fs::path(ETPACK_CONFORMANCE_DIR) / "13_everything";
   const Blob file = testing::load_file(dir / "out.pte");
   std::vector<Blob> keep;
-  Result<Json> graph = graph_json(FileSource::in_memory(file), ptds_beside(dir / "out.pte", keep), std::nullopt);
+  Result<ProgramGraph> made = graph_of(FileSource::in_memory(file), ptds_beside(dir / "out.pte", keep), std::nullopt);
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  Result<Json> graph = parse_json(made->json);
   ASSERT_TRUE(graph.ok()) << graph.error().message;
   std::map<std::string, size_t> kinds;
   for (const Json& m : graph->find("methods")->items()) {
@@ -111,13 +120,13 @@ TEST(Graph, EverythingVectorShowsDataLocations) {
 
 TEST(Graph, UnknownMethodIsRefused) {
   const Blob file = testing::load_file(fs::path(ETPACK_ARTIFACTS_DIR) / "add.pte");
-  Result<Json> graph = graph_json(FileSource::in_memory(file), {}, std::string("nope"));
+  Result<ProgramGraph> graph = graph_of(FileSource::in_memory(file), {}, std::string("nope"));
   ASSERT_FALSE(graph.ok());
   EXPECT_EQ(graph.error().code, ErrorCode::kInvalidArgument);
   EXPECT_NE(graph.error().message.find("forward"), std::string::npos) << graph.error().message;
-  Result<Json> forward = graph_json(FileSource::in_memory(file), {}, std::string("forward"));
+  Result<ProgramGraph> forward = graph_of(FileSource::in_memory(file), {}, std::string("forward"));
   ASSERT_TRUE(forward.ok());
-  EXPECT_EQ(forward->find("methods")->items().size(), 1u);
+  EXPECT_EQ(forward->methods.size(), 1u);
 }
 
 TEST(Graph, LabelsAreEscapedForDotAndMermaid) {
