@@ -11,6 +11,7 @@ APT_PACKAGES=(
   libgtest-dev libbenchmark-dev        # native tests and benchmarks
   emscripten                           # the wasm build (Debian's emcc 3.1.6)
   chromium                             # browser tests
+  graphviz                             # dot: graph --format dot is rendered in tests
 )
 
 missing=()

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const webDir = fileURLToPath(new URL('.', import.meta.url));
 const pkgDir = resolve(webDir, '..', 'npm');
+const dagreFile = resolve(webDir, '..', 'node_modules', '@dagrejs', 'dagre', 'dist', 'dagre.esm.js');
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.css': 'text/css; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml',
@@ -23,6 +24,8 @@ function resolvePath(urlPath) {
     return { status: 400, message: 'bad request: malformed percent-encoding' };
   }
   if (path.includes('\0')) return { status: 400, message: 'bad request: NUL in path' };
+  // The one file of node_modules the pages load: the Program view's layout library.
+  if (path === '/vendor/dagre.esm.js') return { file: dagreFile };
   let base = webDir;
   if (path.startsWith('/pkg/')) { base = pkgDir; path = path.slice(4); }
   if (path.endsWith('/')) path += 'index.html';

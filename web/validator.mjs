@@ -2,6 +2,7 @@ import { etReady, readFile, fmt, el, jsonText, renderFileMap, renderSizeChart, d
 import { explain } from './explain.mjs';
 import { fetchedNote, wireUrlForm } from './url-open.mjs';
 import { wireCompare } from './weights-tools.mjs';
+import { renderProgram } from './program-view.mjs';
 
 const $ = (id) => document.getElementById(id);
 const status = (text, isError = false) => { $('status').textContent = text; $('status').className = `status${isError ? ' error' : ''}`; };
@@ -141,6 +142,9 @@ async function run(files) {
       summary.append(summaryEl(f.name, s, (method, delegate) => et.extract(bytes.get(f.name), { method, delegate, output: 'blob' }).bytes));
       if (s.requirements) needs.append(requirementsEl(f.name, s.requirements));
     }
+    // The plan graph of the .pte, its external tensors named by their .ptd (program-view.mjs).
+    if (pteFile && !summaries[pteFile.name]?.error) renderProgram($('program'), et, bytes.get(pteFile.name), ptds, pteFile.name);
+    else $('program').replaceChildren(el('p', { class: 'hint', text: 'No program to draw: no .pte the core could read.' }));
     if (!needs.childElementCount) needs.append(el('p', { class: 'hint', text: 'None to show: no file here is a .pte or .ptd the core could read (see the findings).' }));
     $('verdict').textContent = report.ok ? `Valid — ${report.warnings.length} warning(s)` : `Invalid — ${report.errors.length} error(s), ${report.warnings.length} warning(s)`;
     $('verdict').className = `verdict ${report.ok ? 'ok' : 'bad'}`;
@@ -168,7 +172,7 @@ async function run(files) {
 function clearResults() {
   lastReport = null;
   $('report').disabled = true;
-  for (const id of ['maps', 'sizes', 'summary', 'requirements']) $(id).replaceChildren(el('p', { class: 'hint', text: 'No file loaded.' }));
+  for (const id of ['maps', 'sizes', 'summary', 'requirements', 'program']) $(id).replaceChildren(el('p', { class: 'hint', text: 'No file loaded.' }));
   $('verdict').textContent = '—'; $('verdict').className = 'verdict';
   $('findings').replaceChildren();
 }

@@ -14,6 +14,7 @@ export const COMMANDS = [
   { name: 'diff', summary: 'compare two models or two .ptd by meaning; exit 1 if different', load: () => import('./diff.mjs') },
   { name: 'weights', summary: "write a program's .ptd from safetensors checkpoints", load: () => import('./weights.mjs') },
   { name: 'export-weights', summary: "write a program's named tensors to a .safetensors file", load: () => import('./export-weights.mjs') },
+  { name: 'graph', summary: 'the plan graph of a .pte as JSON, DOT (Graphviz) or Mermaid', load: () => import('./graph.mjs') },
 ];
 
 export const commandNamed = (name) => COMMANDS.find((c) => c.name === name) ?? null;

@@ -1,0 +1,88 @@
+// `executorch-pack graph PTE [PTD...]`: graph()'s plan graph as JSON, DOT or
+// Mermaid, on stdout or to -o FILE under the file-safety rules of
+// ../files.mjs (never an input, never an existing file without --force, all
+// or nothing).
+import { basename } from 'node:path';
+import { Artifact } from '../../artifact.mjs';
+import { UsageError, parseArgs } from '../args.mjs';
+import { OutputTransaction, abortOnSignals, checkTargets, identity } from '../files.mjs';
+import { isUrl, openInputs, reportFetched } from '../inputs.mjs';
+import { fmtBytes, printable, stringify } from '../format.mjs';
+
+export const usage = `Usage: executorch-pack graph PTE [PTD...] [--method NAME] [--format json|dot|mermaid] [-o FILE]
+
+Prints the plan graph of a .pte: per method, one node per instruction
+(kernel call with its operator, delegate call with its backend, blob size
+and compile specs, JumpFalse with its target, Move, Free), nodes for the
+inputs, outputs, constants, mutable buffers and external tensors (with the
+.ptd file that holds each key, among the PTD files given), and the values
+flowing between them (value index, dtype, shape). JSON lists every value
+with its memory-plan range and where its bytes are in the file.
+
+Options:
+  --method NAME        only this method
+  --format FORMAT      json (default), dot (Graphviz: dot -Tsvg) or mermaid
+  -o, --output FILE    write to FILE instead of stdout (never one of the inputs)
+  --force              replace FILE if it exists
+  --header 'Name: value'  HTTP header for URL inputs (repeatable)
+  --timeout SECONDS       idle timeout of each request to a URL (default 30)
+
+Exit status: 0 written; 1 the file cannot be read or has no such method;
+2 usage or I/O problems (including an output that exists, or is an input).
+`;
+
+const SPEC = {
+  output: 'value', method: 'value', format: 'value', force: 'flag', help: 'flag', header: 'list', timeout: 'value',
+};
+const FORMATS = ['json', 'dot', 'mermaid'];
+
+export async function run(argv, { init, help }) {
+  const { options, positional } = parseArgs(argv, SPEC, 'graph');
+  if (options.help) return help('graph');
+  if (positional.length < 1) throw new UsageError('graph needs a PTE file', 'graph');
+  const format = options.format ?? 'json';
+  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got '${printable(format)}'`, 'graph');
+  if (options.output === '') throw new UsageError('-o needs a FILE', 'graph');
+
+  const et = await init();
+  const inputs = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
+  const transaction = new OutputTransaction();
+  const controller = new AbortController();
+  const stopSignals = options.output === undefined ? () => {} : abortOnSignals(controller, transaction);
+  try {
+    // The data files by their base names (a name met twice gets #2), as validate names them.
+    const data = Object.create(null);
+    positional.slice(1).forEach((p, i) => {
+      const base = basename(p.replace(/[?#].*$/, ''));
+      let name = base;
+      for (let n = 2; name in data; ++n) name = `${base}#${n}`;
+      data[name] = inputs[i + 1];
+    });
+    const request = { data, format };
+    if (options.method !== undefined) request.method = options.method;
+    const result = et.graph(inputs[0], request);
+    const text = format === 'json' ? `${stringify(result)}\n` : result;
+    reportFetched(inputs);
+    if (options.output === undefined) {
+      process.stdout.write(text);
+      return 0;
+    }
+    // Refused before anything is written: an input (by file identity:
+    // links and other spellings too), an existing file, a folder.
+    checkTargets([options.output], positional.map((p) => ({ path: p, id: isUrl(p) ? null : identity(p) })),
+      { force: Boolean(options.force), inPlace: false });
+    const bytes = new TextEncoder().encode(text);
+    await transaction.stage(options.output, new Artifact([{ bytes }], bytes.byteLength), { signal: controller.signal });
+    await new Promise(setImmediate);
+    if (controller.signal.aborted) throw controller.signal.reason;
+    transaction.commit();
+    process.stderr.write(`wrote ${printable(options.output)} (${fmtBytes(bytes.byteLength)}, ${format})\n`);
+    return 0;
+  } catch (e) {
+    transaction.discard();
+    throw controller.signal.aborted ? controller.signal.reason : e;
+  } finally {
+    stopSignals();
+    for (const input of inputs) input.close?.();
+  }
+}

@@ -1,0 +1,44 @@
+// graph(): the plan graph of a .pte (src/read/program_graph.h, issue 30):
+// per method, a node per instruction, nodes for inputs, outputs, constants
+// and external tensors (with the .ptd that holds each), and the values that
+// flow between them; as an object ({schema: 1, methods: [...]}), or as DOT
+// or Mermaid text (format 'dot' / 'mermaid'), all made in the core. Only
+// the heads of the files are read.
+import { check, checkOptions } from '../options.mjs';
+import { encodeRequest } from '../marshal.mjs';
+import { readGraphReply } from '../marshal/graph-reply.mjs';
+import { closeAll, fileRequest, openPath } from '../files-in.mjs';
+import { dataFileEntries } from '../data-files.mjs';
+
+const SPEC = {
+  // The .ptd files external tensors are resolved against: an array or a
+  // record { name: file } (data-files.mjs); the name is what nodes show.
+  data: check.any,
+  method: check.string,
+  format: check.oneOf(['json', 'dot', 'mermaid']),
+};
+
+export function graph(core, pte, options = {}) {
+  const o = checkOptions(options, SPEC, 'options');
+  const data = dataFileEntries(o.data, 'options.data');
+  const opened = [];
+  try {
+    const ptes = openPath(core, pte, opened);
+    const files = data.map(([name, file]) => [name, openPath(core, file, opened)]);
+    return graphSources(core, ptes, files, o.method ?? null, o.format ?? 'json');
+  } finally {
+    closeAll(opened);
+  }
+}
+
+function graphSources(core, pte, files, method, format) {
+  return core.withScope((scope, heap) => {
+    const request = { pte: fileRequest(core, pte, 'pte', scope, heap, 'pte'), method, format };
+    // fromEntries: a .ptd named `__proto__` stays an ordinary key.
+    request.ptds = Object.fromEntries(files.map(([name, file]) => {
+      const what = `options.data[${JSON.stringify(name)}]`;
+      return [name, fileRequest(core, file, 'ptd', scope, heap, what)];
+    }));
+    return core.run(() => core.module.graph(encodeRequest(request), core.host()), (out) => readGraphReply(core.module, out, format));
+  });
+}

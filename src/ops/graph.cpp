@@ -1,0 +1,28 @@
+#include "ops/graph.h"
+
+#include "read/ptd_table.h"
+#include "read/pte_reader.h"
+
+namespace etpack {
+
+Result<ProgramGraph> graph_of(const FileSource& pte, const std::vector<std::pair<std::string, FileSource>>& ptds,
+                              const std::optional<std::string>& method) {
+  ETP_ASSIGN(PteFile program, read_pte_program(pte.head, pte.size()));
+  // Only the .ptd flatbuffers are read: keys, never tensor data.
+  PtdKeyFiles keys;
+  for (const auto& [name, file] : ptds) {
+    auto table = read_ptd_table(file.head, file.size());
+    if (!table.ok()) {
+      Error e = table.take_error();
+      return make_error(e.code, name + ": " + e.message);
+    }
+    const Value& named = table->root.get("named_data");
+    for (size_t i = 0; named.is_items() && i < named.items().size(); ++i) {
+      const Value& key = named.items()[i].table().get("key");
+      if (key.is_string()) keys.emplace(key.str(), name);  // the first file holding a key wins
+    }
+  }
+  return program_graph(pte, program, keys, method);
+}
+
+}  // namespace etpack
