@@ -5,10 +5,12 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "core/json.h"
 #include "core/utf8_text.h"
+#include "read/work_budget.h"
 
 namespace etpack {
 namespace {
@@ -97,15 +99,41 @@ const Instruction* instruction_in(const Method& m, const EtdumpProfileEvent& e) 
 
 bool names_instruction(const EtdumpProfileEvent& e) { return e.chain_index >= 0; }
 
-// Methods every instruction event of the block fits (all methods when the
-// block names no instruction).
-std::vector<size_t> candidates_for(const std::vector<Method>& methods, const EtdumpBlock& b) {
+// What a block's events ask of a method: (chain, instruction, implied
+// type), each once, sorted; blocks of the same method share it.
+using Need = std::tuple<int32_t, int32_t, std::string>;
+std::vector<Need> needs_of(const EtdumpBlock& b) {
+  std::vector<Need> needs;
+  for (const EtdumpProfileEvent& e : b.profile) {
+    if (!names_instruction(e)) continue;
+    const char* implied = instruction_type_of(e.name);
+    needs.emplace_back(e.chain_index, e.instruction_id, implied ? implied : "");
+  }
+  std::sort(needs.begin(), needs.end());
+  needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
+  return needs;
+}
+
+bool fits(const Method& m, const Need& need) {
+  const auto& [chain, index, implied] = need;
+  if (chain < 0 || index < 0 || static_cast<size_t>(chain) >= m.chains.size()) return false;
+  const auto& list = m.chains[static_cast<size_t>(chain)];
+  if (static_cast<size_t>(index) >= list.size()) return false;
+  return implied.empty() || list[static_cast<size_t>(index)].type == implied;
+}
+
+// Methods every instruction event of the block fits (none listed when the
+// block names no instruction). Each check is charged to `budget`.
+std::vector<size_t> candidates_for(const std::vector<Method>& methods, const std::vector<Need>& needs, WorkBudget& budget) {
   std::vector<size_t> out;
+  if (needs.empty()) return out;
   for (size_t m = 0; m < methods.size(); ++m) {
-    bool fits = true;
-    for (const EtdumpProfileEvent& e : b.profile)
-      if (names_instruction(e) && instruction_in(methods[m], e) == nullptr) { fits = false; break; }
-    if (fits) out.push_back(m);
+    bool all = true;
+    for (const Need& need : needs) {
+      if (!budget.spend(1)) return out;
+      if (!fits(methods[m], need)) { all = false; break; }
+    }
+    if (all) out.push_back(m);
   }
   return out;
 }
@@ -205,11 +233,23 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
   const size_t block_count = etdump.blocks.size();
   std::vector<Resolution> res(block_count);
   std::vector<std::string> warnings;
+  // Matching blocks to methods is methods x needs per distinct block: bounded
+  // by the sizes of the two files, or refused (a hostile pair could ask for
+  // their product).
+  uint64_t size = methods.size();
+  for (const Method& m : methods)
+    for (const auto& chain : m.chains) size += chain.size();
+  for (const EtdumpBlock& block : etdump.blocks) size += block.profile.size() + 1;
+  WorkBudget budget(WorkBudget::for_file_size(size));
+  std::map<std::vector<Need>, std::vector<size_t>> known;
 
   for (size_t b = 0; b < block_count; ++b) {
     const EtdumpBlock& block = etdump.blocks[b];
     Resolution& r = res[b];
-    r.candidates = candidates_for(methods, block);
+    std::vector<Need> needs = needs_of(block);
+    auto seen = known.find(needs);
+    if (seen == known.end()) seen = known.emplace(needs, candidates_for(methods, needs, budget)).first;
+    r.candidates = seen->second;
     const std::optional<std::string>& asked = b < options.methods.size() && options.methods[b] ? options.methods[b] : options.all_blocks;
     if (asked) {
       const std::string& named = *asked;
@@ -221,7 +261,7 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
       if (std::find(r.candidates.begin(), r.candidates.end(), *r.method) == r.candidates.end())
         warnings.push_back("block " + std::to_string(b) + " (" + block.name + "): named method '" + named +
                            "' lacks instructions its events name; those events are not joined");
-    } else if (methods.size() == 1 && !r.candidates.empty()) {
+    } else if (methods.size() == 1 && (!r.candidates.empty() || !has_instruction_events(block))) {
       r.method = 0;
       r.how = has_instruction_events(block) ? "instructions" : "only method";
     } else if (r.candidates.size() == 1 && has_instruction_events(block)) {
@@ -229,23 +269,31 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
       r.how = "instructions";
     }
   }
+  if (budget.exhausted())
+    return make_error(ErrorCode::kResourceLimit, "matching the ETDump's " + std::to_string(block_count) +
+                                                     " blocks to the program's " + std::to_string(methods.size()) +
+                                                     " methods would take more than " + std::to_string(budget.units()) +
+                                                     " steps (the two files' sizes allow that many)");
   // A block naming no instruction (a method load) belongs to the method the
   // next resolved block ran: a method is loaded before it executes.
+  std::optional<size_t> next;
   for (size_t b = block_count; b-- > 0;) {
-    if (res[b].method || has_instruction_events(etdump.blocks[b])) continue;
-    for (size_t n = b + 1; n < block_count; ++n) {
-      if (!res[n].method) continue;
-      res[b].method = res[n].method;
+    if (!res[b].method && next && !has_instruction_events(etdump.blocks[b])) {
+      res[b].method = next;
       res[b].how = "load order";
-      break;
     }
+    if (res[b].method) next = res[b].method;
   }
   for (size_t b = 0; b < block_count; ++b) {
     if (res[b].method) continue;
-    std::string names;
-    for (size_t c : res[b].candidates) names += (names.empty() ? "" : ", ") + methods[c].name;
+    std::string names;  // the first few (the block lists them all)
+    for (size_t c = 0; c < res[b].candidates.size() && c < 8; ++c) names += (c ? ", " : "") + methods[res[b].candidates[c]].name;
+    if (res[b].candidates.size() > 8) names += " and " + std::to_string(res[b].candidates.size() - 8) + " more";
     warnings.push_back("block " + std::to_string(b) + " (" + etdump.blocks[b].name + "): " +
-                       (res[b].candidates.empty() ? std::string("its events fit no method of the program")
+                       (!has_instruction_events(etdump.blocks[b])
+                            ? std::string("it names no instruction and no later block shows which method was loaded; "
+                                          "name the methods (option methods) to join it")
+                        : res[b].candidates.empty() ? std::string("its events fit no method of the program")
                                                   : "ambiguous between methods " + names +
                                                         "; name the methods (option methods) to join it"));
   }
@@ -264,6 +312,7 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
     if (r.method) text(methods[*r.method].name, out); else out += "null";
     key("methodFrom", out), out += r.how ? "\"" + std::string(r.how) + "\"" : "null";
     key("candidates", out);
+    (void)budget.spend(r.candidates.size());  // blocks sharing needs share the matching, not the output
     out.push_back('[');
     for (size_t c = 0; c < r.candidates.size(); ++c) {
       if (c) out.push_back(',');
@@ -285,6 +334,7 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
         joined[i] = instruction_in(methods[*r.method], e);
         continue;
       }
+      if (!budget.spend(r.candidates.size())) break;  // refused below
       for (size_t c = 0; c < r.candidates.size(); ++c) {
         const Instruction* ins = instruction_in(methods[r.candidates[c]], e);
         if (ins == nullptr || (c > 0 && (joined[i] == nullptr || ins->type != joined[i]->type || ins->target != joined[i]->target))) {
@@ -294,8 +344,10 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
         joined[i] = ins;
       }
     }
-    // Internal events end before their instruction's own event, which comes
-    // after them in the file: a reverse pass meets the parent first.
+    // Internal events are logged before their instruction's own event ends,
+    // so it comes after them in the file: a reverse pass meets the parent
+    // first. Ids decide, not times: a delegate may time its events on a
+    // clock of its own (cycles), so they need not lie inside the call.
     std::vector<std::optional<size_t>> parent(n);
     std::map<std::pair<int32_t, int32_t>, size_t> open;
     for (size_t i = n; i-- > 0;) {
@@ -305,8 +357,7 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
       if (instruction_type_of(e.name) != nullptr) {
         open[id] = i;
       } else if (auto it = open.find(id); it != open.end()) {
-        const EtdumpProfileEvent& p = block.profile[it->second];
-        if (p.start_time <= e.start_time && e.end_time <= p.end_time) parent[i] = it->second;
+        parent[i] = it->second;
       }
     }
 
@@ -353,6 +404,10 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
     }
     out += "]}";
   }
+  if (budget.exhausted())
+    return make_error(ErrorCode::kResourceLimit, "joining the ETDump's events to " + std::to_string(methods.size()) +
+                                                     " candidate methods would take more than " +
+                                                     std::to_string(budget.units()) + " steps");
   out += "],\"operators\":";
   write_stats(operators, out);
   out += ",\"delegates\":";

@@ -20,6 +20,7 @@
 #include "ops/profile.h"
 #include "read/etdump_reader.h"
 #include "read/pte_reader.h"
+#include "schema/schema.h"
 #include "unit/test_files.h"
 
 namespace etpack {
@@ -286,6 +287,112 @@ TEST(Etdump, NamedMethodsAndUnknownNames) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, ErrorCode::kInvalidArgument);
   EXPECT_EQ(bad.error().message, "block 0: the program has no method 'backward'");
+}
+
+// A program of methods given as lists of instruction types ("K" a
+// KernelCall of aten::op<i>.out, "D" a DelegateCall of Backend<i>).
+TableValue program_of(const std::vector<std::pair<std::string, std::string>>& methods) {
+  const Schema& s = program_schema();
+  TableValue root(s.root);
+  Value::Items plans;
+  for (const auto& [name, types] : methods) {
+    TableValue plan(s.find_table("ExecutionPlan"));
+    plan.at("name") = Value::from_string(name);
+    Value::Items ops, delegates, instructions;
+    for (size_t i = 0; i < types.size(); ++i) {
+      TableValue ins(s.find_table("Instruction"));
+      if (types[i] == 'K') {
+        TableValue op(s.find_table("Operator"));
+        op.at("name") = Value::from_string("aten::op" + std::to_string(i));
+        op.at("overload") = Value::from_string("out");
+        TableValue call(s.find_table("KernelCall"));
+        call.set_int("op_index", static_cast<int64_t>(ops.size()));
+        ops.push_back(Value::from_table(op));
+        ins.at("instr_args") = Value::from_table(call);
+      } else {
+        TableValue d(s.find_table("BackendDelegate"));
+        d.at("id") = Value::from_string("Backend" + std::to_string(i));
+        TableValue call(s.find_table("DelegateCall"));
+        call.set_int("delegate_index", static_cast<int64_t>(delegates.size()));
+        delegates.push_back(Value::from_table(d));
+        ins.at("instr_args") = Value::from_table(call);
+      }
+      instructions.push_back(Value::from_table(ins));
+    }
+    TableValue chain(s.find_table("Chain"));
+    chain.at("instructions") = Value::from_items(instructions);
+    plan.at("chains") = Value::from_items({Value::from_table(chain)});
+    plan.at("operators") = Value::from_items(ops);
+    plan.at("delegates") = Value::from_items(delegates);
+    plans.push_back(Value::from_table(plan));
+  }
+  root.at("execution_plan") = Value::from_items(plans);
+  return root;
+}
+
+EtdumpBlock block_of(const std::string& name, const std::vector<std::pair<std::string, int32_t>>& events) {
+  EtdumpBlock b;
+  b.name = name;
+  uint64_t t = 100;
+  for (const auto& [event, instruction] : events) {
+    EtdumpProfileEvent e;
+    e.event_index = b.profile.size();
+    e.name = event;
+    e.chain_index = instruction < 0 ? -1 : 0;
+    e.instruction_id = instruction < 0 ? 0 : instruction;
+    e.start_time = t;
+    e.end_time = t += 10;
+    b.profile.push_back(e);
+  }
+  b.event_count = b.profile.size();
+  return b;
+}
+
+// Several methods: each block goes to the method its instructions fit, a
+// load block to the method that runs next; a block two methods fit is
+// reported, not guessed, and joined only where they agree.
+TEST(Etdump, InfersMethodsFromInstructionsAndLoadOrder) {
+  const TableValue program = program_of({{"forward", "KKD"}, {"encode", "KK"}, {"decode", "DK"}});
+  EtdumpFile file{TableValue(etdump_schema().root), {}};
+  file.blocks.push_back(block_of("Default", {{"Method::init", -1}, {"Program::load_method", -1}}));
+  file.blocks.push_back(block_of("Execute", {{"OPERATOR_CALL", 0}, {"DELEGATE_CALL", 2}, {"Method::execute", -1}}));
+  file.blocks.push_back(block_of("Default", {{"Program::load_method", -1}}));
+  file.blocks.push_back(block_of("Execute", {{"DELEGATE_CALL", 0}, {"OPERATOR_CALL", 1}}));
+  file.blocks.push_back(block_of("Execute", {{"OPERATOR_CALL", 0}, {"OPERATOR_CALL", 1}}));  // forward or encode
+  file.blocks.push_back(block_of("Execute", {{"OPERATOR_CALL", 0}, {"DELEGATE_CALL", 2}}));
+  auto text = profile_json(file, program, {});
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  auto j = parse_json(*text);
+  const auto& blocks = j->find("blocks")->items();
+  const std::vector<std::string> methods = {"forward", "forward", "decode", "decode", "<null>", "forward"};
+  const std::vector<std::string> from = {"load order", "instructions", "load order", "instructions", "<null>", "instructions"};
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    EXPECT_EQ(str(blocks[b].find("method")), methods[b]) << b;
+    EXPECT_EQ(str(blocks[b].find("methodFrom")), from[b]) << b;
+  }
+  EXPECT_EQ(num(blocks[5].find("run")), "1");
+  EXPECT_EQ(num(blocks[3].find("run")), "0");
+  ASSERT_EQ(blocks[4].find("candidates")->items().size(), 2u);
+  EXPECT_EQ(blocks[4].find("candidates")->items()[1].text(), "encode");
+  // forward and encode agree on instruction 0 (both aten::op0.out) and 1 (aten::op1.out).
+  EXPECT_EQ(str(blocks[4].find("events")->items()[0].find("operator")), "aten::op0.out");
+  EXPECT_EQ(str(blocks[3].find("events")->items()[0].find("delegate")), "Backend0");
+  ASSERT_EQ(j->find("warnings")->items().size(), 1u);
+  EXPECT_EQ(j->find("warnings")->items()[0].text(),
+            "block 4 (Execute): ambiguous between methods forward, encode; name the methods (option methods) to join it");
+  // Named, the ambiguity goes.
+  ProfileOptions named;
+  named.methods.resize(5);
+  named.methods[4] = "encode";
+  auto named_text = profile_json(file, program, named);
+  ASSERT_TRUE(named_text.ok());
+  auto again = parse_json(*named_text);
+  EXPECT_EQ(again->find("blocks")->items()[4].find("method")->text(), "encode");
+  EXPECT_TRUE(again->find("warnings")->items().empty());
+  // Statistics over execute blocks: aten::op0.out called in blocks 1, 4, 5.
+  const Json& top = j->find("operators")->items()[0];
+  EXPECT_EQ(top.find("name")->text(), "aten::op0.out");
+  EXPECT_EQ(*top.find("count")->as_uint64(), 3u);
 }
 
 }  // namespace
