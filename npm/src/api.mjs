@@ -19,6 +19,8 @@ import { validate } from './ops/validate.mjs';
 import { repack } from './ops/repack.mjs';
 import { extract } from './ops/extract.mjs';
 import { openBlob, openUrl } from './ops/open.mjs';
+import { profile, readETDump } from './ops/profile.mjs';
+import { profileTrace } from './profile-trace.mjs';
 import { createWeightsApi } from './weights.mjs';
 import { createDiffApi } from './diff.mjs';
 import { openingModelBlobs } from './open-models.mjs';
@@ -52,6 +54,7 @@ export function createApi(initialModule, platform, version) {
     programToJson: sync(programToJson),
     inspect: sync(inspect),
     validate: sync(validate),
+    readETDump: sync(readETDump), profile: sync(profile), profileTrace,
     ready: () => core.lifetime.ready(),
     // Internals for the Node-only and streaming layers (`module` is the
     // current instance: it changes when the heap is reset).

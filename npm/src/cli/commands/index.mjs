@@ -14,6 +14,7 @@ export const COMMANDS = [
   { name: 'diff', summary: 'compare two models or two .ptd by meaning; exit 1 if different', load: () => import('./diff.mjs') },
   { name: 'weights', summary: "write a program's .ptd from safetensors checkpoints", load: () => import('./weights.mjs') },
   { name: 'export-weights', summary: "write a program's named tensors to a .safetensors file", load: () => import('./export-weights.mjs') },
+  { name: 'profile', summary: 'an ETDump run joined to its program: per-operator times', load: () => import('./profile.mjs') },
 ];
 
 export const commandNamed = (name) => COMMANDS.find((c) => c.name === name) ?? null;
