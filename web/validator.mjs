@@ -2,6 +2,7 @@ import { etReady, readFile, fmt, el, jsonText, renderFileMap, renderSizeChart, d
 import { explain } from './explain.mjs';
 import { fetchedNote, wireUrlForm } from './url-open.mjs';
 import { wireCompare } from './weights-tools.mjs';
+import { showProfile, takeETDumps } from './profile-view.mjs';
 
 const $ = (id) => document.getElementById(id);
 const status = (text, isError = false) => { $('status').textContent = text; $('status').className = `status${isError ? ' error' : ''}`; };
@@ -107,9 +108,11 @@ function summaryEl(name, s, extract) {
 
 const WHOLE_FILE_LIMIT = 64 << 20;
 
-async function run(files) {
+async function run(chosen) {
   $('report').disabled = true;
-  if (!files.length) return;
+  const { etdumps, rest: files } = takeETDumps(chosen);  // .etdp: the profile view
+  if (!chosen.length) return;
+  if (!files.length) return showProfile(await etReady, etdumps, null, {}, $('profile'));
   try {
     const et = await etReady;
     await et.ready();  // a core restarted after a failed check is usable again
@@ -141,6 +144,7 @@ async function run(files) {
       summary.append(summaryEl(f.name, s, (method, delegate) => et.extract(bytes.get(f.name), { method, delegate, output: 'blob' }).bytes));
       if (s.requirements) needs.append(requirementsEl(f.name, s.requirements));
     }
+    await showProfile(et, etdumps, pteFile ? bytes.get(pteFile.name) : null, ptds, $('profile'));
     if (!needs.childElementCount) needs.append(el('p', { class: 'hint', text: 'None to show: no file here is a .pte or .ptd the core could read (see the findings).' }));
     $('verdict').textContent = report.ok ? `Valid — ${report.warnings.length} warning(s)` : `Invalid — ${report.errors.length} error(s), ${report.warnings.length} warning(s)`;
     $('verdict').className = `verdict ${report.ok ? 'ok' : 'bad'}`;
