@@ -242,6 +242,12 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
   for (const EtdumpBlock& block : etdump.blocks) size += block.profile.size() + 1;
   WorkBudget budget(WorkBudget::for_file_size(size));
   std::map<std::vector<Need>, std::vector<size_t>> known;
+  // An execute block naming no instruction ran a method without any (a
+  // method with instructions logs an event for each).
+  std::vector<size_t> without_instructions;
+  for (size_t m = 0; m < methods.size(); ++m)
+    if (std::all_of(methods[m].chains.begin(), methods[m].chains.end(), [](const auto& c) { return c.empty(); }))
+      without_instructions.push_back(m);
 
   for (size_t b = 0; b < block_count; ++b) {
     const EtdumpBlock& block = etdump.blocks[b];
@@ -250,6 +256,7 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
     auto seen = known.find(needs);
     if (seen == known.end()) seen = known.emplace(needs, candidates_for(methods, needs, budget)).first;
     r.candidates = seen->second;
+    if (needs.empty() && block.name != "Default") r.candidates = without_instructions;
     const std::optional<std::string>& asked = b < options.methods.size() && options.methods[b] ? options.methods[b] : options.all_blocks;
     if (asked) {
       const std::string& named = *asked;
@@ -264,7 +271,7 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
     } else if (methods.size() == 1 && (!r.candidates.empty() || !has_instruction_events(block))) {
       r.method = 0;
       r.how = has_instruction_events(block) ? "instructions" : "only method";
-    } else if (r.candidates.size() == 1 && has_instruction_events(block)) {
+    } else if (r.candidates.size() == 1) {
       r.method = r.candidates[0];
       r.how = "instructions";
     }

@@ -352,7 +352,7 @@ EtdumpBlock block_of(const std::string& name, const std::vector<std::pair<std::s
 // load block to the method that runs next; a block two methods fit is
 // reported, not guessed, and joined only where they agree.
 TEST(Etdump, InfersMethodsFromInstructionsAndLoadOrder) {
-  const TableValue program = program_of({{"forward", "KKD"}, {"encode", "KK"}, {"decode", "DK"}});
+  const TableValue program = program_of({{"forward", "KKD"}, {"encode", "KK"}, {"decode", "DK"}, {"empty", ""}});
   EtdumpFile file{TableValue(etdump_schema().root), {}};
   file.blocks.push_back(block_of("Default", {{"Method::init", -1}, {"Program::load_method", -1}}));
   file.blocks.push_back(block_of("Execute", {{"OPERATOR_CALL", 0}, {"DELEGATE_CALL", 2}, {"Method::execute", -1}}));
@@ -360,12 +360,15 @@ TEST(Etdump, InfersMethodsFromInstructionsAndLoadOrder) {
   file.blocks.push_back(block_of("Execute", {{"DELEGATE_CALL", 0}, {"OPERATOR_CALL", 1}}));
   file.blocks.push_back(block_of("Execute", {{"OPERATOR_CALL", 0}, {"OPERATOR_CALL", 1}}));  // forward or encode
   file.blocks.push_back(block_of("Execute", {{"OPERATOR_CALL", 0}, {"DELEGATE_CALL", 2}}));
+  file.blocks.push_back(block_of("Execute", {{"Method::execute", -1}}));  // only a method without instructions
   auto text = profile_json(file, program, {});
   ASSERT_TRUE(text.ok()) << text.error().message;
   auto j = parse_json(*text);
   const auto& blocks = j->find("blocks")->items();
-  const std::vector<std::string> methods = {"forward", "forward", "decode", "decode", "<null>", "forward"};
-  const std::vector<std::string> from = {"load order", "instructions", "load order", "instructions", "<null>", "instructions"};
+  const std::vector<std::string> methods = {"forward", "forward", "decode", "decode", "<null>", "forward", "empty"};
+  const std::vector<std::string> from = {"load order", "instructions", "load order", "instructions", "<null>", "instructions",
+                                         "instructions"};
+  ASSERT_EQ(blocks.size(), methods.size());
   for (size_t b = 0; b < blocks.size(); ++b) {
     EXPECT_EQ(str(blocks[b].find("method")), methods[b]) << b;
     EXPECT_EQ(str(blocks[b].find("methodFrom")), from[b]) << b;
