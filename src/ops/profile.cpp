@@ -244,6 +244,8 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
   std::map<std::vector<Need>, std::vector<size_t>> known;
   // An execute block naming no instruction ran a method without any (a
   // method with instructions logs an event for each).
+  std::map<std::string, size_t> method_named;  // the first method of each name
+  for (size_t m = 0; m < methods.size(); ++m) method_named.emplace(methods[m].name, m);
   std::vector<size_t> without_instructions;
   for (size_t m = 0; m < methods.size(); ++m)
     if (std::all_of(methods[m].chains.begin(), methods[m].chains.end(), [](const auto& c) { return c.empty(); }))
@@ -260,12 +262,12 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
     const std::optional<std::string>& asked = b < options.methods.size() && options.methods[b] ? options.methods[b] : options.all_blocks;
     if (asked) {
       const std::string& named = *asked;
-      auto it = std::find_if(methods.begin(), methods.end(), [&](const Method& m) { return m.name == named; });
-      if (it == methods.end())
+      auto it = method_named.find(named);
+      if (it == method_named.end())
         return make_error(ErrorCode::kInvalidArgument, "block " + std::to_string(b) + ": the program has no method '" + named + "'");
-      r.method = static_cast<size_t>(it - methods.begin());
+      r.method = it->second;
       r.how = "named";
-      if (std::find(r.candidates.begin(), r.candidates.end(), *r.method) == r.candidates.end())
+      if (!needs.empty() && std::find(r.candidates.begin(), r.candidates.end(), *r.method) == r.candidates.end())
         warnings.push_back("block " + std::to_string(b) + " (" + block.name + "): named method '" + named +
                            "' lacks instructions its events name; those events are not joined");
     } else if (methods.size() == 1 && (!r.candidates.empty() || !has_instruction_events(block))) {

@@ -282,6 +282,14 @@ TEST(Etdump, NamedMethodsAndUnknownNames) {
   EXPECT_EQ(j->find("blocks")->items()[1].find("methodFrom")->text(), "named");
   EXPECT_EQ(j->find("blocks")->items()[0].find("methodFrom")->text(), "only method");
   EXPECT_EQ(j->find("blocks")->items()[2].find("methodFrom")->text(), "instructions");
+  EXPECT_TRUE(j->find("warnings")->items().empty());
+  ProfileOptions all;
+  all.all_blocks = "forward";
+  auto named_all = profile_json(*file, program->program, all);
+  ASSERT_TRUE(named_all.ok());
+  auto k = parse_json(*named_all);
+  for (const Json& block : k->find("blocks")->items()) EXPECT_EQ(block.find("methodFrom")->text(), "named");
+  EXPECT_TRUE(k->find("warnings")->items().empty()) << *named_all;
   options.methods = {std::string("backward")};
   auto bad = profile_json(*file, program->program, options);
   ASSERT_FALSE(bad.ok());
