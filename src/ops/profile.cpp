@@ -175,9 +175,15 @@ void write_stats(const std::map<std::string, Stats>& by_name, std::string& out) 
   struct Row { const std::string* name; const Stats* stats; int64_t total; };
   std::vector<Row> rows;
   for (const auto& [name, s] : by_name) {
+    // Saturating: a hostile file's times may sum past int64 either way
+    // (an event ending before it starts has a negative duration).
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
     int64_t total = 0;
-    for (int64_t d : s.durations)
-      total = (d > 0 && total > std::numeric_limits<int64_t>::max() - d) ? std::numeric_limits<int64_t>::max() : total + d;
+    for (int64_t d : s.durations) {
+      if (d > 0 && total > kMax - d) total = kMax;
+      else if (d < 0 && total < kMin - d) total = kMin;
+      else total += d;
+    }
     rows.push_back({&name, &s, total});
   }
   // Largest total first, as a profile is read; ties by name.
