@@ -28,3 +28,11 @@ foreach(target etpack_fuzz_safetensors etpack_fuzz_weights)
   target_compile_options(${target} PRIVATE -fsanitize=fuzzer ${ETPACK_FUZZ_FLAGS} ${ETPACK_WARNINGS})
   target_link_options(${target} PRIVATE -fsanitize=fuzzer,address,undefined)
 endforeach()
+
+# The ETDump reader and profile join (issue 31): run alone,
+#   build/fuzz/etpack_fuzz_etdump -max_total_time=30 build/fuzz/seeds/etdump
+add_executable(etpack_fuzz_etdump tests/fuzz/fuzz_etdump.cpp)
+target_link_libraries(etpack_fuzz_etdump PRIVATE etpack)
+target_include_directories(etpack_fuzz_etdump PRIVATE tests)
+target_compile_options(etpack_fuzz_etdump PRIVATE -fsanitize=fuzzer ${ETPACK_FUZZ_FLAGS} ${ETPACK_WARNINGS})
+target_link_options(etpack_fuzz_etdump PRIVATE -fsanitize=fuzzer,address,undefined)

@@ -3,6 +3,7 @@ import { explain } from './explain.mjs';
 import { fetchedNote, wireUrlForm } from './url-open.mjs';
 import { wireCompare } from './weights-tools.mjs';
 import { renderProgram } from './program-view.mjs';
+import { showProfile, takeETDumps } from './profile-view.mjs';
 
 const $ = (id) => document.getElementById(id);
 const status = (text, isError = false) => { $('status').textContent = text; $('status').className = `status${isError ? ' error' : ''}`; };
@@ -108,9 +109,11 @@ function summaryEl(name, s, extract) {
 
 const WHOLE_FILE_LIMIT = 64 << 20;
 
-async function run(files) {
+async function run(chosen) {
   $('report').disabled = true;
-  if (!files.length) return;
+  const { etdumps, rest: files } = takeETDumps(chosen);  // .etdp: the profile view
+  if (!chosen.length) return;
+  if (!files.length) return showProfile(await etReady, etdumps, null, {}, $('profile'));
   try {
     const et = await etReady;
     await et.ready();  // a core restarted after a failed check is usable again
@@ -145,6 +148,7 @@ async function run(files) {
     // The plan graph of the .pte, its external tensors named by their .ptd (program-view.mjs).
     if (pteFile && !summaries[pteFile.name]?.error) renderProgram($('program'), et, bytes.get(pteFile.name), ptds, pteFile.name);
     else $('program').replaceChildren(el('p', { class: 'hint', text: 'No program to draw: no .pte the core could read.' }));
+    await showProfile(et, etdumps, pteFile ? bytes.get(pteFile.name) : null, ptds, $('profile'));
     if (!needs.childElementCount) needs.append(el('p', { class: 'hint', text: 'None to show: no file here is a .pte or .ptd the core could read (see the findings).' }));
     $('verdict').textContent = report.ok ? `Valid — ${report.warnings.length} warning(s)` : `Invalid — ${report.errors.length} error(s), ${report.warnings.length} warning(s)`;
     $('verdict').className = `verdict ${report.ok ? 'ok' : 'bad'}`;

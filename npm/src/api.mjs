@@ -20,6 +20,8 @@ import { repack } from './ops/repack.mjs';
 import { extract } from './ops/extract.mjs';
 import { openBlob, openUrl } from './ops/open.mjs';
 import { graph } from './ops/graph.mjs';
+import { profile, readETDump } from './ops/profile.mjs';
+import { profileTrace } from './profile-trace.mjs';
 import { createWeightsApi } from './weights.mjs';
 import { createDiffApi } from './diff.mjs';
 import { openingModelBlobs } from './open-models.mjs';
@@ -54,6 +56,7 @@ export function createApi(initialModule, platform, version) {
     inspect: sync(inspect),
     validate: sync(validate),
     graph: sync(graph),
+    readETDump: sync(readETDump), profile: sync(profile), profileTrace,
     ready: () => core.lifetime.ready(),
     // Internals for the Node-only and streaming layers (`module` is the
     // current instance: it changes when the heap is reset).

@@ -11,6 +11,8 @@ Result<InspectReply> inspect_file(FileKind kind, const FileSource& file) {
       return inspect_pte_reply(file);
     case FileKind::kPtd:
       return inspect_ptd_reply(file);
+    case FileKind::kEtdp:  // an ETDump is read by et.readETDump / profile
+      break;
   }
   return make_error(ErrorCode::kInvalidArgument, "no inspector for this file kind");
 }

@@ -27,6 +27,8 @@ TEST(FileKinds, IdentifiersAreTheSchemasOwn) {
 TEST(FileKinds, RowsDescribeTheHeaders) {
   for (const FileKindInfo& k : kFileKinds) {
     EXPECT_EQ(k.identifier.size(), 4u) << k.kind;
+    EXPECT_EQ(file_kind_named(k.kind), k.id);
+    if (k.header_magic.empty()) continue;  // no extended header: checked below
     EXPECT_EQ(k.header_magic.size(), 4u) << k.kind;
     EXPECT_EQ(k.identifier_offset + k.identifier.size(), kIdentifierEnd) << k.kind;
     EXPECT_EQ(k.header_offset, kHeaderOffset) << k.kind;
@@ -41,6 +43,14 @@ TEST(FileKinds, RowsDescribeTheHeaders) {
   EXPECT_FALSE(file_kind(FileKind::kPte).header_required);
   EXPECT_TRUE(file_kind(FileKind::kPtd).header_required);
   EXPECT_EQ(file_kind_named("bin"), std::nullopt);
+  // A size-prefixed ETDump: the identifier after the size and the root
+  // offset; the probe holds both.
+  const FileKindInfo& etdp = file_kind(FileKind::kEtdp);
+  EXPECT_EQ(etdp.identifier, etdump_schema().file_identifier);
+  EXPECT_EQ(etdp.identifier_offset, 8u);
+  EXPECT_EQ(etdp.probe_bytes, etdp.identifier_offset + etdp.identifier.size());
+  EXPECT_EQ(etdp.header_offset, 0u);
+  EXPECT_FALSE(etdp.header_required);
 }
 
 TEST(FileKinds, KindOfBytes) {

@@ -15,6 +15,7 @@ export const COMMANDS = [
   { name: 'weights', summary: "write a program's .ptd from safetensors checkpoints", load: () => import('./weights.mjs') },
   { name: 'export-weights', summary: "write a program's named tensors to a .safetensors file", load: () => import('./export-weights.mjs') },
   { name: 'graph', summary: 'the plan graph of a .pte as JSON, DOT (Graphviz) or Mermaid', load: () => import('./graph.mjs') },
+  { name: 'profile', summary: 'an ETDump run joined to its program: per-operator times', load: () => import('./profile.mjs') },
 ];
 
 export const commandNamed = (name) => COMMANDS.find((c) => c.name === name) ?? null;

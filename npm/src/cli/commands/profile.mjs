@@ -1,0 +1,96 @@
+// `executorch-pack profile PTE [PTD...] --etdump FILE`: an ETDump joined to
+// the program that ran (et.profile): per-operator and per-delegate times,
+// the blocks and the method each ran; --trace-out writes Chrome trace-event
+// JSON (Perfetto, chrome://tracing) under the file-safety rules of
+// ../files.mjs (never an input, never an existing file without --force,
+// all or nothing).
+import { Artifact } from '../../artifact.mjs';
+import { UsageError, parseArgs } from '../args.mjs';
+import { OutputTransaction, abortOnSignals, checkTargets, identity } from '../files.mjs';
+import { isUrl, openInputs, reportFetched } from '../inputs.mjs';
+import { printable, stringify, table } from '../format.mjs';
+
+export const usage = `Usage: executorch-pack profile PTE [PTD...] --etdump FILE [--json] [--trace-out FILE]
+
+Joins an ETDump (.etdp, written by the runtime's event tracer) to the
+program that ran: the method of each block (inferred from the instructions
+its events name), the operator or delegate of each event, and per operator
+and per delegate the count, total, min, p10, p50, p90, mean and max of its
+calls over the execute runs, in the file's time unit (nanoseconds with the
+runtime's default clock). The .ptd files are accepted but not needed.
+
+Options:
+  --etdump FILE        the ETDump (required)
+  --method NAME        the method every block ran (skips inference)
+  --methods A,-,B      each block's method in file order; - to infer one
+  --json               print the whole join as JSON
+  --trace-out FILE     write Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing)
+  --force              replace the --trace-out file if it exists
+  --header 'Name: value'  HTTP header for URL inputs (repeatable)
+  --timeout SECONDS       idle timeout of each request to a URL (default 30)
+
+Exit status: 0 joined; 1 a file cannot be read; 2 usage or I/O problems.
+`;
+
+const SPEC = {
+  etdump: 'value', method: 'value', methods: 'value', json: 'flag', 'trace-out': 'value', force: 'flag', help: 'flag',
+  header: 'list', timeout: 'value',
+};
+
+const fixed = (v) => (typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(1) : String(v));
+
+function statsTable(title, rows) {
+  if (rows.length === 0) return '';
+  return `${title}\n${table(['name', 'count', 'total', 'min', 'p10', 'p50', 'p90', 'mean', 'max'],
+    rows.map((s) => [printable(s.name), s.count, s.total, s.min, s.p10, s.p50, s.p90, s.mean, s.max].map(fixed)))}\n`;
+}
+
+export function profileText(result) {
+  const blocks = table(['block', 'name', 'method', 'run', 'events', 'method from'], result.blocks.map((b) =>
+    [b.index, printable(b.name), b.method === null ? `? (${b.candidates.map(printable).join(', ')})` : printable(b.method),
+      b.run ?? '', b.events.length, b.methodFrom ?? ''].map(String)));
+  return `${blocks}\n${statsTable('operators', result.operators)}${statsTable('delegates', result.delegates)}` +
+    result.warnings.map((w) => `warning: ${printable(w)}\n`).join('');
+}
+
+export async function run(argv, { init, help }) {
+  const { options, positional } = parseArgs(argv, SPEC, 'profile');
+  if (options.help) return help('profile');
+  if (positional.length < 1) throw new UsageError('profile takes a PTE (and its PTD files)', 'profile');
+  if (options.etdump === undefined || options.etdump === '') throw new UsageError('profile needs --etdump FILE', 'profile');
+  if (options.method !== undefined && options.methods !== undefined) throw new UsageError('give --method or --methods, not both', 'profile');
+  const traceOut = options['trace-out'];
+  if (traceOut === '') throw new UsageError('--trace-out needs a FILE', 'profile');
+  const methods = options.methods !== undefined ? options.methods.split(',').map((m) => (m === '-' ? null : m)) : options.method;
+
+  const et = await init();
+  const controller = new AbortController();
+  const transaction = new OutputTransaction();
+  const stopSignals = abortOnSignals(controller, transaction);
+  const paths = [positional[0], options.etdump, ...positional.slice(1)];
+  let inputs = [];
+  try {
+    inputs = await openInputs(et, paths, { headers: options.header, env: process.env, timeout: options.timeout });
+    const [pte, etdump, ...data] = inputs;
+    const result = et.profile(etdump, pte, { data, ...(methods === undefined ? {} : { methods }) });
+    if (traceOut !== undefined) {
+      checkTargets([traceOut], paths.map((p) => ({ path: p, id: isUrl(p) ? null : identity(p) })),
+        { force: Boolean(options.force), inPlace: false });
+      const text = new TextEncoder().encode(JSON.stringify(et.profileTrace(result)));
+      await transaction.stage(traceOut, new Artifact([{ bytes: text }], text.byteLength), { signal: controller.signal });
+      await new Promise(setImmediate);
+      if (controller.signal.aborted) throw controller.signal.reason;
+      transaction.commit();
+    }
+    reportFetched(inputs);
+    if (options.json) process.stdout.write(`${stringify({ schema: 1, command: 'profile', ok: true, ...result })}\n`);
+    else process.stdout.write(profileText(result) + (traceOut === undefined ? '' : `wrote ${printable(traceOut)} (Chrome trace-event JSON)\n`));
+    return 0;
+  } catch (e) {
+    transaction.discard();
+    throw controller.signal.aborted ? controller.signal.reason : e;
+  } finally {
+    stopSignals();
+    for (const input of inputs) input?.close?.();
+  }
+}

@@ -1,0 +1,69 @@
+// readETDump() and profile(): an ETDump (.etdp, the runtime's event tracer
+// output) read as it is in the file, and joined to the .pte that ran
+// (src/read/etdump_reader.h, src/ops/profile.h). The .etdp's flatbuffer is
+// copied into the wasm heap once (its head is the whole flatbuffer); only
+// the .pte's head is read. Integers above 2^53 (a DebugEvent's chain index
+// 2^64-1, times on long-running devices) come back as BigInt.
+import { invalidArgument } from '../errors.mjs';
+import { check, checkOptions } from '../options.mjs';
+import { encodeRequest, parseLossless, replyText } from '../marshal.mjs';
+import { closeAll, fileRequest, kindOf, openPath } from '../files-in.mjs';
+import { dataFileRecord } from '../data-files.mjs';
+
+const SPEC = {
+  // The .ptd files the program uses: accepted so a call can pass what
+  // validate takes; the join needs only the program's instructions.
+  data: check.any,
+  // Each block's method in file order (null: infer it), or one name for all.
+  methods(v, what) {
+    if (typeof v === 'string') return v;
+    if (!Array.isArray(v)) throw invalidArgument(`${what} must be a method name or an array of names and nulls`);
+    return v.map((m, i) => check.stringOrNull(m, `${what}[${i}]`));
+  },
+};
+
+function etdumpCall(core, op, request) {
+  return core.run(() => core.module.etdump(op, encodeRequest(request), core.host()), (out) => parseLossless(replyText(out)));
+}
+
+// The file as flatc decodes it, schema defaults filled in:
+// { version, run_data: [{ name, bundled_input_index, allocators?, events:
+// [{ profile_event | allocation_event | debug_event }] }] } (snake_case,
+// as upstream's schema names the fields; enums by name).
+export function readETDump(core, etdump) {
+  const opened = [];
+  try {
+    const source = openPath(core, etdump, opened);
+    return core.withScope((scope, heap) =>
+      etdumpCall(core, 'read', { etdp: fileRequest(core, source, 'etdp', scope, heap, 'etdump') }));
+  } finally {
+    closeAll(opened);
+  }
+}
+
+// { blocks: [{ name, index, method, methodFrom, candidates, run,
+// bundledInputIndex, events: [{ name, eventIndex, chain, instruction, type,
+// operator | delegate, internal, parent?, startTime, endTime, duration,
+// delegateDebugId... }] }], operators: [stats], delegates: [stats],
+// warnings: [text] } with stats { name, methods, count, total, min, p10,
+// p50, p90, mean, max } in the file's time unit.
+export function profile(core, etdump, pte, options = {}) {
+  const o = checkOptions(options, SPEC, 'options');
+  if (o.data !== undefined) dataFileRecord(o.data, 'options.data');  // checked, not read
+  const opened = [];
+  try {
+    const etdp = openPath(core, etdump, opened);
+    const program = openPath(core, pte, opened);
+    return core.withScope((scope, heap) => {
+      const request = {
+        etdp: fileRequest(core, etdp, 'etdp', scope, heap, 'etdump'),
+        pte: fileRequest(core, program, kindOf(program, 'pte'), scope, heap, 'pte'),
+        methods: Array.isArray(o.methods) ? o.methods : null,
+        method: typeof o.methods === 'string' ? o.methods : null,
+      };
+      return etdumpCall(core, 'profile', request);
+    });
+  } finally {
+    closeAll(opened);
+  }
+}

@@ -1,0 +1,58 @@
+// A profile (et.profile's result) as Chrome trace-event JSON, the format
+// Perfetto (ui.perfetto.dev) and chrome://tracing load: one complete ("X")
+// event per run block and per timed event, on one thread (the runtime ran
+// them one after another), nested by time: a block, its Method::execute,
+// each instruction, and its kernel- or delegate-internal events. Timestamps
+// are the file's (nanoseconds from the runtime's clock) in the format's
+// microseconds; `args` keep the exact values.
+const PID = 1;
+const TID = 1;
+
+const micros = (v) => Number(v) / 1000;
+const exact = (v) => (typeof v === 'bigint' ? v.toString() : v);
+
+function eventName(e) {
+  if (e.operator !== undefined) return e.internal ? `${e.name || 'internal'} (${e.operator})` : e.operator;
+  if (e.delegate !== undefined) {
+    const id = e.delegateDebugIdStr ?? (e.delegateDebugIdInt !== undefined ? `#${e.delegateDebugIdInt}` : null);
+    return e.internal ? `${e.name || id || 'internal'} (${e.delegate})` : e.delegate;
+  }
+  return e.name || (e.type ?? 'event');
+}
+
+export function profileTrace(profile, { processName = 'ExecuTorch runtime' } = {}) {
+  const traceEvents = [
+    { ph: 'M', pid: PID, tid: TID, name: 'process_name', args: { name: processName } },
+    { ph: 'M', pid: PID, tid: TID, name: 'thread_name', args: { name: 'Method::execute' } },
+  ];
+  for (const block of profile.blocks) {
+    if (block.events.length === 0) continue;
+    let start = null;
+    let end = null;
+    for (const e of block.events) {
+      const s = Number(e.startTime);
+      const t = Number(e.endTime);
+      if (start === null || s < start) start = s;
+      if (end === null || t > end) end = t;
+    }
+    const label = `${block.method ?? '?'} ${block.name}${block.run === null ? '' : ` #${block.run}`}`;
+    traceEvents.push({
+      ph: 'X', pid: PID, tid: TID, name: label, cat: 'block', ts: start / 1000, dur: Math.max(0, end - start) / 1000,
+      args: { block: block.index, method: block.method, run: block.run },
+    });
+    for (const e of block.events) {
+      const args = { block: block.index, event: e.name, chain: e.chain, instruction: e.instruction, startTime: exact(e.startTime), endTime: exact(e.endTime) };
+      if (e.type !== null) args.type = e.type;
+      if (e.operator !== undefined) args.operator = e.operator;
+      if (e.delegate !== undefined) args.delegate = e.delegate;
+      if (e.delegateDebugIdInt !== undefined) args.delegateDebugIdInt = e.delegateDebugIdInt;
+      if (e.delegateDebugIdStr !== undefined) args.delegateDebugIdStr = e.delegateDebugIdStr;
+      const cat = e.chain < 0 ? 'method' : e.internal ? 'internal' : 'instruction';
+      traceEvents.push({
+        ph: 'X', pid: PID, tid: TID, name: eventName(e), cat,
+        ts: micros(e.startTime), dur: Math.max(0, Number(e.duration)) / 1000, args,
+      });
+    }
+  }
+  return { traceEvents, displayTimeUnit: 'ns' };
+}

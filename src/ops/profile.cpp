@@ -1,0 +1,439 @@
+#include "ops/profile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "core/json.h"
+#include "core/utf8_text.h"
+#include "read/work_budget.h"
+
+namespace etpack {
+namespace {
+
+// The instruction each event name stands for (the runtime's own names);
+// other names on an instruction's ids are kernel- or delegate-internal.
+const char* instruction_type_of(const std::string& event_name) {
+  if (event_name == "OPERATOR_CALL") return "KernelCall";
+  if (event_name == "DELEGATE_CALL") return "DelegateCall";
+  if (event_name == "MOVE_CALL") return "MoveCall";
+  if (event_name == "FREE_CALL") return "FreeCall";
+  if (event_name == "JF_CALL") return "JumpFalseCall";
+  return nullptr;
+}
+
+struct Instruction {
+  std::string type;    // "KernelCall", "DelegateCall", ... ("" when absent)
+  std::string target;  // operator name.overload or backend id ("" for others)
+};
+
+struct Method {
+  std::string name;
+  std::vector<std::vector<Instruction>> chains;
+};
+
+// The program's methods, chains and instructions with their targets.
+// Bounded by the decoded program (one entry per decoded instruction table).
+std::vector<Method> methods_of(const TableValue& program) {
+  std::vector<Method> out;
+  const Value& plans = program.get("execution_plan");
+  for (size_t p = 0; plans.is_items() && p < plans.items().size(); ++p) {
+    const TableValue& plan = plans.items()[p].table();
+    Method m;
+    if (plan.get("name").is_string()) m.name = plan.get("name").str();
+    const Value& ops = plan.get("operators");
+    const Value& delegates = plan.get("delegates");
+    const size_t op_count = ops.is_items() ? ops.items().size() : 0;
+    const size_t delegate_count = delegates.is_items() ? delegates.items().size() : 0;
+    const Value& chains = plan.get("chains");
+    for (size_t c = 0; chains.is_items() && c < chains.items().size(); ++c) {
+      std::vector<Instruction> list;
+      const Value& instructions = chains.items()[c].table().get("instructions");
+      for (size_t i = 0; instructions.is_items() && i < instructions.items().size(); ++i) {
+        Instruction ins;
+        const Value& args = instructions.items()[i].table().get("instr_args");
+        if (args.is_table()) {
+          const TableValue& a = args.table();
+          ins.type = a.def->name;
+          if (ins.type == "KernelCall") {
+            const int64_t k = a.get_int("op_index");
+            if (k >= 0 && static_cast<uint64_t>(k) < op_count) {
+              const TableValue& op = ops.items()[static_cast<size_t>(k)].table();
+              if (op.get("name").is_string()) ins.target = op.get("name").str();
+              if (op.get("overload").is_string() && !op.get("overload").str().empty())
+                ins.target += "." + op.get("overload").str();
+            }
+          } else if (ins.type == "DelegateCall") {
+            const int64_t d = a.get_int("delegate_index");
+            if (d >= 0 && static_cast<uint64_t>(d) < delegate_count) {
+              const Value& id = delegates.items()[static_cast<size_t>(d)].table().get("id");
+              if (id.is_string()) ins.target = id.str();
+            }
+          }
+        }
+        list.push_back(std::move(ins));
+      }
+      m.chains.push_back(std::move(list));
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// The instruction an event names in `m`, or nullptr (method-level events:
+// chain -1; ids outside the method; an event name of another type).
+const Instruction* instruction_in(const Method& m, const EtdumpProfileEvent& e) {
+  if (e.chain_index < 0 || e.instruction_id < 0) return nullptr;
+  const auto chain = static_cast<size_t>(e.chain_index);
+  const auto index = static_cast<size_t>(e.instruction_id);
+  if (chain >= m.chains.size() || index >= m.chains[chain].size()) return nullptr;
+  const Instruction& ins = m.chains[chain][index];
+  const char* implied = instruction_type_of(e.name);
+  if (implied != nullptr && ins.type != implied) return nullptr;
+  return &ins;
+}
+
+bool names_instruction(const EtdumpProfileEvent& e) { return e.chain_index >= 0; }
+
+// What a block's events ask of a method: (chain, instruction, implied
+// type), each once, sorted; blocks of the same method share it.
+using Need = std::tuple<int32_t, int32_t, std::string>;
+std::vector<Need> needs_of(const EtdumpBlock& b) {
+  std::vector<Need> needs;
+  for (const EtdumpProfileEvent& e : b.profile) {
+    if (!names_instruction(e)) continue;
+    const char* implied = instruction_type_of(e.name);
+    needs.emplace_back(e.chain_index, e.instruction_id, implied ? implied : "");
+  }
+  std::sort(needs.begin(), needs.end());
+  needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
+  return needs;
+}
+
+bool fits(const Method& m, const Need& need) {
+  const auto& [chain, index, implied] = need;
+  if (chain < 0 || index < 0 || static_cast<size_t>(chain) >= m.chains.size()) return false;
+  const auto& list = m.chains[static_cast<size_t>(chain)];
+  if (static_cast<size_t>(index) >= list.size()) return false;
+  return implied.empty() || list[static_cast<size_t>(index)].type == implied;
+}
+
+// Methods every instruction event of the block fits (none listed when the
+// block names no instruction). Each check is charged to `budget`.
+std::vector<size_t> candidates_for(const std::vector<Method>& methods, const std::vector<Need>& needs, WorkBudget& budget) {
+  std::vector<size_t> out;
+  if (needs.empty()) return out;
+  for (size_t m = 0; m < methods.size(); ++m) {
+    bool all = true;
+    for (const Need& need : needs) {
+      if (!budget.spend(1)) return out;
+      if (!fits(methods[m], need)) { all = false; break; }
+    }
+    if (all) out.push_back(m);
+  }
+  return out;
+}
+
+bool has_instruction_events(const EtdumpBlock& b) {
+  return std::any_of(b.profile.begin(), b.profile.end(), names_instruction);
+}
+
+int64_t duration_of(const EtdumpProfileEvent& e) {
+  constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  if (e.end_time >= e.start_time) return static_cast<int64_t>(std::min(e.end_time - e.start_time, kMax));
+  return -static_cast<int64_t>(std::min(e.start_time - e.end_time, kMax));
+}
+
+void text(const std::string& s, std::string& out) {
+  std::string valid;
+  append_decoded_utf8(s, valid);
+  write_json_string(valid, out);
+}
+
+void key(const char* k, std::string& out) {
+  out += ",\"";
+  out += k;
+  out += "\":";
+}
+
+struct Resolution {
+  std::optional<size_t> method;
+  const char* how = nullptr;  // "named", "instructions", "only method", "load order"
+  std::vector<size_t> candidates;
+};
+
+struct Stats {
+  std::vector<int64_t> durations;
+  std::set<std::string> methods;
+};
+
+void write_stats(const std::map<std::string, Stats>& by_name, std::string& out) {
+  struct Row { const std::string* name; const Stats* stats; int64_t total; };
+  std::vector<Row> rows;
+  for (const auto& [name, s] : by_name) {
+    // Saturating: a hostile file's times may sum past int64 either way
+    // (an event ending before it starts has a negative duration).
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
+    int64_t total = 0;
+    for (int64_t d : s.durations) {
+      if (d > 0 && total > kMax - d) total = kMax;
+      else if (d < 0 && total < kMin - d) total = kMin;
+      else total += d;
+    }
+    rows.push_back({&name, &s, total});
+  }
+  // Largest total first, as a profile is read; ties by name.
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.total > b.total; });
+  out.push_back('[');
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::vector<int64_t> sorted = rows[r].stats->durations;
+    std::sort(sorted.begin(), sorted.end());
+    out += r ? ",{\"name\":" : "{\"name\":";
+    text(*rows[r].name, out);
+    key("methods", out);
+    out.push_back('[');
+    bool first = true;
+    for (const std::string& m : rows[r].stats->methods) {
+      if (!first) out.push_back(',');
+      first = false;
+      text(m, out);
+    }
+    out.push_back(']');
+    key("count", out), out += std::to_string(sorted.size());
+    key("total", out), out += std::to_string(rows[r].total);
+    key("min", out), out += std::to_string(sorted.front());
+    key("p10", out), out += python_float_repr(percentile_linear(sorted, 10));
+    key("p50", out), out += python_float_repr(percentile_linear(sorted, 50));
+    key("p90", out), out += python_float_repr(percentile_linear(sorted, 90));
+    key("mean", out), out += python_float_repr(static_cast<double>(rows[r].total) / static_cast<double>(sorted.size()));
+    key("max", out), out += std::to_string(sorted.back());
+    out.push_back('}');
+  }
+  out.push_back(']');
+}
+
+}  // namespace
+
+double percentile_linear(const std::vector<int64_t>& sorted, double percent) {
+  if (sorted.empty()) return std::nan("");
+  // numpy: virtual index (n - 1) * q, then _lerp(a, b, gamma), which takes
+  // b - (b - a) * (1 - gamma) from gamma 0.5 on (bit-exact with numpy).
+  const double q = percent / 100.0;
+  const double virtual_index = static_cast<double>(sorted.size() - 1) * q;
+  const double below = std::floor(virtual_index);
+  const auto lo = static_cast<size_t>(below);
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double gamma = virtual_index - below;
+  const double a = static_cast<double>(sorted[lo]);
+  const double b = static_cast<double>(sorted[hi]);
+  const double diff = b - a;
+  return gamma >= 0.5 ? b - diff * (1 - gamma) : a + diff * gamma;
+}
+
+Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& program, const ProfileOptions& options) {
+  const std::vector<Method> methods = methods_of(program);
+  const size_t block_count = etdump.blocks.size();
+  std::vector<Resolution> res(block_count);
+  std::vector<std::string> warnings;
+  // Matching blocks to methods is methods x needs per distinct block: bounded
+  // by the sizes of the two files, or refused (a hostile pair could ask for
+  // their product).
+  uint64_t size = methods.size();
+  for (const Method& m : methods)
+    for (const auto& chain : m.chains) size += chain.size();
+  for (const EtdumpBlock& block : etdump.blocks) size += block.profile.size() + 1;
+  WorkBudget budget(WorkBudget::for_file_size(size));
+  std::map<std::vector<Need>, std::vector<size_t>> known;
+  // An execute block naming no instruction ran a method without any (a
+  // method with instructions logs an event for each).
+  std::map<std::string, size_t> method_named;  // the first method of each name
+  for (size_t m = 0; m < methods.size(); ++m) method_named.emplace(methods[m].name, m);
+  std::vector<size_t> without_instructions;
+  for (size_t m = 0; m < methods.size(); ++m)
+    if (std::all_of(methods[m].chains.begin(), methods[m].chains.end(), [](const auto& c) { return c.empty(); }))
+      without_instructions.push_back(m);
+
+  for (size_t b = 0; b < block_count; ++b) {
+    const EtdumpBlock& block = etdump.blocks[b];
+    Resolution& r = res[b];
+    std::vector<Need> needs = needs_of(block);
+    auto seen = known.find(needs);
+    if (seen == known.end()) seen = known.emplace(needs, candidates_for(methods, needs, budget)).first;
+    r.candidates = seen->second;
+    if (needs.empty() && block.name != "Default") r.candidates = without_instructions;
+    const std::optional<std::string>& asked = b < options.methods.size() && options.methods[b] ? options.methods[b] : options.all_blocks;
+    if (asked) {
+      const std::string& named = *asked;
+      auto it = method_named.find(named);
+      if (it == method_named.end())
+        return make_error(ErrorCode::kInvalidArgument, "block " + std::to_string(b) + ": the program has no method '" + named + "'");
+      r.method = it->second;
+      r.how = "named";
+      if (!needs.empty() && std::find(r.candidates.begin(), r.candidates.end(), *r.method) == r.candidates.end())
+        warnings.push_back("block " + std::to_string(b) + " (" + block.name + "): named method '" + named +
+                           "' lacks instructions its events name; those events are not joined");
+    } else if (methods.size() == 1 && (!r.candidates.empty() || !has_instruction_events(block))) {
+      r.method = 0;
+      r.how = has_instruction_events(block) ? "instructions" : "only method";
+    } else if (r.candidates.size() == 1) {
+      r.method = r.candidates[0];
+      r.how = "instructions";
+    }
+  }
+  if (budget.exhausted())
+    return make_error(ErrorCode::kResourceLimit, "matching the ETDump's " + std::to_string(block_count) +
+                                                     " blocks to the program's " + std::to_string(methods.size()) +
+                                                     " methods would take more than " + std::to_string(budget.units()) +
+                                                     " steps (the two files' sizes allow that many)");
+  // A block naming no instruction (a method load) belongs to the method the
+  // next resolved block ran: a method is loaded before it executes.
+  std::optional<size_t> next;
+  for (size_t b = block_count; b-- > 0;) {
+    if (!res[b].method && next && !has_instruction_events(etdump.blocks[b])) {
+      res[b].method = next;
+      res[b].how = "load order";
+    }
+    if (res[b].method) next = res[b].method;
+  }
+  for (size_t b = 0; b < block_count; ++b) {
+    if (res[b].method) continue;
+    std::string names;  // the first few (the block lists them all)
+    for (size_t c = 0; c < res[b].candidates.size() && c < 8; ++c) names += (c ? ", " : "") + methods[res[b].candidates[c]].name;
+    if (res[b].candidates.size() > 8) names += " and " + std::to_string(res[b].candidates.size() - 8) + " more";
+    warnings.push_back("block " + std::to_string(b) + " (" + etdump.blocks[b].name + "): " +
+                       (!has_instruction_events(etdump.blocks[b])
+                            ? std::string("it names no instruction and no later block shows which method was loaded; "
+                                          "name the methods (option methods) to join it")
+                        : res[b].candidates.empty() ? std::string("its events fit no method of the program")
+                                                  : "ambiguous between methods " + names +
+                                                        "; name the methods (option methods) to join it"));
+  }
+
+  std::map<std::string, Stats> operators, delegates;
+  std::map<size_t, size_t> runs_of_method;
+  std::string out = "{\"blocks\":[";
+  for (size_t b = 0; b < block_count; ++b) {
+    const EtdumpBlock& block = etdump.blocks[b];
+    const Resolution& r = res[b];
+    const bool execute = block.name != "Default";
+    out += b ? ",{\"name\":" : "{\"name\":";
+    text(block.name, out);
+    key("index", out), out += std::to_string(b);
+    key("method", out);
+    if (r.method) text(methods[*r.method].name, out); else out += "null";
+    key("methodFrom", out), out += r.how ? "\"" + std::string(r.how) + "\"" : "null";
+    key("candidates", out);
+    (void)budget.spend(r.candidates.size());  // blocks sharing needs share the matching, not the output
+    out.push_back('[');
+    for (size_t c = 0; c < r.candidates.size(); ++c) {
+      if (c) out.push_back(',');
+      text(methods[r.candidates[c]].name, out);
+    }
+    out.push_back(']');
+    key("run", out);
+    if (execute && r.method) out += std::to_string(runs_of_method[*r.method]++); else out += "null";
+    key("bundledInputIndex", out), out += std::to_string(block.bundled_input_index);
+
+    // The instruction of each event: in the block's method, or, when the
+    // method is unknown, the one all candidate methods agree on.
+    const size_t n = block.profile.size();
+    std::vector<const Instruction*> joined(n, nullptr);
+    for (size_t i = 0; i < n; ++i) {
+      const EtdumpProfileEvent& e = block.profile[i];
+      if (!names_instruction(e)) continue;
+      if (r.method) {
+        joined[i] = instruction_in(methods[*r.method], e);
+        continue;
+      }
+      if (!budget.spend(r.candidates.size())) break;  // refused below
+      for (size_t c = 0; c < r.candidates.size(); ++c) {
+        const Instruction* ins = instruction_in(methods[r.candidates[c]], e);
+        if (ins == nullptr || (c > 0 && (joined[i] == nullptr || ins->type != joined[i]->type || ins->target != joined[i]->target))) {
+          joined[i] = nullptr;
+          break;
+        }
+        joined[i] = ins;
+      }
+    }
+    // Internal events are logged before their instruction's own event ends,
+    // so it comes after them in the file: a reverse pass meets the parent
+    // first. Ids decide, not times: a delegate may time its events on a
+    // clock of its own (cycles), so they need not lie inside the call.
+    std::vector<std::optional<size_t>> parent(n);
+    std::map<std::pair<int32_t, int32_t>, size_t> open;
+    for (size_t i = n; i-- > 0;) {
+      const EtdumpProfileEvent& e = block.profile[i];
+      if (!names_instruction(e)) continue;
+      const auto id = std::make_pair(e.chain_index, e.instruction_id);
+      if (instruction_type_of(e.name) != nullptr) {
+        open[id] = i;
+      } else if (auto it = open.find(id); it != open.end()) {
+        parent[i] = it->second;
+      }
+    }
+
+    key("events", out);
+    out.push_back('[');
+    for (size_t i = 0; i < n; ++i) {
+      const EtdumpProfileEvent& e = block.profile[i];
+      const Instruction* ins = joined[i];
+      out += i ? ",{\"name\":" : "{\"name\":";
+      text(e.name, out);
+      key("eventIndex", out), out += std::to_string(e.event_index);
+      key("chain", out), out += std::to_string(e.chain_index);
+      key("instruction", out), out += std::to_string(e.instruction_id);
+      key("type", out);
+      if (ins && !ins->type.empty()) text(ins->type, out); else out += "null";
+      if (ins && ins->type == "KernelCall") key("operator", out), text(ins->target, out);
+      if (ins && ins->type == "DelegateCall") key("delegate", out), text(ins->target, out);
+      const bool internal = names_instruction(e) && instruction_type_of(e.name) == nullptr;
+      key("internal", out), out += internal ? "true" : "false";
+      if (internal) key("parent", out), out += parent[i] ? std::to_string(*parent[i]) : "null";
+      key("startTime", out), out += std::to_string(e.start_time);
+      key("endTime", out), out += std::to_string(e.end_time);
+      const int64_t duration = duration_of(e);
+      key("duration", out), out += std::to_string(duration);
+      if (e.delegate_debug_id_int != -1) key("delegateDebugIdInt", out), out += std::to_string(e.delegate_debug_id_int);
+      if (e.delegate_debug_id_str) key("delegateDebugIdStr", out), text(*e.delegate_debug_id_str, out);
+      if (e.delegate_debug_metadata) {
+        static const char* kHex = "0123456789abcdef";
+        key("delegateDebugMetadata", out);
+        out.push_back('"');
+        const Blob& m = *e.delegate_debug_metadata;
+        for (uint64_t k = 0; k < m.size(); ++k) out.push_back(kHex[m.data()[k] >> 4]), out.push_back(kHex[m.data()[k] & 15]);
+        out.push_back('"');
+      }
+      out.push_back('}');
+      // Statistics: each call of an instruction in an execute block.
+      if (!execute || !ins || internal) continue;
+      const std::string method = r.method ? methods[*r.method].name : std::string();
+      Stats* s = ins->type == "KernelCall" ? &operators[ins->target] : ins->type == "DelegateCall" ? &delegates[ins->target] : nullptr;
+      if (s) {
+        s->durations.push_back(duration);
+        if (!method.empty()) s->methods.insert(method);
+      }
+    }
+    out += "]}";
+  }
+  if (budget.exhausted())
+    return make_error(ErrorCode::kResourceLimit, "joining the ETDump's events to " + std::to_string(methods.size()) +
+                                                     " candidate methods would take more than " +
+                                                     std::to_string(budget.units()) + " steps");
+  out += "],\"operators\":";
+  write_stats(operators, out);
+  out += ",\"delegates\":";
+  write_stats(delegates, out);
+  out += ",\"warnings\":[";
+  for (size_t w = 0; w < warnings.size(); ++w) {
+    if (w) out.push_back(',');
+    text(warnings[w], out);
+  }
+  out += "]}";
+  return out;
+}
+
+}  // namespace etpack

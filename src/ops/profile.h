@@ -1,0 +1,39 @@
+// profile: an ETDump joined to the program that ran (issue 31). The file
+// names no methods and no operators: each event carries only a chain index
+// and an instruction id. The program supplies the rest: which method each
+// block ran (the one whose chains hold every instruction the block's events
+// name, with the instruction types their names imply), and for each event
+// the instruction's operator ("aten::add.out": name.overload) or delegate
+// (its backend id). Then per operator and per delegate the statistics the
+// Python Inspector's table gives (count, total, min, p10, p50, p90, mean,
+// max), over the calls in execute blocks, in the file's time unit.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "model/fb_value.h"
+#include "read/etdump_reader.h"
+
+namespace etpack {
+
+struct ProfileOptions {
+  // The method of each block in file order, as the user names it; nullopt
+  // (or a list shorter than the blocks) leaves that block to inference.
+  std::vector<std::optional<std::string>> methods;
+  // The method of every block `methods` leaves unnamed (a one-method run).
+  std::optional<std::string> all_blocks;
+};
+
+// Linear-interpolation percentile (numpy.percentile's default, which the
+// Inspector's PerfData uses) of sorted values; `percent` in [0, 100].
+double percentile_linear(const std::vector<int64_t>& sorted, double percent);
+
+// The join and its statistics as JSON text (see npm/index.d.ts, Profile):
+// {"blocks": [...], "operators": [...], "delegates": [...], "warnings": [...]}.
+// Errors: kInvalidArgument for a named method the program lacks.
+Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& program, const ProfileOptions& options);
+
+}  // namespace etpack
