@@ -83,7 +83,12 @@ function showMethod(view, method) {
     next.disabled = end >= instructions.length;
     pan = drawWindow(canvas, windowNodes, nodesById, edgesOf, method, (node) => showDetails(details, node, method));
     memoryTimeline(timeline, method, start, end);
+    // Others colour the drawn instructions (the Profile card's times): they
+    // hear of every redraw, and find the method on the view.
+    view.dispatchEvent(new CustomEvent('program-drawn', { bubbles: true }));
   };
+  if (method.name !== null && method.name !== undefined) view.dataset.method = method.name;
+  else delete view.dataset.method;
   prev.addEventListener('click', () => { start = Math.max(0, start - WINDOW); draw(); });
   next.addEventListener('click', () => { start += WINDOW; draw(); });
   zoomIn.addEventListener('click', () => pan?.zoom(0.8));

@@ -3,9 +3,13 @@ import { explain } from './explain.mjs';
 import { fetchedNote, wireUrlForm } from './url-open.mjs';
 import { wireCompare } from './weights-tools.mjs';
 import { renderProgram } from './program-view.mjs';
-import { showProfile, takeETDumps } from './profile-view.mjs';
+import { shadeInstructions, showProfile, takeETDumps } from './profile-view.mjs';
 
 const $ = (id) => document.getElementById(id);
+// The last ETDump joined (the Profile card): the Program view's instructions
+// are shaded by its times each time a window of them is drawn.
+let lastProfile = null;
+document.getElementById('program')?.addEventListener('program-drawn', () => { if (lastProfile) shadeInstructions(lastProfile, $('program')); });
 const status = (text, isError = false) => { $('status').textContent = text; $('status').className = `status${isError ? ' error' : ''}`; };
 let lastReport = null;
 let checked = null;
@@ -148,7 +152,7 @@ async function run(chosen) {
     // The plan graph of the .pte, its external tensors named by their .ptd (program-view.mjs).
     if (pteFile && !summaries[pteFile.name]?.error) renderProgram($('program'), et, bytes.get(pteFile.name), ptds, pteFile.name);
     else $('program').replaceChildren(el('p', { class: 'hint', text: 'No program to draw: no .pte the core could read.' }));
-    await showProfile(et, etdumps, pteFile ? bytes.get(pteFile.name) : null, ptds, $('profile'));
+    lastProfile = await showProfile(et, etdumps, pteFile ? bytes.get(pteFile.name) : null, ptds, $('profile'));
     if (!needs.childElementCount) needs.append(el('p', { class: 'hint', text: 'None to show: no file here is a .pte or .ptd the core could read (see the findings).' }));
     $('verdict').textContent = report.ok ? `Valid — ${report.warnings.length} warning(s)` : `Invalid — ${report.errors.length} error(s), ${report.warnings.length} warning(s)`;
     $('verdict').className = `verdict ${report.ok ? 'ok' : 'bad'}`;
