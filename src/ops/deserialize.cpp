@@ -15,6 +15,9 @@ Result<uint64_t> head_bytes(FileKind kind, const Blob& probe, uint64_t file_size
     case FileKind::kPtd:
       head = ptd_head_size(probe, file_size);
       break;
+    case FileKind::kBpte:
+      head = file_size;  // one flatbuffer, read whole
+      break;
   }
   if (!head.ok() && !lenient) return head.error();
   return head_bytes_to_read(head.ok() ? std::optional<uint64_t>(*head) : std::nullopt, file_size);

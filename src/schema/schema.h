@@ -70,5 +70,6 @@ struct Schema {
 // Parsed once, then immutable; safe to share.
 const Schema& program_schema();
 const Schema& flat_tensor_schema();
+const Schema& bundled_program_schema();  // BundledProgram (.bpte)
 
 }  // namespace etpack

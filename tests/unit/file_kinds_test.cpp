@@ -22,14 +22,19 @@ std::vector<uint8_t> with_identifier(const char* id) {
 TEST(FileKinds, IdentifiersAreTheSchemasOwn) {
   EXPECT_EQ(identifier_of(FileKind::kPte), program_schema().file_identifier);
   EXPECT_EQ(identifier_of(FileKind::kPtd), flat_tensor_schema().file_identifier);
+  EXPECT_EQ(identifier_of(FileKind::kBpte), bundled_program_schema().file_identifier);
 }
 
 TEST(FileKinds, RowsDescribeTheHeaders) {
   for (const FileKindInfo& k : kFileKinds) {
     EXPECT_EQ(k.identifier.size(), 4u) << k.kind;
-    EXPECT_EQ(k.header_magic.size(), 4u) << k.kind;
     EXPECT_EQ(k.identifier_offset + k.identifier.size(), kIdentifierEnd) << k.kind;
-    EXPECT_EQ(k.header_offset, kHeaderOffset) << k.kind;
+    if (k.header_magic.empty()) {  // no extended header (.bpte): nothing to find, nothing required
+      EXPECT_FALSE(k.header_required) << k.kind;
+    } else {
+      EXPECT_EQ(k.header_magic.size(), 4u) << k.kind;
+      EXPECT_EQ(k.header_offset, kHeaderOffset) << k.kind;
+    }
     EXPECT_EQ(file_kind(k.id).kind, k.kind);
     EXPECT_EQ(file_kind_named(k.kind), k.id);
   }
