@@ -19,6 +19,7 @@ import { validate } from './ops/validate.mjs';
 import { repack } from './ops/repack.mjs';
 import { extract } from './ops/extract.mjs';
 import { openBlob, openUrl } from './ops/open.mjs';
+import { deserializeBundledProgram, safetensorsHead, serializeBundledProgram } from './ops/bundled.mjs';
 import { createWeightsApi } from './weights.mjs';
 import { createDiffApi } from './diff.mjs';
 import { openingModelBlobs } from './open-models.mjs';
@@ -52,6 +53,8 @@ export function createApi(initialModule, platform, version) {
     programToJson: sync(programToJson),
     inspect: sync(inspect),
     validate: sync(validate),
+    serializeBundledProgram: sync(serializeBundledProgram),
+    deserializeBundledProgram: sync(deserializeBundledProgram),
     ready: () => core.lifetime.ready(),
     // Internals for the Node-only and streaming layers (`module` is the
     // current instance: it changes when the heap is reset).
@@ -66,6 +69,7 @@ export function createApi(initialModule, platform, version) {
       blobs,
       sha256Of,
       guard: (fn, self, args) => core.guard(fn, self, args),
+      safetensorsHead: (tensors, metadata) => core.guard(() => safetensorsHead(core, tensors, metadata), null, []),
     },
   };
   // diff, ptdFromWeights, pteWithWeights, exportWeights: built on the calls

@@ -7,10 +7,14 @@
 // - bundledDeserialize(request, host): {head, file} as the other readers
 //   take them -> the bundle as JSON with BigInt markers, byte vectors
 //   (program, tensor data) as returned blobs: slices of the input.
+// - bundledSafetensorsHead(request): {tensors: [{name, dtype, shape, size}],
+//   metadata: [[key, value]]} -> one cord, a safetensors file's head
+//   (encode/safetensors_writer.h); the CLI's unbundle appends the bytes.
 #include <emscripten/bind.h>
 
 #include "bindings/host_call.h"
 #include "bindings/marshal.h"
+#include "encode/safetensors_writer.h"
 #include "ops/bundled_program.h"
 
 namespace etpack::bindings {
@@ -57,10 +61,50 @@ Output* bundled_deserialize_js(std::string request_text, val host) {
     options.js_bigint_markers = true;
     // Byte vectors go back by reference: the glue copies each one out of
     // the heap (or views the caller's own bytes) once.
-    options.byte_vector = [&out](const FieldDef&, const Blob& bytes) -> std::optional<Json> {
+    // (dim_order, also [ubyte], stays a list of integers, as in programs.)
+    options.byte_vector = [&out](const FieldDef& field, const Blob& bytes) -> std::optional<Json> {
+      if (field.name == "dim_order") return std::nullopt;
       return blob_marker(out.add_blob(bytes));
     };
     out.set_json(write_json(table_to_json(bundled.bundle, options)));
+    return {};
+  });
+}
+
+Output* bundled_safetensors_head_js(std::string request_text) {
+  return run_bundled([&](Output& out) -> Status {
+    auto request = parse_json(request_text);
+    if (!request.ok()) return make_error(ErrorCode::kInvalidArgument, "bad request: " + request.error().message);
+    std::vector<SafetensorsEntry> tensors;
+    if (const Json* list = request->find("tensors"); list && list->is_array()) {
+      for (const Json& t : list->items()) {
+        SafetensorsEntry e;
+        const Json* name = t.find("name");
+        const Json* dtype = t.find("dtype");
+        const Json* shape = t.find("shape");
+        const Json* size = t.find("size");
+        if (!name || !name->is_string() || !dtype || !dtype->is_string() || !shape || !shape->is_array() || !size || !size->as_uint64())
+          return make_error(ErrorCode::kInvalidArgument, "each tensor needs name, dtype, shape and size");
+        e.name = name->text();
+        e.dtype = dtype->text();
+        for (const Json& d : shape->items()) {
+          if (!d.as_uint64()) return make_error(ErrorCode::kInvalidArgument, "tensor '" + e.name + "' has a bad shape");
+          e.shape.push_back(*d.as_uint64());
+        }
+        e.size = *size->as_uint64();
+        tensors.push_back(std::move(e));
+      }
+    }
+    std::vector<std::pair<std::string, std::string>> metadata;
+    if (const Json* list = request->find("metadata"); list && list->is_array())
+      for (const Json& kv : list->items())
+        if (kv.is_array() && kv.items().size() == 2 && kv.items()[0].is_string() && kv.items()[1].is_string())
+          metadata.emplace_back(kv.items()[0].text(), kv.items()[1].text());
+    ETP_ASSIGN(std::string head, safetensors_head(tensors, metadata));
+    Cord cord;
+    cord.append(Blob::own(std::vector<uint8_t>(head.begin(), head.end())));
+    out.add_cord(std::move(cord));
+    out.set_json("{}");
     return {};
   });
 }
@@ -73,4 +117,5 @@ EMSCRIPTEN_BINDINGS(executorch_pack_bundled) {
   using namespace etpack::bindings;
   function("bundledSerialize", &bundled_serialize_js, allow_raw_pointers());
   function("bundledDeserialize", &bundled_deserialize_js, allow_raw_pointers());
+  function("bundledSafetensorsHead", &bundled_safetensors_head_js, allow_raw_pointers());
 }

@@ -13,12 +13,15 @@ const { FILE_KINDS, fileKindOf } = await import(join(NPM, 'src/generated/file-ki
 const { SCALAR_TYPES, scalarTypeName } = await import(join(NPM, 'src/generated/scalar-types.mjs'));
 
 test('FILE_KINDS: one frozen row per kind, as the core reads them', () => {
-  assert.deepEqual(FILE_KINDS.map((k) => k.kind), ['pte', 'ptd']);
-  const [pte, ptd] = FILE_KINDS;
+  assert.deepEqual(FILE_KINDS.map((k) => k.kind), ['pte', 'ptd', 'bpte']);
+  const [pte, ptd, bpte] = FILE_KINDS;
   assert.deepEqual({ ...pte }, { kind: 'pte', extension: '.pte', identifier: 'ET12', identifierOffset: 4,
     headerMagic: 'eh00', headerOffset: 8, headerRequired: false, probeBytes: 64 });
   assert.deepEqual({ ...ptd }, { kind: 'ptd', extension: '.ptd', identifier: 'FT01', identifierOffset: 4,
     headerMagic: 'FH01', headerOffset: 8, headerRequired: true, probeBytes: 56 });
+  // No extended header: a .bpte is one flatbuffer, read whole.
+  assert.deepEqual({ ...bpte }, { kind: 'bpte', extension: '.bpte', identifier: 'BP08', identifierOffset: 4,
+    headerMagic: '', headerOffset: 0, headerRequired: false, probeBytes: 8 });
   assert.ok(Object.isFrozen(FILE_KINDS) && Object.isFrozen(pte));
 });
 
