@@ -2,12 +2,14 @@
 // written byte for byte by serializeBundledProgram and read back exactly by
 // deserializeBundledProgram (doubles by their bits, int64 as BigInt beyond
 // 2^53), the refused cases as SCHEMA_MISMATCH, inspect and validate of a
-// .bpte.
+// .bpte, and the CLI's bundle / unbundle round trip.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { SHARED, loadApi } from './helpers/common.mjs';
+import { runCli } from './helpers/cli.mjs';
 
 const BPTE = process.env.ETPACK_BPTE_CONFORMANCE_DIR ?? join(SHARED, 'conformance-bpte');
 const et = await loadApi();
@@ -150,4 +152,37 @@ test('inspect and validate read a .bpte: the program as a .pte, every case again
   assert.ok(codes.includes('BUNDLE_TENSOR_DATA_SHORT method_test_suites[0].test_cases[0].inputs[1].val.data'), codes.join('\n'));
   assert.ok(codes.includes('BUNDLE_VALUE_TYPE_MISMATCH method_test_suites[0].test_cases[0].expected_outputs[0].val'), codes.join('\n'));
   assert.match(bad.errors.find((f) => f.code === 'BUNDLE_TENSOR_DATA_SHORT').message, /suite 'forward', case 0, input 1/);
+});
+
+test('CLI: unbundle then bundle writes the same .bpte; inspect and validate take it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'etpack-bpte-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  for (const name of ['v02_add_three_cases', 'v13_int64_extremes_all_types', 'v18_all_value_types', 'v14_empty_suites_list', 'v15_empty_test_cases', 'v16_empty_inputs_outputs', 'v17_multi_methods', 'v21_zero_size_tensors']) {
+    const input = join(BPTE, name, 'out.bpte');
+    const out = join(dir, name);
+    const un = await runCli(['unbundle', input, '-o', out, '--json']);
+    assert.equal(un.status, 0, `${name}: ${un.stderr}`);
+    const again = join(dir, `${name}.bpte`);
+    const b = await runCli(['bundle', join(out, 'program.pte'), join(out, 'cases.safetensors'), '-o', again]);
+    assert.equal(b.status, 0, `${name}: ${b.stderr}`);
+    assert.deepEqual(readFileSync(again), readFileSync(input), name);
+  }
+  const inspected = await runCli(['inspect', join(BPTE, 'v01_add_one_case', 'out.bpte')]);
+  assert.equal(inspected.status, 0, inspected.stderr);
+  assert.match(inspected.stdout, /bundled program \(\.bpte\)/);
+  assert.match(inspected.stdout, /forward: 1 test case/);
+  const json = JSON.parse((await runCli(['inspect', join(BPTE, 'v01_add_one_case', 'out.bpte'), '--json'])).stdout);
+  assert.equal(json.format, 'bpte');
+  const bad = await runCli(['validate', join(BPTE, 'v17_multi_methods', 'out.bpte')]);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stdout, /BUNDLE_METHOD_NOT_FOUND/);
+  // Names with gaps are refused, nothing written.
+  const again = join(dir, 'gap.bpte');
+  writeFileSync(join(dir, 'not-a-case.txt'), 'x');
+  const refused = await runCli(['bundle', join(BPTE, 'v01_add_one_case', 'program.pte'), join(dir, 'not-a-case.txt'), '-o', again]);
+  assert.notEqual(refused.status, 0);
+  assert.ok(!existsSync(again));
+  // An existing output is not replaced without --force.
+  const exists = await runCli(['unbundle', join(BPTE, 'v01_add_one_case', 'out.bpte'), '-o', join(dir, 'v02_add_three_cases')]);
+  assert.equal(exists.status, 2, exists.stderr);
 });

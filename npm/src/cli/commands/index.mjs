@@ -14,6 +14,8 @@ export const COMMANDS = [
   { name: 'diff', summary: 'compare two models or two .ptd by meaning; exit 1 if different', load: () => import('./diff.mjs') },
   { name: 'weights', summary: "write a program's .ptd from safetensors checkpoints", load: () => import('./weights.mjs') },
   { name: 'export-weights', summary: "write a program's named tensors to a .safetensors file", load: () => import('./export-weights.mjs') },
+  { name: 'bundle', summary: 'write a .bpte: a .pte with test cases from safetensors', load: () => import('./bundle.mjs') },
+  { name: 'unbundle', summary: "write a .bpte's program and test cases back out", load: () => import('./unbundle.mjs') },
 ];
 
 export const commandNamed = (name) => COMMANDS.find((c) => c.name === name) ?? null;
