@@ -26,8 +26,11 @@ Status check_values(const Value& list, const std::string& path) {
     ETP_TRY(item_is_table(list.items()[i], path + "[" + std::to_string(i) + "]"));
     const TableValue& value = list.items()[i].table();
     const Value& val = value.get("val");
-    if (!val.is_table() || val.table().def->name != "Tensor") continue;
     const std::string where = path + "[" + std::to_string(i) + "].val";
+    // Upstream derives the type from the value: a type without one cannot be written.
+    if (!val.is_table() && value.get_uint("val_type") != 0)
+      return make_error(ErrorCode::kSchemaMismatch, where + " is missing (val_type names a member, no value given)");
+    if (!val.is_table() || val.table().def->name != "Tensor") continue;
     for (const char* field : {"sizes", "data", "dim_order"}) ETP_TRY(required(val.table(), field, where));
   }
   return {};
