@@ -67,6 +67,8 @@ async function readCases(et, inputs, paths) {
     const [, method, testCase, kind, index] = VALUE_NAME.exec(name);
     let value;
     try {
+      // Each tensor's bytes are read once into memory here (test cases are
+      // small); the core then copies them once, into the bundle's flatbuffer.
       value = v.tensor
         ? tensorValue(v.tensor, await v.entry.read(Number(v.tensor.offset), Number(v.tensor.size)), dimOrders.get(name), name)
         : scalarValue(v.scalar, name);

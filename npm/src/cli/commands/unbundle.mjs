@@ -48,7 +48,7 @@ function casesFile(et, bundle) {
         }
         const t = v.val;
         tensors.push({ name, dtype: dtypeOf(t.scalar_type ?? 0, name), shape: t.sizes, size: t.data.byteLength });
-        pieces.push({ bytes: t.data });
+        pieces.push({ bytes: t.data });  // deserialize's copy out of the heap, written as it is
         if (!isContiguous(t.dim_order)) metadata.push([`${name}.dim_order`, JSON.stringify(t.dim_order)]);
       });
     }
