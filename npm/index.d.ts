@@ -622,7 +622,7 @@ export interface InspectOptions {
 
 /** A tensor of a test case: bytes of `scalar_type` (ScalarType) laid out as `sizes` in `dim_order`. */
 export interface BundledTensor {
-  scalar_type?: number;
+  scalar_type: number;
   sizes: number[];
   dim_order: number[];
   data: Source;
@@ -630,15 +630,16 @@ export interface BundledTensor {
 /** A test case value, shaped like a program's EValue; `val_type: null` is the union's empty member (None). */
 export type BundledValue =
   | { val_type: 'Tensor'; val: BundledTensor }
-  | { val_type: 'Int'; val: { int_val?: Int64 } }
-  | { val_type: 'Double'; val: { double_val?: number } }
-  | { val_type: 'Bool'; val: { bool_val?: boolean } }
+  | { val_type: 'Int'; val: { int_val: Int64 } }
+  | { val_type: 'Double'; val: { double_val: number } }
+  | { val_type: 'Bool'; val: { bool_val: boolean } }
   | { val_type: null; val: null };
 export interface BundledTestCase { inputs: BundledValue[]; expected_outputs: BundledValue[] }
 export interface BundledMethodTestSuite { method_name: string; test_cases: BundledTestCase[] }
 /** serializeBundledProgram's input (upstream's BundledProgram dataclasses as JSON). */
 export interface BundledProgramInput {
-  version?: number;
+  /** Every field is required, as upstream's dataclasses require them (null is refused: SCHEMA_MISMATCH). */
+  version: number;
   /** The whole .pte file. */
   program: Source;
   method_test_suites: BundledMethodTestSuite[];

@@ -30,8 +30,15 @@ Status check_values(const Value& list, const std::string& path) {
     // Upstream derives the type from the value: a type without one cannot be written.
     if (!val.is_table() && value.get_uint("val_type") != 0)
       return make_error(ErrorCode::kSchemaMismatch, where + " is missing (val_type names a member, no value given)");
-    if (!val.is_table() || val.table().def->name != "Tensor") continue;
-    for (const char* field : {"sizes", "data", "dim_order"}) ETP_TRY(required(val.table(), field, where));
+    if (!val.is_table()) continue;
+    // Every member's fields, scalars included: upstream writes a null one
+    // nowhere (it refuses it), so absent is not "the default" here.
+    const std::string& member = val.table().def->name;
+    if (member == "Tensor") {
+      for (const char* field : {"scalar_type", "sizes", "data", "dim_order"}) ETP_TRY(required(val.table(), field, where));
+    } else {
+      ETP_TRY(required(val.table(), member == "Int" ? "int_val" : member == "Bool" ? "bool_val" : "double_val", where));
+    }
   }
   return {};
 }
@@ -40,6 +47,7 @@ Status check_values(const Value& list, const std::string& path) {
 // a missing list there is a TypeError, never an absent vector. Refusing
 // them here keeps every file we write one upstream could have written.
 Status check_required(const TableValue& bundle) {
+  ETP_TRY(required(bundle, "version", "bundle"));
   ETP_TRY(required(bundle, "method_test_suites", "bundle"));
   ETP_TRY(required(bundle, "program", "bundle"));
   const Value& suites = bundle.get("method_test_suites");

@@ -17,10 +17,11 @@
 namespace etpack {
 
 // `bundle` is a BundledProgram table of schema/bundled_program.fbs. The
-// fields upstream's dataclasses require must be present (a suite's
-// method_name and test_cases, a case's inputs and expected_outputs, a
-// tensor's sizes, data and dim_order, the program): kSchemaMismatch naming
-// the path otherwise. Nothing is checked against the program (upstream's
+// fields upstream's dataclasses require must be present (the version and
+// the program, a suite's method_name and test_cases, a case's inputs and
+// expected_outputs, a tensor's scalar_type, sizes, data and dim_order, an
+// Int's, Bool's or Double's value; null in JSON is absent):
+// kSchemaMismatch naming the path otherwise. Nothing is checked against the program (upstream's
 // serializer does not either: see ops/bundled_program.h's validate).
 // The program and tensor bytes are copied once, into the flatbuffer (they
 // are part of it).

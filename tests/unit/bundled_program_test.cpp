@@ -110,9 +110,12 @@ TEST(BundledProgram, WriterRefusesWhatUpstreamsDataclassesCannotHold) {
   EXPECT_EQ(missing.error().code, ErrorCode::kSchemaMismatch);
   EXPECT_NE(missing.error().message.find("method_test_suites[0].test_cases"), std::string::npos) << missing.error().message;
   auto no_data = bundle_of("[{\"method_name\": \"f\", \"test_cases\": [{\"inputs\": [{\"val_type\": \"Tensor\", \"val\": "
-                           "{\"sizes\": [1], \"dim_order\": [0]}}], \"expected_outputs\": []}]}]");
+                           "{\"scalar_type\": 6, \"sizes\": [1], \"dim_order\": [0]}}], \"expected_outputs\": []}]}]");
   ASSERT_FALSE(no_data.ok());
   EXPECT_NE(no_data.error().message.find("inputs[0].val.data"), std::string::npos) << no_data.error().message;
+  auto no_int = bundle_of("[{\"method_name\": \"f\", \"test_cases\": [{\"inputs\": [{\"val_type\": \"Int\", \"val\": {\"int_val\": null}}], \"expected_outputs\": []}]}]");
+  ASSERT_FALSE(no_int.ok());
+  EXPECT_NE(no_int.error().message.find("inputs[0].val.int_val"), std::string::npos) << no_int.error().message;
   auto null_case = bundle_of("[{\"method_name\": \"f\", \"test_cases\": [null]}]");
   ASSERT_FALSE(null_case.ok());
   EXPECT_EQ(null_case.error().code, ErrorCode::kSchemaMismatch);
