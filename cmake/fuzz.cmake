@@ -18,9 +18,11 @@ target_include_directories(etpack_fuzz_artifacts PRIVATE tests)
 target_compile_options(etpack_fuzz_artifacts PRIVATE -fsanitize=fuzzer ${ETPACK_FUZZ_FLAGS} ${ETPACK_WARNINGS})
 target_link_options(etpack_fuzz_artifacts PRIVATE -fsanitize=fuzzer,address,undefined)
 
-# safetensors reader/writer and the weights matcher (issue 28): run alone,
+# safetensors reader/writer and the weights matcher (issue 28), the .bpte
+# reader (issue 27): run alone,
 #   build/fuzz/etpack_fuzz_safetensors -max_total_time=30 ; build/fuzz/etpack_fuzz_weights -max_total_time=30
-foreach(target etpack_fuzz_safetensors etpack_fuzz_weights)
+#   build/fuzz/etpack_fuzz_bundled -max_total_time=30 ../shared/conformance-bpte/*/out.bpte
+foreach(target etpack_fuzz_safetensors etpack_fuzz_weights etpack_fuzz_bundled)
   string(REPLACE "etpack_" "" source "${target}")
   add_executable(${target} tests/fuzz/${source}.cpp)
   target_link_libraries(${target} PRIVATE etpack)

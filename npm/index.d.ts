@@ -717,8 +717,75 @@ export interface PtdSummary {
 }
 
 export interface InspectOptions {
-  /** Default: 'ptd' when the file's identifier is FT.., otherwise 'pte'. */
-  kind?: 'pte' | 'ptd';
+  /** Default: 'ptd' when the file's identifier is FT.., 'bpte' for BP.., otherwise 'pte'. */
+  kind?: 'pte' | 'ptd' | 'bpte';
+}
+
+// --- BundledProgram (.bpte) ------------------------------------------------------
+
+/** A tensor of a test case: bytes of `scalar_type` (ScalarType) laid out as `sizes` in `dim_order`. */
+export interface BundledTensor {
+  scalar_type: number;
+  sizes: number[];
+  dim_order: number[];
+  data: Source;
+}
+/** A test case value, shaped like a program's EValue; `val_type: null` is the union's empty member (None). */
+export type BundledValue =
+  | { val_type: 'Tensor'; val: BundledTensor }
+  | { val_type: 'Int'; val: { int_val: Int64 } }
+  | { val_type: 'Double'; val: { double_val: number } }
+  | { val_type: 'Bool'; val: { bool_val: boolean } }
+  | { val_type: null; val: null };
+export interface BundledTestCase { inputs: BundledValue[]; expected_outputs: BundledValue[] }
+export interface BundledMethodTestSuite { method_name: string; test_cases: BundledTestCase[] }
+/** serializeBundledProgram's input (upstream's BundledProgram dataclasses as JSON). */
+export interface BundledProgramInput {
+  /** Every field is required, as upstream's dataclasses require them (null is refused: SCHEMA_MISMATCH). */
+  version: number;
+  /** The whole .pte file. */
+  program: Source;
+  method_test_suites: BundledMethodTestSuite[];
+}
+/** deserializeBundledProgram's result: the same shape, bytes as Uint8Array, int64 beyond 2^53 as bigint. */
+export interface BundledProgram {
+  version: number;
+  program: Uint8Array;
+  method_test_suites: Array<{
+    method_name: string;
+    test_cases: Array<{ inputs: DeserializedBundledValue[]; expected_outputs: DeserializedBundledValue[] }>;
+  }>;
+}
+export type DeserializedBundledValue =
+  | { val_type: 'Tensor'; val: { scalar_type: number; sizes: number[]; dim_order: number[]; data: Uint8Array } }
+  | { val_type: 'Int'; val: { int_val: Int64 } }
+  | { val_type: 'Double'; val: { double_val: number } }
+  | { val_type: 'Bool'; val: { bool_val: boolean } }
+  | { val_type: null; val: null };
+
+/** A value as inspect() of a .bpte lists it. */
+export type BundledValueSummary =
+  | { type: 'Tensor'; dtype: string | null; scalarType: number; shape: number[] | null; dimOrder: number[] | null;
+      dataOffset: number | null; dataSize: number | null }
+  | { type: 'Int'; value: Int64 }
+  | { type: 'Double'; value: number }
+  | { type: 'Bool'; value: boolean }
+  | { type: 'None' };
+/** inspect() of a .bpte: the bundle, and its embedded program inspected as a .pte. */
+export interface BpteSummary {
+  format: 'bpte';
+  fileSize: number;
+  identifier: string;
+  version: number;
+  /** Where the embedded .pte lies in the file; null when the bundle has none. */
+  program: { offset: number; size: number } | null;
+  programSummary: PteSummary | null;
+  /** Why the embedded program could not be inspected. */
+  programError: { code: string; message: string } | null;
+  methodTestSuites: Array<{
+    methodName: string | null;
+    testCases: Array<{ inputs: BundledValueSummary[] | null; expectedOutputs: BundledValueSummary[] | null }>;
+  }>;
 }
 
 // --- validate ------------------------------------------------------------------
@@ -989,6 +1056,16 @@ export interface ExecutorchPack {
   programToJson(program: ProgramInput | string): string;
 
   /**
+   * A BundledProgram (.bpte): the program with test cases per method, byte
+   * for byte as upstream's devtools/bundled_program serializer writes it.
+   * Nothing is checked against the program (validate() does that).
+   */
+  serializeBundledProgram(bundle: BundledProgramInput): Uint8Array;
+  serializeBundledProgram<O extends OutputOptions>(bundle: BundledProgramInput, options: O): OutputOf<O>;
+  /** A .bpte read back: the same shape serializeBundledProgram takes. */
+  deserializeBundledProgram(data: Source | string): BundledProgram;
+
+  /**
    * A summary of a .pte or .ptd: methods, constants, named data, segment map,
    * bytes by category. inspect() and validate() read only the head of a file
    * (header and flatbuffer) and peek at padding; segment data is never
@@ -997,12 +1074,17 @@ export interface ExecutorchPack {
    */
   inspect(data: Source | string, options: InspectOptions & { kind: 'ptd' }): PtdSummary;
   inspect(data: Source | string, options: InspectOptions & { kind: 'pte' }): PteSummary;
+  /** A .bpte: pass `{ kind: 'bpte' }` for this type (without it a .bpte is still read as one). */
+  inspect(data: Source | string, options: InspectOptions & { kind: 'bpte' }): BpteSummary;
   inspect(data: Source | string, options?: InspectOptions): PteSummary | PtdSummary;
 
   /**
    * Every problem of a .pte and its .ptd files (external tensors are resolved
    * against `ptds`), or of a .ptd given on its own (then each of `ptds` is
-   * checked on its own too).
+   * checked on its own too). A .bpte: its embedded program as a .pte with
+   * `ptds` (findings of file 'pte', offsets inside the program), then every
+   * test case against its method (findings of file 'bpte', BUNDLE_* codes,
+   * paths like method_test_suites[0].test_cases[1].inputs[0]).
    */
   validate(pte: Source | string, ptds?: DataFiles, options?: ValidateOptions): ValidationReport;
 

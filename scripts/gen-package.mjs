@@ -169,6 +169,9 @@ function codesTypes() {
   const ns = validate.match(/namespace finding \{([\s\S]*?)\}\s*\/\/ namespace finding/);
   if (!ns) throw new Error('src/read/validate.h: no `namespace finding`');
   const findings = [...ns[1].matchAll(/=\s*"([A-Z0-9_]+)"/g)].map((m) => m[1]);
+  // A file kind's own findings (src/read/bundled_checks.h: .bpte test cases).
+  const bundled = readFileSync(join(root, 'src/read/bundled_checks.h'), 'utf8').match(/namespace finding \{([\s\S]*?)\}\s*\/\/ namespace finding/);
+  if (bundled) findings.push(...[...bundled[1].matchAll(/=\s*"([A-Z0-9_]+)"/g)].map((m) => m[1]));
   // Findings the JS layer adds to a report (`report.warnings.push({ code: ... })`).
   for (const f of jsFiles(join(npm, 'src'))) {
     for (const m of readFileSync(f, 'utf8').matchAll(/(?:warnings|errors)\.push\(\{\s*code:\s*['"]([A-Z0-9_]+)['"]/g)) findings.push(m[1]);

@@ -18,7 +18,8 @@ set(rank_encode 5)
 set(rank_ops 6)
 set(rank_bindings 7)
 # flatc's generated headers belong to the schema layer.
-set(generated_headers program_generated.h flat_tensor_generated.h scalar_type_generated.h)
+set(generated_headers program_generated.h flat_tensor_generated.h scalar_type_generated.h
+  bundled_program_generated.h)
 
 # The identifiers and header magics of format/file_kinds.def, read from it.
 file(STRINGS "${SOURCE_DIR}/src/format/file_kinds.def" rows REGEX "^FILE_KIND\\(")
@@ -30,12 +31,12 @@ foreach(row IN LISTS rows)
   string(REPLACE "\"" "" identifier "${identifier}")
   string(REPLACE "\"" "" header_magic "${header_magic}")
   list(APPEND magics "${identifier}")
-  if(NOT header_magic STREQUAL "")  # kinds without an extended header (.etdp)
+  if(NOT header_magic STREQUAL "")  # kinds without an extended header (.bpte, .etdp)
     list(APPEND magics "${header_magic}")
   endif()
 endforeach()
 list(LENGTH magics magic_count)
-if(magic_count LESS 4)
+if(magic_count LESS 3)
   message(FATAL_ERROR "format/file_kinds.def: expected FILE_KIND rows, found ${magic_count} magics")
 endif()
 

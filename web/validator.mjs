@@ -4,6 +4,7 @@ import { fetchedNote, wireUrlForm } from './url-open.mjs';
 import { wireCompare } from './weights-tools.mjs';
 import { renderProgram } from './program-view.mjs';
 import { shadeInstructions, showProfile, takeETDumps } from './profile-view.mjs';
+import { bundledSummaryEl } from './bundled-view.mjs';
 
 const $ = (id) => document.getElementById(id);
 // The last ETDump joined (the Profile card): the Program view's instructions
@@ -121,7 +122,7 @@ async function run(chosen) {
   try {
     const et = await etReady;
     await et.ready();  // a core restarted after a failed check is usable again
-    const pteFile = files.find((f) => /\.pte$/i.test(f.name)) ?? (files.length === 1 ? files[0] : null);
+    const pteFile = files.find((f) => /\.b?pte$/i.test(f.name)) ?? (files.length === 1 ? files[0] : null);
     const ptdFiles = files.filter((f) => f !== pteFile);
     status(`Reading ${files.map((f) => f.name).join(', ')}…`);
     // Small files are read whole (every padding byte gets checked); large
@@ -144,6 +145,7 @@ async function run(chosen) {
       try { summaries[f.name] = et.inspect(bytes.get(f.name)); } catch (e) { summaries[f.name] = { error: errorText(e) }; }
       const s = summaries[f.name];
       if (s.error) { summary.append(el('p', { class: 'status error', text: `${f.name}: ${s.error}` })); continue; }
+      if (s.format === 'bpte') { summary.append(bundledSummaryEl(f.name, s, (n, p) => summaryEl(n, p, () => null))); continue; }  // a .bpte: bundled-view.mjs
       const m = el('div'); maps.append(el('h3', { text: `${f.name} (${fmt(s.fileSize)})` }), m); renderFileMap(m, s, f.name);
       const c = el('div'); sizes.append(el('h3', { text: f.name }), c); renderSizeChart(c, s.bytesByCategory);
       summary.append(summaryEl(f.name, s, (method, delegate) => et.extract(bytes.get(f.name), { method, delegate, output: 'blob' }).bytes));

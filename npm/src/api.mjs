@@ -22,6 +22,7 @@ import { openBlob, openUrl } from './ops/open.mjs';
 import { graph } from './ops/graph.mjs';
 import { profile, readETDump } from './ops/profile.mjs';
 import { profileTrace } from './profile-trace.mjs';
+import { deserializeBundledProgram, safetensorsHead, serializeBundledProgram } from './ops/bundled.mjs';
 import { createWeightsApi } from './weights.mjs';
 import { createDiffApi } from './diff.mjs';
 import { openingModelBlobs } from './open-models.mjs';
@@ -57,6 +58,8 @@ export function createApi(initialModule, platform, version) {
     validate: sync(validate),
     graph: sync(graph),
     readETDump: sync(readETDump), profile: sync(profile), profileTrace,
+    serializeBundledProgram: sync(serializeBundledProgram),
+    deserializeBundledProgram: sync(deserializeBundledProgram),
     ready: () => core.lifetime.ready(),
     // Internals for the Node-only and streaming layers (`module` is the
     // current instance: it changes when the heap is reset).
@@ -71,6 +74,7 @@ export function createApi(initialModule, platform, version) {
       blobs,
       sha256Of,
       guard: (fn, self, args) => core.guard(fn, self, args),
+      safetensorsHead: (tensors, metadata) => core.guard(() => safetensorsHead(core, tensors, metadata), null, []),
     },
   };
   // diff, ptdFromWeights, pteWithWeights, exportWeights: built on the calls

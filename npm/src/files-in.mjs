@@ -47,11 +47,12 @@ export function headSizeOf(core, kind, probe, size) {
   return core.withScope((scope, heap) => headSizeIn(core, kind, heap.put(probe), size, true));
 }
 
-// 'ptd' when the file's identifier is FTxx, else 'pte' (the core then says
+// 'ptd' when the file's identifier is FTxx, 'bpte' for BPxx, else 'pte' (the core then says
 // what is wrong with it).
 export function kindOf(value, what) {
   const entry = entryOf(value, what);
-  return kindOfIdentifier(readSync(entry, 0, Math.min(entry.size, 8))) === 'ptd' ? 'ptd' : 'pte';
+  const kind = kindOfIdentifier(readSync(entry, 0, Math.min(entry.size, 8)));
+  return kind === 'ptd' || kind === 'bpte' ? kind : 'pte';
 }
 
 // A file on disk as an input (Node): read in ranges when needed, never

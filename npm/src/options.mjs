@@ -88,7 +88,7 @@ export const SPECS = {
   flatTensorConfig: { segmentAlignment: check.alignment },
   output: OUTPUT,
   addNamedData: { alignment: check.alignment, externalTag: check.stringOrNull, tensorLayout: check.any },
-  inspect: { kind: check.oneOf(['pte', 'ptd']) },
+  inspect: { kind: check.oneOf(['pte', 'ptd', 'bpte']) },
   validate: { runtime: check.any, backends: check.any, deprecatedConstantBuffer: check.any },
   openBlob: { digest: check.boolean, signal: check.signal },
   // Keys only: url-source.mjs checks the values.

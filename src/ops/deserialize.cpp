@@ -15,6 +15,9 @@ Result<uint64_t> head_bytes(FileKind kind, const Blob& probe, uint64_t file_size
     case FileKind::kPtd:
       head = ptd_head_size(probe, file_size);
       break;
+    case FileKind::kBpte:
+      head = file_size;  // one flatbuffer, read whole
+      break;
     case FileKind::kEtdp:  // the whole flatbuffer: 4 + its size prefix
       head = etdump_head_size(probe, file_size);
       break;

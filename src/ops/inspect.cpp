@@ -1,5 +1,6 @@
 #include "ops/inspect.h"
 
+#include "ops/bundled_program.h"
 #include "read/inspect.h"
 
 namespace etpack {
@@ -11,6 +12,8 @@ Result<InspectReply> inspect_file(FileKind kind, const FileSource& file) {
       return inspect_pte_reply(file);
     case FileKind::kPtd:
       return inspect_ptd_reply(file);
+    case FileKind::kBpte:
+      return inspect_bundled_program(file);
     case FileKind::kEtdp:  // an ETDump is read by et.readETDump / profile
       break;
   }

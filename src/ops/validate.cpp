@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "format/file_kinds.h"
+#include "ops/bundled_program.h"
 
 namespace etpack {
 
@@ -11,7 +12,9 @@ Result<ValidationReport> validate_files(const std::string& main_name, const File
                                         const ValidateOptions& options) {
   const Blob& head = main.head;
   const size_t probed = static_cast<size_t>(std::min<uint64_t>(head.size(), kIdentifierEnd));
-  if (file_kind_of(head.data(), probed) != FileKind::kPtd) return validate_artifacts(main, ptds, options);
+  const std::optional<FileKind> kind = file_kind_of(head.data(), probed);
+  if (kind == FileKind::kBpte) return validate_bundled_program(main, ptds, options);
+  if (kind != FileKind::kPtd) return validate_artifacts(main, ptds, options);
   ETP_ASSIGN(ValidationReport report, validate_ptd(main_name, main));
   for (const auto& [name, file] : ptds) {
     ETP_ASSIGN(ValidationReport one, validate_ptd(name, file));

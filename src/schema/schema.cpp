@@ -13,6 +13,8 @@ extern "C" const unsigned char etpack_flat_tensor_bfbs[];
 extern "C" const size_t etpack_flat_tensor_bfbs_size;
 extern "C" const unsigned char etpack_etdump_bfbs[];
 extern "C" const size_t etpack_etdump_bfbs_size;
+extern "C" const unsigned char etpack_bundled_program_bfbs[];
+extern "C" const size_t etpack_bundled_program_bfbs_size;
 
 namespace etpack {
 
@@ -157,6 +159,11 @@ const Schema& program_schema() {
 
 const Schema& flat_tensor_schema() {
   static const std::unique_ptr<Schema> schema = load(etpack_flat_tensor_bfbs, etpack_flat_tensor_bfbs_size);
+  return *schema;
+}
+
+const Schema& bundled_program_schema() {
+  static const std::unique_ptr<Schema> schema = load(etpack_bundled_program_bfbs, etpack_bundled_program_bfbs_size);
   return *schema;
 }
 

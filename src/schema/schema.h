@@ -70,6 +70,7 @@ struct Schema {
 // Parsed once, then immutable; safe to share.
 const Schema& program_schema();
 const Schema& flat_tensor_schema();
+const Schema& bundled_program_schema();  // BundledProgram (.bpte)
 const Schema& etdump_schema();  // ETDump/ED00 (read only)
 
 }  // namespace etpack

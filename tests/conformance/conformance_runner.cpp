@@ -1,4 +1,5 @@
 #include "conformance/conformance_runner.h"
+#include "conformance/bundled_case.h"
 
 #include <algorithm>
 #include <dirent.h>
@@ -356,6 +357,7 @@ CaseResult run_case(const std::string& dir) {
   if (c->find("store_ops")) return run_store_case(r, *c, dir);
   if (c->find("deserialize_pte")) return run_deserialize_pte_case(r, *c, dir);
   if (c->find("deserialize_ptd")) return run_deserialize_ptd_case(r, *c, dir);
+  if (c->find("method_test_suites")) return run_bundled_case(r, *c, dir);  // ../shared/conformance-bpte
   return run_serialize_case(r, *c, dir);
 }
 

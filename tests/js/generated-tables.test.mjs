@@ -13,8 +13,8 @@ const { FILE_KINDS, fileKindOf } = await import(join(NPM, 'src/generated/file-ki
 const { SCALAR_TYPES, scalarTypeName } = await import(join(NPM, 'src/generated/scalar-types.mjs'));
 
 test('FILE_KINDS: one frozen row per kind, as the core reads them', () => {
-  assert.deepEqual(FILE_KINDS.map((k) => k.kind).slice(0, 2), ['pte', 'ptd']);
-  const [pte, ptd] = FILE_KINDS;
+  assert.deepEqual(FILE_KINDS.map((k) => k.kind), ['pte', 'ptd', 'bpte', 'etdp']);
+  const [pte, ptd, bpte] = FILE_KINDS;
   // The ETDump (issue 31): size-prefixed, so its identifier sits at 8; no extended header.
   assert.deepEqual({ ...FILE_KINDS.find((k) => k.kind === 'etdp') }, { kind: 'etdp', extension: '.etdp', identifier: 'ED00',
     identifierOffset: 8, headerMagic: '', headerOffset: 0, headerRequired: false, probeBytes: 12 });
@@ -22,6 +22,9 @@ test('FILE_KINDS: one frozen row per kind, as the core reads them', () => {
     headerMagic: 'eh00', headerOffset: 8, headerRequired: false, probeBytes: 64 });
   assert.deepEqual({ ...ptd }, { kind: 'ptd', extension: '.ptd', identifier: 'FT01', identifierOffset: 4,
     headerMagic: 'FH01', headerOffset: 8, headerRequired: true, probeBytes: 56 });
+  // No extended header: a .bpte is one flatbuffer, read whole.
+  assert.deepEqual({ ...bpte }, { kind: 'bpte', extension: '.bpte', identifier: 'BP08', identifierOffset: 4,
+    headerMagic: '', headerOffset: 0, headerRequired: false, probeBytes: 8 });
   assert.ok(Object.isFrozen(FILE_KINDS) && Object.isFrozen(pte));
 });
 

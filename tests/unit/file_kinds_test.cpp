@@ -22,19 +22,23 @@ std::vector<uint8_t> with_identifier(const char* id) {
 TEST(FileKinds, IdentifiersAreTheSchemasOwn) {
   EXPECT_EQ(identifier_of(FileKind::kPte), program_schema().file_identifier);
   EXPECT_EQ(identifier_of(FileKind::kPtd), flat_tensor_schema().file_identifier);
+  EXPECT_EQ(identifier_of(FileKind::kBpte), bundled_program_schema().file_identifier);
 }
 
 TEST(FileKinds, RowsDescribeTheHeaders) {
   for (const FileKindInfo& k : kFileKinds) {
     EXPECT_EQ(k.identifier.size(), 4u) << k.kind;
-    EXPECT_EQ(file_kind_named(k.kind), k.id);
-    if (k.header_magic.empty()) continue;  // no extended header: checked below
-    EXPECT_EQ(k.header_magic.size(), 4u) << k.kind;
-    EXPECT_EQ(k.identifier_offset + k.identifier.size(), kIdentifierEnd) << k.kind;
-    EXPECT_EQ(k.header_offset, kHeaderOffset) << k.kind;
     EXPECT_EQ(file_kind(k.id).kind, k.kind);
     EXPECT_EQ(file_kind_named(k.kind), k.id);
+    if (k.header_magic.empty()) {  // no extended header (.bpte, .etdp): nothing to find, nothing required
+      EXPECT_FALSE(k.header_required) << k.kind;
+      continue;
+    }
+    EXPECT_EQ(k.identifier_offset + k.identifier.size(), kIdentifierEnd) << k.kind;
+    EXPECT_EQ(k.header_magic.size(), 4u) << k.kind;
+    EXPECT_EQ(k.header_offset, kHeaderOffset) << k.kind;
   }
+  EXPECT_EQ(file_kind(FileKind::kBpte).identifier_offset + 4, kIdentifierEnd);
   // A probe holds the identifier and the whole header the head size is read from.
   EXPECT_GE(file_kind(FileKind::kPte).probe_bytes, kHeaderOffset + PteHeader::kLength);
   EXPECT_EQ(file_kind(FileKind::kPtd).probe_bytes, kHeaderOffset + PtdHeader::kPaddedLength);

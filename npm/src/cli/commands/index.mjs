@@ -16,6 +16,8 @@ export const COMMANDS = [
   { name: 'export-weights', summary: "write a program's named tensors to a .safetensors file", load: () => import('./export-weights.mjs') },
   { name: 'graph', summary: 'the plan graph of a .pte as JSON, DOT (Graphviz) or Mermaid', load: () => import('./graph.mjs') },
   { name: 'profile', summary: 'an ETDump run joined to its program: per-operator times', load: () => import('./profile.mjs') },
+  { name: 'bundle', summary: 'write a .bpte: a .pte with test cases from safetensors', load: () => import('./bundle.mjs') },
+  { name: 'unbundle', summary: "write a .bpte's program and test cases back out", load: () => import('./unbundle.mjs') },
 ];
 
 export const commandNamed = (name) => COMMANDS.find((c) => c.name === name) ?? null;

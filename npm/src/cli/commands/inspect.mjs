@@ -3,10 +3,12 @@ import { ROW_LIMIT, fmtBytes, indent, moreLine, namesLine, printable, stringify,
 import { openInputs, reportFetched, shownName } from '../inputs.mjs';
 import { UsageError, parseArgs } from '../args.mjs';
 import { compileSpecsLine, formatLargestConstants, formatRequirements, memoryLine } from '../requirements.mjs';
+import { formatBundled } from '../bundled.mjs';
 
 export const usage = `Usage: executorch-pack inspect FILE [--json]
 
-Prints a summary of a .pte (program) or .ptd (data) file: its model card
+Prints a summary of a .pte (program), .ptd (data) or .bpte (bundled program:
+its test cases, then its program) file: its model card
 (methods that return only constants, such as get_max_seq_len, with their
 values), what it needs to run (ExecuTorch release, backends, kernels, .ptd
 keys), methods with their inputs, outputs, operators, delegates (with
@@ -40,6 +42,7 @@ function formatMetadata(metadata) {
 }
 
 function formatInspect(path, s) {
+  if (s.format === 'bpte') return formatBundled(path, s, formatInspect);
   const out = [];
   out.push(`${printable(path)}: ${s.format === 'pte' ? 'ExecuTorch program (.pte)' : 'ExecuTorch data file (.ptd)'}, ${fmtBytes(s.fileSize)}, identifier ${printable(s.identifier)}`);
   if (s.format === 'pte') out.push(...formatMetadata(s.metadata));

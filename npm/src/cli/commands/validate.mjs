@@ -11,7 +11,8 @@ export const usage = `Usage: executorch-pack validate PTE [PTD...] [--json] [--r
 
 Checks a .pte and the .ptd files it uses (external tensors are resolved
 against them), or a .ptd on its own, as the ExecuTorch runtime would load
-them. Prints every error and warning with its code and location.
+them; a .bpte's program likewise, then its test cases against the methods.
+Prints every error and warning with its code and location.
 
 Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or I/O
 problem.

@@ -1,0 +1,102 @@
+// BundledProgram (.bpte) helpers of the CLI: the safetensors naming of test
+// cases that `bundle` reads and `unbundle` writes, and inspect's text for a
+// .bpte.
+//
+// Naming: a test case value is the tensor (or metadata entry)
+//   METHOD.CASE.input.I   the I-th input of case CASE of METHOD's suite
+//   METHOD.CASE.output.I  the I-th expected output
+// (CASE and I decimal, from 0; METHOD may itself contain dots). Tensors
+// are laid out contiguously unless metadata `NAME.dim_order` says otherwise
+// ("[0, 2, 1]"). Values that are no tensor are metadata entries of that
+// name: "Int 5", "Double 1.5" (any JS number spelling: NaN, -0, Infinity),
+// "Bool true", "None". Metadata "bundle.version" (default 0) and
+// "bundle.suites" ([[method, case count], ...]: the suites' order, and
+// cases with no value at all) are optional; without them suites come in
+// name order, each with as many cases as its highest CASE says.
+import { SCALAR_TO_DTYPE, DTYPE_TO_SCALAR } from '../safetensors.mjs';
+import { printable, fmtBytes } from './format.mjs';
+
+export const VALUE_NAME = /^(.+)\.(\d+)\.(input|output)\.(\d+)$/;
+
+export function valueName(method, testCase, kind, index) {
+  return `${method}.${testCase}.${kind}.${index}`;
+}
+
+const contiguous = (rank) => Array.from({ length: rank }, (_, i) => i);
+
+// A metadata value ("Int 5", ...) as a bundle value, or an Error message.
+export function scalarValue(text, name) {
+  const m = /^(Int|Double|Bool|None)(?: (.*))?$/s.exec(text);
+  if (!m) throw new Error(`metadata ${name}: "${text}" is none of "Int N", "Double X", "Bool true|false", "None"`);
+  const [, type, arg] = m;
+  if (type === 'None') return { val_type: null, val: null };
+  if (type === 'Int') {
+    if (!/^-?\d+$/.test(arg ?? '')) throw new Error(`metadata ${name}: "${arg}" is not an integer`);
+    const v = BigInt(arg);
+    if (v < -(2n ** 63n) || v >= 2n ** 63n) throw new Error(`metadata ${name}: ${arg} does not fit int64`);
+    return { val_type: 'Int', val: { int_val: Number.isSafeInteger(Number(v)) ? Number(v) : v } };
+  }
+  if (type === 'Bool') {
+    if (arg !== 'true' && arg !== 'false') throw new Error(`metadata ${name}: "${arg}" is not true or false`);
+    return { val_type: 'Bool', val: { bool_val: arg === 'true' } };
+  }
+  const d = arg === 'NaN' ? NaN : Number(arg);
+  if (arg === undefined || arg.trim() === '' || (Number.isNaN(d) && arg !== 'NaN')) throw new Error(`metadata ${name}: "${arg}" is not a number`);
+  return { val_type: 'Double', val: { double_val: d } };
+}
+
+// A bundle value as a metadata value (the inverse of scalarValue).
+export function scalarText(value) {
+  if (value.val_type === null || value.val === null) return 'None';
+  if (value.val_type === 'Int') return `Int ${value.val.int_val ?? 0}`;
+  if (value.val_type === 'Bool') return `Bool ${Boolean(value.val.bool_val)}`;
+  const d = value.val.double_val ?? 0;
+  return `Double ${Object.is(d, -0) ? '-0' : String(d)}`;
+}
+
+// A tensor of a safetensors file as a bundle value.
+export function tensorValue(tensor, bytes, dimOrderText, name) {
+  const scalarType = DTYPE_TO_SCALAR.get(tensor.dtype);
+  if (scalarType === undefined) throw new Error(`tensor ${name}: dtype ${tensor.dtype} has no ExecuTorch scalar type`);
+  const sizes = tensor.shape.map(Number);
+  let dimOrder = contiguous(sizes.length);
+  if (dimOrderText !== undefined) {
+    try {
+      dimOrder = JSON.parse(dimOrderText);
+    } catch {
+      throw new Error(`metadata ${name}.dim_order: "${dimOrderText}" is not a JSON list`);
+    }
+  }
+  return { val_type: 'Tensor', val: { scalar_type: scalarType, sizes, dim_order: dimOrder, data: bytes } };
+}
+
+export function dtypeOf(scalarType, name) {
+  const dtype = SCALAR_TO_DTYPE.get(scalarType);
+  if (dtype === undefined) throw new Error(`${name}: scalar type ${scalarType} has no safetensors dtype`);
+  return dtype;
+}
+
+export const isContiguous = (dimOrder) => dimOrder.every((d, i) => d === i);
+
+// inspect's text for a .bpte: the bundle, then its program as inspect
+// shows a .pte (formatPte).
+export function formatBundled(path, s, formatPte) {
+  const out = [`${printable(path)}: ExecuTorch bundled program (.bpte), ${fmtBytes(s.fileSize)}, identifier ${printable(s.identifier)}, version ${s.version}`];
+  out.push(s.program ? `program: ${fmtBytes(s.program.size)} at offset ${s.program.offset}` : 'program: none');
+  if (s.programError) out.push(`program cannot be read: ${s.programError.code}: ${printable(s.programError.message)}`);
+  const value = (v) => (v.type === 'Tensor'
+    ? `Tensor ${v.dtype ?? `scalar type ${v.scalarType}`} [${(v.shape ?? []).join(', ')}] (${v.dataSize} bytes)`
+    : v.type === 'None' ? 'None' : `${v.type} ${Object.is(v.value, -0) ? '-0' : String(v.value)}`);
+  out.push('', `Method test suites (${s.methodTestSuites.length})`);
+  for (const suite of s.methodTestSuites) {
+    out.push(`  ${suite.methodName === null ? '(unnamed)' : printable(suite.methodName)}: ${suite.testCases.length} test case(s)`);
+    suite.testCases.slice(0, 40).forEach((c, i) => {
+      out.push(`    case ${i}`);
+      for (const v of c.inputs ?? []) out.push(`      in  ${printable(value(v))}`);
+      for (const v of c.expectedOutputs ?? []) out.push(`      out ${printable(value(v))}`);
+    });
+    if (suite.testCases.length > 40) out.push(`    ... ${suite.testCases.length - 40} more case(s)`);
+  }
+  if (s.programSummary) out.push('', formatPte(`${path} (program)`, s.programSummary));
+  return out.join('\n');
+}

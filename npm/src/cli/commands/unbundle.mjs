@@ -1,0 +1,107 @@
+// `executorch-pack unbundle BPTE -o DIR`: a .bpte's program (DIR/program.pte,
+// byte for byte) and test cases (DIR/cases.safetensors, named as `bundle`
+// reads them: ../bundled.mjs), written all or nothing under the
+// file-safety rules of ../files.mjs.
+import { join } from 'node:path';
+import { UsageError, parseArgs } from '../args.mjs';
+import { OutputTransaction, abortOnSignals, checkTargets, cliError, identity } from '../files.mjs';
+import { openInputs } from '../inputs.mjs';
+import { fmtBytes, printable, stringify } from '../format.mjs';
+import { dtypeOf, isContiguous, scalarText, valueName } from '../bundled.mjs';
+import { Artifact } from '../../artifact.mjs';
+
+export const usage = `Usage: executorch-pack unbundle BPTE -o DIR
+
+Writes a BundledProgram's program to DIR/program.pte (byte for byte) and its
+test cases to DIR/cases.safetensors, named METHOD.CASE.input.I and
+METHOD.CASE.output.I (see \`bundle --help\`; values that are no tensor, a
+tensor's non-contiguous dim order, the version and the suites' order go in
+the file's metadata). \`bundle DIR/program.pte DIR/cases.safetensors\` then
+writes the same .bpte again.
+
+Options:
+  -o, --output DIR    the folder to write into (made if missing)
+  --force             replace files that exist there
+  --json              print what was written as JSON
+
+Exit status: 0 written; 1 the file cannot be read, or a tensor's scalar
+type has no safetensors dtype; 2 usage or I/O problems (including files
+that exist).
+`;
+
+const SPEC = { output: 'value', force: 'flag', json: 'flag', help: 'flag' };
+
+// The test cases as a safetensors file: the head from the core
+// (encode/safetensors_writer.h), then each tensor's bytes where they lie.
+function casesFile(et, bundle) {
+  const tensors = [];
+  const pieces = [];
+  const metadata = [['bundle.version', String(bundle.version ?? 0)],
+    ['bundle.suites', JSON.stringify(bundle.method_test_suites.map((s) => [s.method_name, s.test_cases.length]))]];
+  bundle.method_test_suites.forEach((suite) => suite.test_cases.forEach((c, i) => {
+    for (const [kind, list] of [['input', c.inputs], ['output', c.expected_outputs]]) {
+      list.forEach((v, k) => {
+        const name = valueName(suite.method_name, i, kind, k);
+        if (v.val_type !== 'Tensor') {
+          metadata.push([name, scalarText(v)]);
+          return;
+        }
+        const t = v.val;
+        tensors.push({ name, dtype: dtypeOf(t.scalar_type ?? 0, name), shape: t.sizes, size: t.data.byteLength });
+        pieces.push({ bytes: t.data });  // deserialize's copy out of the heap, written as it is
+        if (!isContiguous(t.dim_order)) metadata.push([`${name}.dim_order`, JSON.stringify(t.dim_order)]);
+      });
+    }
+  }));
+  const head = et._internal.safetensorsHead(tensors, metadata);
+  const size = head.byteLength + pieces.reduce((n, p) => n + p.bytes.byteLength, 0);
+  return { artifact: new Artifact([{ bytes: head }, ...pieces], size), tensors: tensors.length, values: metadata.length - 2 };
+}
+
+export async function run(argv, { init, help }) {
+  const { options, positional } = parseArgs(argv, SPEC, 'unbundle');
+  if (options.help) return help('unbundle');
+  if (positional.length !== 1) throw new UsageError('unbundle takes exactly one BPTE', 'unbundle');
+  if (options.output === undefined || options.output === '') throw new UsageError('unbundle needs -o DIR', 'unbundle');
+  const et = await init();
+  const controller = new AbortController();
+  const transaction = new OutputTransaction();
+  const stopSignals = abortOnSignals(controller, transaction);
+  let input = null;
+  try {
+    [input] = await openInputs(et, positional, {});
+    const bundle = et.deserializeBundledProgram(input);
+    let cases;
+    try {
+      cases = casesFile(et, bundle);
+    } catch (e) {
+      if (e.code) throw e;
+      throw cliError('INVALID_INPUT', e.message, 1);
+    }
+    const pte = join(options.output, 'program.pte');
+    const safetensors = join(options.output, 'cases.safetensors');
+    checkTargets([pte, safetensors], [{ path: positional[0], id: identity(positional[0]) }], { force: Boolean(options.force), inPlace: false });
+    transaction.makeFolder(options.output);
+    await transaction.stage(pte, new Artifact([{ bytes: bundle.program }], bundle.program.byteLength), { signal: controller.signal });
+    await transaction.stage(safetensors, cases.artifact, { signal: controller.signal });
+    await new Promise(setImmediate);
+    if (controller.signal.aborted) throw controller.signal.reason;
+    transaction.commit();
+    const suites = bundle.method_test_suites.length;
+    const testCases = bundle.method_test_suites.reduce((n, s) => n + s.test_cases.length, 0);
+    if (options.json) {
+      process.stdout.write(`${stringify({ schema: 1, command: 'unbundle', ok: true, program: pte, cases: safetensors,
+        programBytes: bundle.program.byteLength, casesBytes: cases.artifact.size, suites, testCases, tensors: cases.tensors })}\n`);
+    } else {
+      process.stdout.write(`wrote ${printable(pte)} (${fmtBytes(bundle.program.byteLength)}) and ${printable(safetensors)} ` +
+        `(${fmtBytes(cases.artifact.size)}): ${suites} suite(s), ${testCases} test case(s), ${cases.tensors} tensor(s)\n`);
+    }
+    return 0;
+  } catch (e) {
+    transaction.discard();
+    throw controller.signal.aborted ? controller.signal.reason : e;
+  } finally {
+    stopSignals();
+    input?.close?.();
+  }
+}

@@ -1,0 +1,48 @@
+// The validator page reads a BundledProgram (.bpte): its test cases per
+// method, then its program as a .pte; validate()'s BUNDLE_* findings with
+// their plain words (web/bundled-view.mjs, the hook in web/validator.mjs).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../web/serve.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const vectors = join(root, '..', 'shared', 'conformance-bpte');
+let server, context, base, tmp;
+
+before(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'etpack-bpte-web-'));
+  server = await startServer(0);
+  base = `http://127.0.0.1:${server.address().port}`;
+  context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+    executablePath: '/usr/bin/chromium', viewport: { width: 1280, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+});
+after(async () => { await context?.close(); server?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
+
+test('validator: a .bpte shows its test cases and program; a suite naming no method is an explained error', async () => {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(String(e)));
+  await page.goto(`${base}/validator.html`);
+  await page.waitForFunction(() => /ready/.test(document.getElementById('status').textContent));
+  await page.setInputFiles('#files', join(vectors, 'v02_add_three_cases', 'out.bpte'));
+  await page.waitForFunction(() => document.getElementById('verdict').textContent !== '—');
+  assert.match(await page.textContent('#verdict'), /^Valid/);
+  const summary = await page.textContent('#summary');
+  assert.match(summary, /bundled program \(\.bpte\)/);
+  assert.match(summary, /Test cases of forward \(3\)/);
+  assert.match(summary, /aten::add/, 'the program is shown as a .pte');
+  await page.setInputFiles('#files', join(vectors, 'v17_multi_methods', 'out.bpte'));
+  await page.waitForFunction(() => /^Invalid/.test(document.getElementById('verdict').textContent));
+  const findings = await page.textContent('#findings');
+  assert.match(findings, /BUNDLE_METHOD_NOT_FOUND/);
+  assert.match(findings, /does not fit its method/);
+  assert.deepEqual(problems, []);
+});
