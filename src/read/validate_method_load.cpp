@@ -19,6 +19,7 @@
 #include "program_generated.h"
 #include "format/headers.h"
 #include "read/aligned_bytes.h"
+#include "read/method_allocator.h"
 #include "read/validate_internal.h"
 
 namespace etpack {
@@ -289,6 +290,32 @@ class MethodLoad {
 
 void check_method_load(FindingSink& sink, WorkBudget& budget, const Blob& head, const PteFile& pte) {
   MethodLoad(sink, budget, head, pte).run();
+}
+
+// Method::init takes each request from the method allocator in turn; the
+// first that does not fit fails load_method with MemoryAllocationFailed,
+// and a few unchecked ones (IntList, bool/double/string wrappers) write
+// through a null pointer instead (../shared/RUNTIME.md).
+void check_method_allocator(FindingSink& sink, const PteFile& pte, const ValidateOptions& options, size_t data_files) {
+  if (!options.method_allocator) return;
+  const ValidateOptions::MethodAllocator& pool = *options.method_allocator;
+  const bool merged = method_allocator_merges_data_map(pte.program, data_files);
+  const char* arch = pool.arch == AllocatorArch::k64Bit ? "64-bit" : "arm32";
+  const Value& plans = pte.program.get("execution_plan");
+  for (size_t p = 0; plans.is_items() && p < plans.items().size(); ++p) {
+    const TableValue& plan = plans.items()[p].table();
+    const uint64_t need = method_allocator_bytes(plan, pool.arch, pool.temp_allocator, merged);
+    if (need <= pool.bytes) continue;
+    const std::string name = plan.get("name").is_string() ? plan.get("name").str() : std::string();
+    const std::string path = indexed("execution_plan", p);
+    sink.error(finding::kMethodAllocatorTooSmall,
+               "load_method('" + name + "') (" + path + ") needs " + std::to_string(need) + " bytes of the method allocator on " +
+                   arch + (pool.temp_allocator ? " with a temp allocator" : " without a temp allocator") +
+                   (merged ? " and the .ptd files given" : "") + ", " + std::to_string(need - pool.bytes) +
+                   " more than the " + std::to_string(pool.bytes) + " given; the runtime fails with MemoryAllocationFailed "
+                   "or, where an allocation is unchecked, crashes (" + kMethodAllocatorRuntime + ", backends' init() not counted)",
+               std::nullopt, path);
+  }
 }
 
 }  // namespace etpack
