@@ -72,6 +72,8 @@ class PteInspector {
     Json external = Json::array();
     std::unordered_set<std::string> seen;
     for_each_tensor(program_, [&](size_t p, size_t v, const TableValue& table) {
+      const TensorData data = tensor_data(table);  // both want only these: no view for the rest
+      if (data != TensorData::kConstant && !is_external(data)) return;
       TensorView t = view_tensor(table, file_);
       largest.add(p, v, t);
       add_external(external, seen, t);

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <optional>
+#include <string_view>
 
 #include "core/checked_math.h"
 #include "read/program_tensors.h"
@@ -92,15 +93,6 @@ const TableValue* val_of(const Value& values, int64_t index) {
 
 size_t dims_of(const TableValue& tensor) { return scalar_vector_length(tensor.get("sizes"), BaseType::kInt); }
 
-// What method.cpp's get_num_external_constants counts: a tensor whose data
-// is EXTERNAL (extra_tensor_info.location) and not memory-planned (no
-// allocation_info); as view_tensor decides kExternalConstant, read without
-// building a view (this runs for every tensor of every method).
-bool external_constant(const TableValue& tensor) {
-  const Value& extra = tensor.get("extra_tensor_info");
-  return extra.is_table() && extra.table().get_int("location") == 1 && !tensor.get("allocation_info").is_table();
-}
-
 }  // namespace
 
 MethodAllocatorFigures method_allocator_figures(const TableValue& plan, bool data_map) {
@@ -116,14 +108,15 @@ MethodAllocatorFigures method_allocator_figures(const TableValue& plan, bool dat
   uint64_t external = 0;
   for (size_t i = 0; i < n_values; ++i) {
     const TableValue* val = val_of(values, static_cast<int64_t>(i));
-    if (val != nullptr && val->def->name == "Tensor" && external_constant(*val)) ++external;
+    // method.cpp's get_num_external_constants: EXTERNAL and not memory-planned.
+    if (val != nullptr && std::string_view(val->def->name) == "Tensor" && tensor_data(*val) == TensorData::kExternalConstant) ++external;
   }
   if (external > 0) r.list(kExternalConstant, external);
   // Then each value in order.
   for (size_t i = 0; i < n_values; ++i) {
     const TableValue* val = val_of(values, static_cast<int64_t>(i));
     if (val == nullptr) continue;
-    const std::string& type = val->def->name;
+    const std::string_view type = val->def->name;  // compared inline (std::string == char* calls strlen)
     if (type == "IntList") {
       const size_t n = scalar_vector_length(val->get("items"), BaseType::kLong);
       r.list(kValuePointer, n);
@@ -170,7 +163,7 @@ MethodAllocatorFigures method_allocator_figures(const TableValue& plan, bool dat
     for (size_t i = 0; i < n; ++i) {
       const Value& args = instructions.items()[i].table().get("instr_args");
       if (!args.is_table()) continue;
-      const std::string& kind = args.table().def->name;
+      const std::string_view kind = args.table().def->name;
       const bool kernel = kind == "KernelCall";
       if (!kernel && kind != "DelegateCall") continue;
       const Value& arg_list = args.table().get("args");
@@ -180,7 +173,7 @@ MethodAllocatorFigures method_allocator_figures(const TableValue& plan, bool dat
       r.list(kTensorMeta, n_args, true);
       for (size_t a = 0; a < n_args; ++a) {
         const TableValue* arg = val_of(values, scalar_vector_int(arg_list, BaseType::kInt, a));
-        if (arg != nullptr && arg->def->name == "Tensor") r.list(kDimOrder, dims_of(*arg), true);
+        if (arg != nullptr && std::string_view(arg->def->name) == "Tensor") r.list(kDimOrder, dims_of(*arg), true);
       }
     }
   }
