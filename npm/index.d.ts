@@ -676,6 +676,8 @@ export interface PteSummary {
    */
   metadata: Record<string, MetadataValue | MetadataValue[]>;
   methods: MethodSummary[];
+  /** The method allocator for the whole model (see MethodAllocatorBytes). */
+  methodAllocator: ModelMethodAllocator;
   constants: {
     storage: 'segment' | 'inline' | 'none';
     segment: number | null;
@@ -719,6 +721,12 @@ export interface PtdSummary {
 export interface InspectOptions {
   /** Default: 'ptd' when the file's identifier is FT.., 'bpte' for BP.., otherwise 'pte'. */
   kind?: 'pte' | 'ptd' | 'bpte';
+  /**
+   * The .ptd files a .pte is loaded with: the method allocator figures then
+   * count what load_method adds for them (a merged data map when the .pte
+   * has a named_data table). Only their identifiers are read.
+   */
+  dataFiles?: DataFiles;
 }
 
 // --- BundledProgram (.bpte) ------------------------------------------------------
@@ -797,6 +805,14 @@ export interface ValidateOptions {
   backends?: string[] | null;
   /** Target builds with the deprecated constant_buffer path (Buck's default): a missing placeholder is a warning. */
   deprecatedConstantBuffer?: boolean;
+  /**
+   * The method allocator the target hands load_method: every method whose
+   * minimum (inspect()'s methodAllocator, the .ptd files given counted) is
+   * larger is a METHOD_ALLOCATOR_TOO_SMALL error naming the bytes missing.
+   * arch: default '64-bit'; tempAllocator: default true (a temp allocator
+   * is given too).
+   */
+  methodAllocator?: { bytes: number | bigint; arch?: '64-bit' | 'arm32'; tempAllocator?: boolean } | null;
 }
 
 export interface Finding {
@@ -865,10 +881,28 @@ export interface RepackOptions extends PteConfig, OutputOptions {
 /**
  * What load_method takes from the method allocator: the exact minimum bytes
  * of a 64-byte-aligned pool, with and without a temp allocator, replayed from
- * the file (backends' own init() requests excluded, and the merged data map a
- * .pte with named data costs when .ptd files are passed). `runtime`: the
- * ExecuTorch runtime the figures were measured on.
+ * the file (backends' own init() requests excluded; the merged data map a
+ * .pte with a named_data table costs when .ptd files are given is counted
+ * when inspect() is given them as dataFiles). `runtime`: the ExecuTorch
+ * runtime the figures were measured on.
  */
+/**
+ * `runtime`: the ExecuTorch runtime the figures are for; `dataFiles`: the
+ * .ptd files the figures assume load_method is given (inspect's dataFiles)
+ * and `mergedDataMap` whether that costs a merged data map per method;
+ * `allMethods`: one pool loading every method in file order (each method
+ * but the last rounded up to 8 bytes).
+ */
+export interface ModelMethodAllocator {
+  runtime: string;
+  dataFiles: number;
+  mergedDataMap: boolean;
+  allMethods: {
+    '64-bit': { withTempAllocator: number; withoutTempAllocator: number };
+    arm32: { withTempAllocator: number; withoutTempAllocator: number };
+  };
+}
+
 export interface MethodAllocatorBytes {
   '64-bit': { withTempAllocator: number; withoutTempAllocator: number };
   arm32: { withTempAllocator: number; withoutTempAllocator: number };

@@ -12,6 +12,7 @@ const EXPLAIN = [
   [/^BUNDLE_/, 'A test case of the bundled program (.bpte) does not fit its method: the runtime\'s bundled-program checks would refuse it, read past its values or compare the wrong bytes. The message names the suite, case and value.'],
   [/^FEATURE_TOO_NEW$/, 'The file uses a feature the target ExecuTorch release cannot load.'],
   [/^BACKEND_NOT_LISTED$/, 'A delegate needs a backend the target runtime does not link: load_method would fail.'],
+  [/^METHOD_ALLOCATOR_TOO_SMALL$/, 'A method needs more bytes of the method allocator than the pool given: load_method would fail (MemoryAllocationFailed) or crash.'],
   [/^(PLANNED_(TENSOR_PAST_BUFFER|MEMORY_ID_INVALID|BUFFER_SIZE_NEGATIVE)|(INT|OPTIONAL_TENSOR|TENSOR)_LIST_ITEM_INVALID|VALUE_NULL|TENSOR_DYNAMISM_UNSUPPORTED|TENSOR_SIZES_OVERFLOW|DELEGATE_SEGMENT_WITHOUT_SEGMENTS)$/, 'The runtime refuses this when the method loads (load_method): the message names the value and the runtime error.'],
   [/^TENSOR_NAME_SHARED$/, 'One name is used by tensors of different shapes or dtypes: the runtime resolves an external name by the first tensor that uses it, so the others fail to load ("Dim mismatch") or read the wrong layout; weights imports refuse such names.'],
   [/^CONSTANT_OFFSET_MOVED$/, 'A constant\'s offset was moved: the runtime would silently hand that tensor other bytes.'],

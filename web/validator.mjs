@@ -81,6 +81,18 @@ function delegateButtons(fileName, m, extract) {
   return box;
 }
 
+// A .pte's summary with the .ptd files given beside it (its method
+// allocator figures count what they cost); alone when one is no .ptd.
+function inspectWithData(et, source, ptds) {
+  if (!Object.keys(ptds).length) return et.inspect(source);
+  try {
+    return et.inspect(source, { dataFiles: ptds });
+  } catch (e) {
+    if (e?.code !== 'INVALID_ARGUMENT') throw e;
+    return et.inspect(source);
+  }
+}
+
 function summaryEl(name, s, extract) {
   const box = el('div', {}, el('h3', { text: `${name} — ${s.format}, ${fmt(s.fileSize)}` }), metadataEl(s.metadata));
   const io = (v) => `${v.type}${v.dtype ? ` ${v.dtype}` : ''}${v.shape ? `[${v.shape.join(', ')}]` : ''}`;
@@ -97,6 +109,12 @@ function summaryEl(name, s, extract) {
     row('Instructions', `${m.instructionCount} in ${m.chainCount} chain(s), ${m.valueCount} values`);
     box.append(el('h3', { text: `Method ${m.name}` }), dl);
     if (m.delegates?.length && m.name != null) box.append(delegateButtons(name, m, extract));
+  }
+  const pool = s.methodAllocator;
+  if (pool && s.methods?.length) {
+    const all = ['64-bit', 'arm32'].map((a) => `${a}: ${pool.allMethods[a].withTempAllocator} bytes (${pool.allMethods[a].withoutTempAllocator} without a temp allocator)`).join('; ');
+    const data = pool.dataFiles ? `, with the ${pool.dataFiles} .ptd file(s) given${pool.mergedDataMap ? ' (a merged data map per method)' : ''}` : '';
+    box.append(el('p', { text: `Method allocator for every method in one pool${data}: ${all} — for ${pool.runtime}, backends' init() not included.` }));
   }
   if (s.constants) {
     const c = s.constants;
@@ -142,7 +160,7 @@ async function run(chosen) {
     const maps = $('maps'), sizes = $('sizes'), summary = $('summary'), needs = $('requirements');
     maps.replaceChildren(); sizes.replaceChildren(); summary.replaceChildren(); needs.replaceChildren();
     for (const f of files) {
-      try { summaries[f.name] = et.inspect(bytes.get(f.name)); } catch (e) { summaries[f.name] = { error: errorText(e) }; }
+      try { summaries[f.name] = inspectWithData(et, bytes.get(f.name), f === pteFile ? ptds : {}); } catch (e) { summaries[f.name] = { error: errorText(e) }; }
       const s = summaries[f.name];
       if (s.error) { summary.append(el('p', { class: 'status error', text: `${f.name}: ${s.error}` })); continue; }
       if (s.format === 'bpte') { summary.append(bundledSummaryEl(f.name, s, (n, p) => summaryEl(n, p, () => null))); continue; }  // a .bpte: bundled-view.mjs

@@ -88,8 +88,8 @@ export const SPECS = {
   flatTensorConfig: { segmentAlignment: check.alignment },
   output: OUTPUT,
   addNamedData: { alignment: check.alignment, externalTag: check.stringOrNull, tensorLayout: check.any },
-  inspect: { kind: check.oneOf(['pte', 'ptd', 'bpte']) },
-  validate: { runtime: check.any, backends: check.any, deprecatedConstantBuffer: check.any },
+  inspect: { kind: check.oneOf(['pte', 'ptd', 'bpte']), dataFiles: check.any },
+  validate: { runtime: check.any, backends: check.any, deprecatedConstantBuffer: check.any, methodAllocator: check.any },
   openBlob: { digest: check.boolean, signal: check.signal },
   // Keys only: url-source.mjs checks the values.
   openUrl: Object.fromEntries(['headers', 'fetch', 'signal', 'timeoutMs', 'blockSize', 'headBytes', 'cacheBlocks', 'padding', 'paddingBytes',

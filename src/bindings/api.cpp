@@ -8,6 +8,7 @@
 
 #include "bindings/host_call.h"
 #include "bindings/marshal.h"
+#include "bindings/memory_options.h"
 #include "bindings/program_reply.h"
 #include "core/sha256.h"
 #include "format/file_kinds.h"
@@ -311,7 +312,10 @@ Output* inspect_js(std::string kind_name, std::string request_text, val host) {
     ETP_ASSIGN(FileKind kind, file_kind_from_name(kind_name));
     ETP_ASSIGN(Json request, parse_request(request_text));
     ETP_ASSIGN(FileSource file, file_source_from_json(request));
-    ETP_ASSIGN(InspectReply reply, inspect_file(kind, file));
+    const Json* data_files = request.find("dataFiles");  // how many .ptd files (npm/src/ops/inspect.mjs)
+    const std::optional<uint64_t> count = data_files ? data_files->as_uint64() : std::optional<uint64_t>(0);
+    if (!count) return make_error(ErrorCode::kInvalidArgument, "request.dataFiles must be a count");
+    ETP_ASSIGN(InspectReply reply, inspect_file(kind, file, *count > SIZE_MAX ? SIZE_MAX : static_cast<size_t>(*count)));
     out.set_json(std::move(reply.json));
     for (std::string& names : reply.names) out.add_text(std::move(names));
     return {};
@@ -343,6 +347,7 @@ Result<ValidateOptions> validate_options_from_json(const Json* json) {
     }
     options.backends = std::move(ids);
   }
+  ETP_TRY(bindings::method_allocator_option_from_json(json->find("methodAllocator"), options));
   return options;
 }
 

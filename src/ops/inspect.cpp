@@ -5,11 +5,11 @@
 
 namespace etpack {
 
-Result<InspectReply> inspect_file(FileKind kind, const FileSource& file) {
+Result<InspectReply> inspect_file(FileKind kind, const FileSource& file, size_t data_files) {
   // No default: a new row in format/file_kinds.def warns (-Wswitch) here.
   switch (kind) {
     case FileKind::kPte:
-      return inspect_pte_reply(file);
+      return inspect_pte_reply(file, data_files);
     case FileKind::kPtd:
       return inspect_ptd_reply(file);
     case FileKind::kBpte:

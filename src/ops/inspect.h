@@ -11,6 +11,8 @@ namespace etpack {
 
 // Describes `file` as a file of `kind`. Errors: those of the kind's reader
 // (kMalformedFile naming the offset, kUnsupportedVersion, kResourceLimit).
-Result<InspectReply> inspect_file(FileKind kind, const FileSource& file);
+// `data_files`: .ptd files a .pte is loaded with (its method allocator
+// figures count the data map they cost; ignored for a .ptd).
+Result<InspectReply> inspect_file(FileKind kind, const FileSource& file, size_t data_files = 0);
 
 }  // namespace etpack

@@ -35,8 +35,9 @@ Error too_large() {
 
 class PteInspector {
  public:
-  PteInspector(const FileSource& file, const PteFile& pte)
-      : source_(file), file_(file.head), size_(file.size()), pte_(pte), program_(pte.program), budget_(WorkBudget::for_file_size(size_)) {}
+  PteInspector(const FileSource& file, const PteFile& pte, size_t data_files)
+      : source_(file), file_(file.head), size_(file.size()), pte_(pte), program_(pte.program),
+        budget_(WorkBudget::for_file_size(size_)), data_files_(data_files) {}
 
   Result<InspectReply> run() {
     const std::optional<PteHeader>& h = pte_.header;
@@ -65,11 +66,14 @@ class PteInspector {
     out.set("metadata", std::move(*metadata));
     ETP_ASSIGN(Json methods, methods_json());
     out.set("methods", std::move(methods));
+    out.set("methodAllocator", allocator_total_json());
     // One walk over the tensors for the largest constants and the external ones.
     LargestConstants largest(program_);
     Json external = Json::array();
     std::unordered_set<std::string> seen;
     for_each_tensor(program_, [&](size_t p, size_t v, const TableValue& table) {
+      const TensorData data = tensor_data(table);  // both want only these: no view for the rest
+      if (data != TensorData::kConstant && !is_external(data)) return;
       TensorView t = view_tensor(table, file_);
       largest.add(p, v, t);
       add_external(external, seen, t);
@@ -189,11 +193,24 @@ class PteInspector {
       Json memory = Json::object();
       memory.set("plannedBuffers", std::move(planned));
       memory.set("plannedTotal", u64(planned_total));
-      // What load_method takes from the method allocator (method_allocator.h).
-      memory.set("methodAllocator", method_allocator_json(plan));
+      // What load_method takes from the method allocator (method_allocator.h):
+      // one walk gives both architectures, with and without a temp allocator.
+      allocator_.push_back(method_allocator_figures(plan, method_allocator_merges_data_map(program_, data_files_)));
+      memory.set("methodAllocator", method_allocator_json(allocator_.back()));
       m.set("memory", std::move(memory));
       out.push(std::move(m));
     }
+    return out;
+  }
+
+  // The pool that loads every method, the data files counted and the
+  // runtime the figures are for.
+  Json allocator_total_json() const {
+    Json out = Json::object();
+    out.set("runtime", Json::string(kMethodAllocatorRuntime));
+    out.set("dataFiles", u64(data_files_));
+    out.set("mergedDataMap", Json::boolean(method_allocator_merges_data_map(program_, data_files_)));
+    out.set("allMethods", method_allocator_json(method_allocator_total(allocator_), false));
     return out;
   }
 
@@ -353,20 +370,22 @@ class PteInspector {
   const PteFile& pte_;
   const TableValue& program_;
   WorkBudget budget_;
+  size_t data_files_;                                // .ptd files load_method is given
+  std::vector<MethodAllocatorFigures> allocator_;    // per method, in file order
 };
 
 }  // namespace
 
-Result<Json> inspect_pte(const Blob& pte) { return inspect_pte(FileSource::in_memory(pte)); }
+Result<Json> inspect_pte(const Blob& pte, size_t data_files) { return inspect_pte(FileSource::in_memory(pte), data_files); }
 
-Result<Json> inspect_pte(const FileSource& pte) {
-  ETP_ASSIGN(InspectReply reply, inspect_pte_reply(pte));
+Result<Json> inspect_pte(const FileSource& pte, size_t data_files) {
+  ETP_ASSIGN(InspectReply reply, inspect_pte_reply(pte, data_files));
   return summary_from_reply(reply, kInspectTables);
 }
 
-Result<InspectReply> inspect_pte_reply(const FileSource& pte) {
+Result<InspectReply> inspect_pte_reply(const FileSource& pte, size_t data_files) {
   ETP_ASSIGN(PteFile file, read_pte_program(pte.head, pte.size()));
-  return PteInspector(pte, file).run();
+  return PteInspector(pte, file, data_files).run();
 }
 
 }  // namespace etpack

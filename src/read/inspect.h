@@ -37,6 +37,11 @@
 //                                    "arm32": {...}, "runtime": s}}  // load_method's minimum pool
 //                                    // (64-byte aligned base, backends' init() excluded; method_allocator.h)
 //   }],
+//   "methodAllocator": {"runtime": s,      // the runtime release the figures are for
+//                       "dataFiles": n,    // .ptd files the figures assume load_method is given
+//                       "mergedDataMap": bool,  // whether that costs a MergedDataMap per method
+//                       "allMethods": {"64-bit": {...}, "arm32": {...}}},  // one pool loading every
+//                                          //  method in file order (method_allocator_total)
 //   "constants": {"storage": "segment" | "inline" | "none", "segment": n | null,
 //                 "count": n,              // entries after the index-0 placeholder
 //                 "totalBytes": n,         // their slices (alignment padding included)
@@ -98,14 +103,16 @@ namespace etpack {
 // at all (use validate for a full list of problems); kResourceLimit when
 // hostile sharing of tables or vectors would make the decoded tree or the
 // summary unreasonably large.
-Result<Json> inspect_pte(const Blob& pte);
+// `data_files`: how many .ptd files the program is loaded with (the method
+// allocator's figures count the data map load_method then merges).
+Result<Json> inspect_pte(const Blob& pte, size_t data_files = 0);
 Result<Json> inspect_ptd(const Blob& ptd);
 // The same from a head and the whole file (possibly external): only the head
 // is read. Errors as above, plus kInvalidArgument for a head that is not in
 // memory or too short.
-Result<Json> inspect_pte(const FileSource& pte);
+Result<Json> inspect_pte(const FileSource& pte, size_t data_files = 0);
 Result<Json> inspect_ptd(const FileSource& ptd);
-Result<InspectReply> inspect_pte_reply(const FileSource& pte);
+Result<InspectReply> inspect_pte_reply(const FileSource& pte, size_t data_files = 0);
 Result<InspectReply> inspect_ptd_reply(const FileSource& ptd);
 
 inline const std::vector<std::string> kInspectTables = {"namedData", "segments", "segmentMap"};

@@ -1,6 +1,8 @@
 #include "read/method_allocator.h"
 
 #include <array>
+#include <optional>
+#include <string_view>
 
 #include "core/checked_math.h"
 #include "read/program_tensors.h"
@@ -30,6 +32,7 @@ enum Request : uint8_t {
   kInstructionArgs,    // InstructionArgs (Span<EValue*>), per instruction
   kFallbackAllocator,  // PlatformMemoryAllocator, when no temp allocator is given
   kTensorMeta,         // TensorMeta, per kernel-call argument when no temp allocator is given
+  kMergedDataMap,      // internal::MergedDataMap, when an external data map meets the .pte's own
   kRequestCount
 };
 
@@ -45,32 +48,39 @@ struct Rule {
 constexpr std::array<std::array<Rule, kRequestCount>, 2> kRules = {{
     // 64-bit
     {{{16, 8}, {1, 1}, {48, 8}, {8, 8}, {8, 8}, {24, 8}, {16, 8}, {4, 4}, {1, 1}, {4, 4},
-      {64, 8}, {8, 8}, {16, 8}, {56, 8}, {24, 8}, {32, 8}, {8, 8}, {16, 8}, {48, 8}, {24, 8}}},
+      {64, 8}, {8, 8}, {16, 8}, {56, 8}, {24, 8}, {32, 8}, {8, 8}, {16, 8}, {48, 8}, {24, 8}, {24, 8}}},
     // arm32
     {{{16, 8}, {1, 1}, {40, 8}, {4, 4}, {8, 8}, {12, 4}, {8, 4}, {4, 4}, {1, 1}, {4, 4},
-      {32, 4}, {4, 4}, {8, 4}, {40, 8}, {12, 4}, {16, 4}, {4, 4}, {8, 4}, {28, 4}, {12, 4}}},
+      {32, 4}, {4, 4}, {8, 4}, {40, 8}, {12, 4}, {16, 4}, {4, 4}, {8, 4}, {28, 4}, {12, 4}, {12, 4}}},
 }};
 
-// A bump allocator's cursor from a 64-byte-aligned base: each request is
-// aligned against the address, then advances by its bytes.
+// A bump allocator's cursor from a 64-byte-aligned base, for both
+// architectures, with and without a temp allocator at once (one walk over
+// the method gives all four figures): each request is aligned against the
+// address, then advances by its bytes.
 class Replay {
  public:
-  explicit Replay(AllocatorArch arch) : rules_(kRules[static_cast<size_t>(arch)]) {}
-  void list(Request r, uint64_t count) {
-    if (cursor_ == UINT64_MAX) return;  // saturated: counts no real file has
-    const Rule rule = rules_[r];
-    const uint64_t padding = (rule.align - cursor_ % rule.align) % rule.align;
-    std::optional<uint64_t> bytes = checked_mul(count, uint64_t{rule.size});
-    std::optional<uint64_t> end = bytes ? checked_add(cursor_, padding) : std::nullopt;
-    end = end ? checked_add(*end, *bytes) : std::nullopt;
-    cursor_ = end.value_or(UINT64_MAX);
+  // `only_without_temp`: a request the runtime makes only when no (or too
+  // small a) temp allocator is given.
+  void list(Request r, uint64_t count, bool only_without_temp = false) {
+    for (size_t arch = 0; arch < 2; ++arch) {
+      const Rule rule = kRules[arch][r];
+      for (size_t temp = only_without_temp ? 1 : 0; temp < 2; ++temp) {
+        uint64_t& cursor = figures_.bytes[arch][temp];
+        if (cursor == UINT64_MAX) continue;  // saturated: counts no real file has
+        const uint64_t padding = (rule.align - cursor % rule.align) % rule.align;
+        std::optional<uint64_t> bytes = checked_mul(count, uint64_t{rule.size});
+        std::optional<uint64_t> end = bytes ? checked_add(cursor, padding) : std::nullopt;
+        end = end ? checked_add(*end, *bytes) : std::nullopt;
+        cursor = end.value_or(UINT64_MAX);
+      }
+    }
   }
-  void one(Request r) { list(r, 1); }
-  uint64_t bytes() const { return cursor_; }
+  void one(Request r, bool only_without_temp = false) { list(r, 1, only_without_temp); }
+  const MethodAllocatorFigures& figures() const { return figures_; }
 
  private:
-  const std::array<Rule, kRequestCount>& rules_;
-  uint64_t cursor_ = 0;
+  MethodAllocatorFigures figures_;
 };
 
 size_t items_of(const Value& v) { return v.is_items() ? v.items().size() : 0; }
@@ -85,10 +95,10 @@ size_t dims_of(const TableValue& tensor) { return scalar_vector_length(tensor.ge
 
 }  // namespace
 
-uint64_t method_allocator_bytes(const TableValue& plan, AllocatorArch arch, bool with_temp_allocator) {
-  Replay r(arch);
+MethodAllocatorFigures method_allocator_figures(const TableValue& plan, bool data_map) {
+  Replay r;
   // Method::load: the fallback temp allocator comes first.
-  if (!with_temp_allocator) r.one(kFallbackAllocator);
+  r.one(kFallbackAllocator, true);
   // parse_values: the values, the input flags, the external constants.
   const Value& values = plan.get("values");
   const size_t n_values = items_of(values);
@@ -98,16 +108,15 @@ uint64_t method_allocator_bytes(const TableValue& plan, AllocatorArch arch, bool
   uint64_t external = 0;
   for (size_t i = 0; i < n_values; ++i) {
     const TableValue* val = val_of(values, static_cast<int64_t>(i));
-    if (val == nullptr || val->def->name != "Tensor") continue;
-    TensorView t = view_tensor(*val, Blob());
-    if (t.data == TensorData::kExternalConstant) ++external;
+    // method.cpp's get_num_external_constants: EXTERNAL and not memory-planned.
+    if (val != nullptr && std::string_view(val->def->name) == "Tensor" && tensor_data(*val) == TensorData::kExternalConstant) ++external;
   }
   if (external > 0) r.list(kExternalConstant, external);
   // Then each value in order.
   for (size_t i = 0; i < n_values; ++i) {
     const TableValue* val = val_of(values, static_cast<int64_t>(i));
     if (val == nullptr) continue;
-    const std::string& type = val->def->name;
+    const std::string_view type = val->def->name;  // compared inline (std::string == char* calls strlen)
     if (type == "IntList") {
       const size_t n = scalar_vector_length(val->get("items"), BaseType::kLong);
       r.list(kValuePointer, n);
@@ -135,9 +144,11 @@ uint64_t method_allocator_bytes(const TableValue& plan, AllocatorArch arch, bool
       r.one(kBoxedList);
     }
   }
-  // The delegates, then each one's compile specs (BackendDelegate::Init).
+  // The delegates, the merged data map (when one is made), then each
+  // delegate's compile specs (BackendDelegate::Init).
   const Value& delegates = plan.get("delegates");
   r.list(kBackendDelegate, items_of(delegates));
+  if (data_map) r.one(kMergedDataMap);
   for (size_t d = 0; d < items_of(delegates); ++d) r.list(kCompileSpec, items_of(delegates.items()[d].table().get("compile_specs")));
   // The chains; per chain its kernels and argument lists; per call its
   // argument pointers (and, without a temp allocator, each kernel call's
@@ -152,34 +163,58 @@ uint64_t method_allocator_bytes(const TableValue& plan, AllocatorArch arch, bool
     for (size_t i = 0; i < n; ++i) {
       const Value& args = instructions.items()[i].table().get("instr_args");
       if (!args.is_table()) continue;
-      const std::string& kind = args.table().def->name;
+      const std::string_view kind = args.table().def->name;
       const bool kernel = kind == "KernelCall";
       if (!kernel && kind != "DelegateCall") continue;
       const Value& arg_list = args.table().get("args");
       const size_t n_args = scalar_vector_length(arg_list, BaseType::kInt);
       r.list(kValuePointer, n_args);
-      if (!kernel || with_temp_allocator) continue;
-      r.list(kTensorMeta, n_args);
+      if (!kernel) continue;
+      r.list(kTensorMeta, n_args, true);
       for (size_t a = 0; a < n_args; ++a) {
         const TableValue* arg = val_of(values, scalar_vector_int(arg_list, BaseType::kInt, a));
-        if (arg != nullptr && arg->def->name == "Tensor") r.list(kDimOrder, dims_of(*arg));
+        if (arg != nullptr && std::string_view(arg->def->name) == "Tensor") r.list(kDimOrder, dims_of(*arg), true);
       }
     }
   }
-  return r.bytes();
+  return r.figures();
 }
 
-Json method_allocator_json(const TableValue& plan) {
+uint64_t method_allocator_bytes(const TableValue& plan, AllocatorArch arch, bool with_temp_allocator, bool data_map) {
+  return method_allocator_figures(plan, data_map).get(arch, with_temp_allocator);
+}
+
+bool method_allocator_merges_data_map(const TableValue& program, size_t data_files) {
+  return data_files > 0 && !program.get("named_data").absent();
+}
+
+Json method_allocator_json(const MethodAllocatorFigures& figures, bool with_runtime) {
   Json out = Json::object();
   const std::pair<const char*, AllocatorArch> arches[] = {{"64-bit", AllocatorArch::k64Bit}, {"arm32", AllocatorArch::kArm32}};
   for (const auto& [name, arch] : arches) {
     Json j = Json::object();
-    j.set("withTempAllocator", Json::unsigned_integer(method_allocator_bytes(plan, arch, true)));
-    j.set("withoutTempAllocator", Json::unsigned_integer(method_allocator_bytes(plan, arch, false)));
+    j.set("withTempAllocator", Json::unsigned_integer(figures.get(arch, true)));
+    j.set("withoutTempAllocator", Json::unsigned_integer(figures.get(arch, false)));
     out.set(name, std::move(j));
   }
-  out.set("runtime", Json::string(kMethodAllocatorRuntime));
+  if (with_runtime) out.set("runtime", Json::string(kMethodAllocatorRuntime));
   return out;
+}
+
+MethodAllocatorFigures method_allocator_total(const std::vector<MethodAllocatorFigures>& methods) {
+  MethodAllocatorFigures total;
+  for (size_t m = 0; m < methods.size(); ++m)
+    for (size_t arch = 0; arch < 2; ++arch)
+      for (size_t temp = 0; temp < 2; ++temp) {
+        uint64_t bytes = methods[m].bytes[arch][temp];
+        if (m + 1 < methods.size()) {
+          const std::optional<uint64_t> up = checked_add(bytes, uint64_t{7});
+          bytes = up ? *up / 8 * 8 : UINT64_MAX;  // saturated stays saturated
+        }
+        uint64_t& sum = total.bytes[arch][temp];
+        sum = checked_add(sum, bytes).value_or(UINT64_MAX);
+      }
+  return total;
 }
 
 }  // namespace etpack

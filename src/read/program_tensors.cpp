@@ -32,21 +32,22 @@ TensorView view_tensor(const TableValue& tensor, const Blob& file) {
     for (size_t i = 0; i < n && i < kMaxTensorRank; ++i)
       t.dim_order.push_back(static_cast<uint8_t>(scalar_vector_uint(dim_order, BaseType::kUByte, i)));
   }
-  bool external = false;
   const Value& extra = tensor.get("extra_tensor_info");
   if (extra.is_table()) {
-    external = extra.table().get_int("location") == 1;
     const Value& name = extra.table().get("fully_qualified_name");
     if (name.is_string()) t.fqn = name.str();
   }
-  if (external) {
-    t.data = t.has_allocation_info ? TensorData::kExternalMutable : TensorData::kExternalConstant;
-  } else if (t.data_buffer_idx > 0) {
-    t.data = t.has_allocation_info ? TensorData::kMutable : TensorData::kConstant;
-  } else {
-    t.data = t.has_allocation_info ? TensorData::kPlanned : TensorData::kNone;
-  }
+  t.data = tensor_data(tensor);
   return t;
+}
+
+TensorData tensor_data(const TableValue& tensor) {
+  const bool planned = tensor.get("allocation_info").is_table();
+  const Value& extra = tensor.get("extra_tensor_info");
+  if (extra.is_table() && extra.table().get_int("location") == 1)
+    return planned ? TensorData::kExternalMutable : TensorData::kExternalConstant;
+  if (tensor.get_uint("data_buffer_idx") > 0) return planned ? TensorData::kMutable : TensorData::kConstant;
+  return planned ? TensorData::kPlanned : TensorData::kNone;
 }
 
 std::optional<uint64_t> view_nbytes(const TensorView& t) {

@@ -47,6 +47,12 @@ struct TensorView {
   std::optional<uint64_t> sizes_offset;
 };
 
+// Where a Tensor table's data comes from, read from three fields without
+// building a view (view_tensor decides t.data the same way): walks that
+// care about a few kinds skip the other tensors cheaply.
+TensorData tensor_data(const TableValue& tensor);
+inline bool is_external(TensorData d) { return d == TensorData::kExternalConstant || d == TensorData::kExternalMutable; }
+
 // Also reads a FlatTensor TensorLayout, whose fields (scalar_type, sizes,
 // dim_order) have the same names; the Tensor-only fields read as absent.
 // `file` is the file the program was decoded from: vector offsets are

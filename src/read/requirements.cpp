@@ -145,15 +145,18 @@ class Collector {
     }
   }
 
+  // Runs for every tensor: the path is built and the view made only for
+  // the tensors that use a feature (~9% of inspect's time for P1 otherwise).
   void tensor(size_t p, size_t v, const TableValue& table) {
-    TensorView t = view_tensor(table, head_);
-    const std::string path = value_path(p, v);
-    if (t.scalar_type == kBFloat16) use(Feature::kBFloat16, path);
+    auto path = [&] { return value_path(p, v); };
+    if (table.get_int("scalar_type") == kBFloat16) use(Feature::kBFloat16, path());
     const Value& extra = table.get("extra_tensor_info");
     if (extra.is_table() && (extra.table().get_uint("device_type") != 0 || extra.table().get_int("device_index") != 0))
-      use(Feature::kDeviceFields, path + ".extra_tensor_info");
-    if ((t.data != TensorData::kExternalConstant && t.data != TensorData::kExternalMutable) || !t.fqn) return;
-    use(Feature::kExternalTensors, path);
+      use(Feature::kDeviceFields, path() + ".extra_tensor_info");
+    if (!is_external(tensor_data(table))) return;
+    TensorView t = view_tensor(table, head_);
+    if (!t.fqn) return;
+    use(Feature::kExternalTensors, path());
     const Value& name = program_.get("execution_plan").items()[p].table().get("name");
     const std::string method = name.is_string() ? name.str() : "execution_plan[" + std::to_string(p) + "]";
     auto [at, fresh] = external_index_.emplace(*t.fqn, out_.external.size());

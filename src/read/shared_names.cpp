@@ -13,6 +13,8 @@ std::optional<uint64_t> NamedTensor::nbytes() const { return tensor_nbytes(scala
 std::vector<NamedTensor> named_tensors(const TableValue& program, const Blob& file, bool include_unnamed) {
   std::vector<NamedTensor> out;
   for_each_tensor(program, [&](size_t p, size_t v, const TableValue& tensor) {
+    const TensorData data = tensor_data(tensor);  // most tensors are planned: no view for them
+    if (!is_external(data) && data != TensorData::kConstant) return;
     TensorView view = view_tensor(tensor, file);
     const bool external = view.data == TensorData::kExternalConstant || view.data == TensorData::kExternalMutable;
     if (!external && view.data != TensorData::kConstant) return;  // mutable buffers and planned tensors carry no weights

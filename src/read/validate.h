@@ -13,6 +13,7 @@
 #include "read/file_source.h"
 #include "core/blob.h"
 #include "core/json.h"
+#include "read/method_allocator.h"
 
 namespace etpack {
 
@@ -115,6 +116,7 @@ constexpr const char* kPtdOldLayout = "PTD_OLD_LAYOUT";  // E a .ptd in the Flat
 // Against a target runtime (ValidateOptions)
 constexpr const char* kFeatureTooNew = "FEATURE_TOO_NEW";  // E a feature newer than the target release
 constexpr const char* kBackendNotListed = "BACKEND_NOT_LISTED";  // E a delegate backend not in the target's list
+constexpr const char* kMethodAllocatorTooSmall = "METHOD_ALLOCATOR_TOO_SMALL";  // E a method needs more than the target's method allocator
 }  // namespace finding
 
 // What validate judges the files against. By default: the runtime's default
@@ -129,6 +131,15 @@ struct ValidateOptions {
   std::optional<std::pair<int, int>> runtime;
   // The delegate backends the target links: every other one is an error.
   std::optional<std::vector<std::string>> backends;
+  // The method allocator the target hands load_method: every method whose
+  // minimum (read/method_allocator.h, the .ptd files given counted) is
+  // larger is an error naming the bytes missing.
+  struct MethodAllocator {
+    uint64_t bytes = 0;
+    AllocatorArch arch = AllocatorArch::k64Bit;
+    bool temp_allocator = true;  // a temp allocator large enough is given too
+  };
+  std::optional<MethodAllocator> method_allocator;
 };
 
 struct Finding {

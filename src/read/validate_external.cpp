@@ -26,6 +26,7 @@ void check_external_tensors(FindingSink& sink, const Blob& file, const PteFile& 
                             bool have_ptds) {
   std::unordered_set<std::string> reported;  // fqns already reported as missing/unresolved/ambiguous
   for_each_tensor(pte.program, [&](size_t p, size_t v, const TableValue& table) {
+    if (!is_external(tensor_data(table))) return;  // no view for the other tensors
     TensorView t = view_tensor(table, file);
     if ((t.data != TensorData::kExternalConstant && t.data != TensorData::kExternalMutable) || !t.fqn) return;
     const std::string path = value_path(p, v);

@@ -112,6 +112,10 @@ void check_runtime_rules(FindingSink& sink, WorkBudget& budget, const Blob& head
 // delegates without segments. `head` holds the verified flatbuffer.
 void check_method_load(FindingSink& sink, WorkBudget& budget, const Blob& head, const PteFile& pte);
 
+// options.method_allocator against every method's minimum, load_method
+// given `data_files` .ptd files (validate_method_load.cpp).
+void check_method_allocator(FindingSink& sink, const PteFile& pte, const ValidateOptions& options, size_t data_files);
+
 // Named data of one .ptd, for resolving external tensors.
 struct PtdEntry {
   std::string file;  // the .ptd's name

@@ -9,6 +9,7 @@
 // The runtime stops at the first of these; we report every one, each with
 // the runtime error it prevents.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -16,9 +17,11 @@
 #include <vector>
 
 #include "core/checked_math.h"
+#include "model/scalar_type.h"
 #include "program_generated.h"
 #include "format/headers.h"
 #include "read/aligned_bytes.h"
+#include "read/method_allocator.h"
 #include "read/validate_internal.h"
 
 namespace etpack {
@@ -140,7 +143,53 @@ class MethodLoad {
     }
   }
 
+  // The common case read in place, without a TensorView (two heap vectors
+  // per tensor, and shape_problems' third: validate of 5,000 tensors paid
+  // ~13% more for them): true only when none of tensor()'s findings can
+  // apply, by the same rules in the same order. Every other tensor takes
+  // the full path, which decides and words the finding.
+  bool clean(const TableValue& table) const {
+    if (table.get_int("shape_dynamism") == kDynamicUnbound) return false;
+    const int64_t scalar_type = table.get_int("scalar_type");
+    std::optional<uint64_t> nbytes = scalar_type_size(scalar_type);
+    if (!nbytes || scalar_type_name(scalar_type) == nullptr) return false;
+    const Value& sizes = table.get("sizes");
+    const Value& dim_order = table.get("dim_order");
+    if (!sizes.is_scalars() || !dim_order.is_scalars()) return false;
+    const size_t rank = scalar_vector_length(sizes, BaseType::kInt);
+    if (rank > kMaxTensorRank || scalar_vector_length(dim_order, BaseType::kUByte) != rank) return false;
+    std::array<int64_t, kMaxTensorRank> size{};
+    std::array<uint8_t, kMaxTensorRank> order{};
+    uint32_t seen = 0;  // dim_order must be a permutation of 0..rank-1
+    for (size_t i = 0; i < rank; ++i) {
+      size[i] = scalar_vector_int(sizes, BaseType::kInt, i);
+      if (size[i] < 0) return false;
+      nbytes = checked_mul(*nbytes, static_cast<uint64_t>(size[i]));  // tensor_nbytes' order
+      if (!nbytes) return false;
+      const uint64_t d = scalar_vector_uint(dim_order, BaseType::kUByte, i);
+      if (d >= rank || ((seen >> d) & 1u) != 0) return false;
+      seen |= 1u << d;
+      order[i] = static_cast<uint8_t>(d);
+    }
+    int64_t stride = 1;  // sizes_overflow
+    for (size_t i = rank; i-- > 1;) {
+      const int64_t s = size[order[i]];
+      if (s == 0) continue;
+      if (stride > kInt32Max / s) return false;
+      stride *= s;
+    }
+    const Value& info = table.get("allocation_info");  // planned
+    if (!info.is_table()) return true;
+    const uint64_t id = info.table().get_uint("memory_id");
+    const uint64_t offset = (info.table().get_uint("memory_offset_high") << 32) | info.table().get_uint("memory_offset_low");
+    const std::optional<uint64_t> end = checked_add(offset, *nbytes);
+    if (!end || id == 0 || id >= buffer_sizes_.size()) return false;
+    const int64_t buffer = buffer_sizes_[id];
+    return buffer < 0 || *end <= static_cast<uint64_t>(buffer);
+  }
+
   void tensor(size_t p, size_t v, const TableValue& table, const ValueAt& at) {
+    if (clean(table)) return;
     TensorView t = view_tensor(table, head_);
     if (t.shape_dynamism == kDynamicUnbound)
       sink_.error(finding::kTensorDynamismUnsupported,
@@ -289,6 +338,32 @@ class MethodLoad {
 
 void check_method_load(FindingSink& sink, WorkBudget& budget, const Blob& head, const PteFile& pte) {
   MethodLoad(sink, budget, head, pte).run();
+}
+
+// Method::init takes each request from the method allocator in turn; the
+// first that does not fit fails load_method with MemoryAllocationFailed,
+// and a few unchecked ones (IntList, bool/double/string wrappers) write
+// through a null pointer instead (../shared/RUNTIME.md).
+void check_method_allocator(FindingSink& sink, const PteFile& pte, const ValidateOptions& options, size_t data_files) {
+  if (!options.method_allocator) return;
+  const ValidateOptions::MethodAllocator& pool = *options.method_allocator;
+  const bool merged = method_allocator_merges_data_map(pte.program, data_files);
+  const char* arch = pool.arch == AllocatorArch::k64Bit ? "64-bit" : "arm32";
+  const Value& plans = pte.program.get("execution_plan");
+  for (size_t p = 0; plans.is_items() && p < plans.items().size(); ++p) {
+    const TableValue& plan = plans.items()[p].table();
+    const uint64_t need = method_allocator_bytes(plan, pool.arch, pool.temp_allocator, merged);
+    if (need <= pool.bytes) continue;
+    const std::string name = plan.get("name").is_string() ? plan.get("name").str() : std::string();
+    const std::string path = indexed("execution_plan", p);
+    sink.error(finding::kMethodAllocatorTooSmall,
+               "load_method('" + name + "') (" + path + ") needs " + std::to_string(need) + " bytes of the method allocator on " +
+                   arch + (pool.temp_allocator ? " with a temp allocator" : " without a temp allocator") +
+                   (merged ? " and the .ptd files given" : "") + ", " + std::to_string(need - pool.bytes) +
+                   " more than the " + std::to_string(pool.bytes) + " given; the runtime fails with MemoryAllocationFailed "
+                   "or, where an allocation is unchecked, crashes (" + kMethodAllocatorRuntime + ", backends' init() not counted)",
+               std::nullopt, path);
+  }
 }
 
 }  // namespace etpack

@@ -406,8 +406,12 @@ class ProgramChecker {
   }
 
   void check_tensor(size_t p, size_t v, const TableValue& table) {
-    const std::string path = value_path(p, v);
     TensorView t = view_tensor(table, file_);
+    // A well-formed planned or run-time tensor has nothing more to check
+    // below: return before building its path (most tensors of a model).
+    const bool data_free = t.data == TensorData::kPlanned || t.data == TensorData::kNone;
+    if (data_free && t.storage_offset == 0 && shape_problems(t).empty()) return;
+    const std::string path = value_path(p, v);
     bool shape_ok = check_tensor_shape(t, path);
     if (t.storage_offset != 0)
       sink_.error(finding::kTensorStorageOffset,

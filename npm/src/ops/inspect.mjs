@@ -1,25 +1,43 @@
 // inspect(): a summary of a .pte or .ptd (src/read/inspect.h). Only the head
 // of the file (header and flatbuffer) is read, plus peeks at padding;
 // segment data stays where it is.
+//
+// options.dataFiles: the .ptd files a .pte is loaded with (an array or a
+// record, as validate's ptds). The method allocator's figures then count
+// what load_method adds for them (a merged data map when the .pte has a
+// named_data table: src/read/method_allocator.h); only their identifiers
+// are read, to refuse a file that is not a .ptd.
+import { invalidArgument } from '../errors.mjs';
 import { SPECS, checkOptions } from '../options.mjs';
 import { encodeRequest, readInspectReply } from '../marshal.mjs';
 import { closeAll, fileRequest, kindOf, openPath } from '../files-in.mjs';
+import { dataFileEntries } from '../data-files.mjs';
 
 export function inspect(core, data, options = {}) {
   const o = checkOptions(options, SPECS.inspect, 'options');
+  if (o.dataFiles !== undefined && o.dataFiles !== null && typeof o.dataFiles !== 'object') {
+    throw invalidArgument("options.dataFiles must be an array of .ptd files or a record {'model.ptd': file}");
+  }
   const opened = [];
   try {
-    return inspectSource(core, openPath(core, data, opened), o);
+    const main = openPath(core, data, opened);
+    const dataFiles = dataFileEntries(o.dataFiles, 'options.dataFiles');
+    for (const [name, file] of dataFiles) {
+      const what = `options.dataFiles[${JSON.stringify(name)}]`;
+      if (kindOf(openPath(core, file, opened), what) !== 'ptd') throw invalidArgument(`${what} is not a .ptd file (its identifier is not FT01)`);
+    }
+    return inspectSource(core, main, { ...o, dataFiles: dataFiles.length });
   } finally {
     closeAll(opened);
   }
 }
 
-// An already opened input; options checked.
+// An already opened input; options checked (dataFiles: a count here).
 export function inspectSource(core, data, o) {
   return core.withScope((scope, heap) => {
     const kind = o.kind ?? kindOf(data, 'data');
-    const request = encodeRequest(fileRequest(core, data, kind, scope, heap, 'data', true));
+    if (kind === 'ptd' && o.dataFiles) throw invalidArgument('options.dataFiles are the .ptd files a .pte is loaded with; this file is a .ptd');
+    const request = encodeRequest({ ...fileRequest(core, data, kind, scope, heap, 'data', true), dataFiles: o.dataFiles ?? 0 });
     return core.run(() => core.module.inspect(kind, request, core.host()), (out) => readInspectReply(core.module, out));
   });
 }

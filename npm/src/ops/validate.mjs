@@ -7,22 +7,37 @@ import { encodeRequest, parseLossless, replyText } from '../marshal.mjs';
 import { closeAll, fileRequest, kindOf, openPath } from '../files-in.mjs';
 import { dataFileRecord } from '../data-files.mjs';
 
-// options: { runtime: 'X.Y', backends: [id, ...], deprecatedConstantBuffer: bool }
-// (values checked in C++: src/bindings/api.cpp; keys here).
+// options: { runtime: 'X.Y', backends: [id, ...], deprecatedConstantBuffer: bool,
+// methodAllocator: { bytes, arch: '64-bit' | 'arm32', tempAllocator: bool } }
+// (values checked in C++: src/bindings/api.cpp, memory_options.cpp; keys here).
 // ptds: an array of files or a record { name: file } (data-files.mjs).
 export function validate(core, pte, ptds = {}, options = {}) {
   if (ptds === null || typeof ptds !== 'object') throw invalidArgument("ptds must be an array of .ptd files or a record {'model.ptd': file}");
   ptds = dataFileRecord(ptds, 'ptds');
   checkOptions(options, SPECS.validate, 'options');
   const { runtime = null, backends = null, deprecatedConstantBuffer = false } = options ?? {};
+  const methodAllocator = methodAllocatorRequest(options?.methodAllocator);
   const opened = [];
   try {
     // fromEntries: a name like `__proto__` stays an ordinary key.
     const files = Object.fromEntries(Object.entries(ptds).map(([name, value]) => [name, openPath(core, value, opened)]));
-    return validateSources(core, openPath(core, pte, opened), files, { runtime, backends, deprecatedConstantBuffer });
+    return validateSources(core, openPath(core, pte, opened), files, { runtime, backends, deprecatedConstantBuffer, methodAllocator });
   } finally {
     closeAll(opened);
   }
+}
+
+// The request's form of options.methodAllocator: a BigInt byte count as its
+// decimal digits (JSON has no BigInt; the core reads either form).
+function methodAllocatorRequest(pool) {
+  if (pool === undefined || pool === null) return null;
+  if (typeof pool !== 'object' || Array.isArray(pool)) throw invalidArgument('options.methodAllocator must be an object {bytes, arch, tempAllocator}');
+  checkOptions(pool, { bytes: (v) => v, arch: (v) => v, tempAllocator: (v) => v }, 'options.methodAllocator');
+  const { bytes } = pool;
+  const count = typeof bytes === 'bigint' ? (bytes >= 0n ? bytes.toString() : null)
+    : Number.isSafeInteger(bytes) && bytes >= 0 ? bytes : null;
+  if (count === null) throw invalidArgument('options.methodAllocator.bytes must be a non-negative integer (bytes)');
+  return { bytes: count, arch: pool.arch ?? null, tempAllocator: pool.tempAllocator ?? null };
 }
 
 function validateSources(core, pte, ptds, options) {

@@ -5,7 +5,7 @@ import { UsageError, parseArgs } from '../args.mjs';
 import { compileSpecsLine, formatLargestConstants, formatRequirements, memoryLine } from '../requirements.mjs';
 import { formatBundled } from '../bundled.mjs';
 
-export const usage = `Usage: executorch-pack inspect FILE [--json]
+export const usage = `Usage: executorch-pack inspect FILE [PTD...] [--json]
 
 Prints a summary of a .pte (program), .ptd (data) or .bpte (bundled program:
 its test cases, then its program) file: its model card
@@ -15,6 +15,12 @@ keys), methods with their inputs, outputs, operators, delegates (with
 compile specs) and memory plan, constants, named data, bytes by category and
 the segment map (every byte range of the file). Tables longer than 40 rows
 show the first 40 and say how many more there are.
+
+Each method's method allocator figure is the exact minimum pool load_method
+needs (ExecuTorch at cff6f4dd; backends' own init() not counted), and the
+model's total is one pool loading every method. Give the .ptd files the
+.pte is loaded with after it (PTD...): the figures then count what
+load_method adds for them.
 
 Options:
   --json     print inspect()'s full JSON summary (every row) instead of tables
@@ -84,6 +90,13 @@ function formatInspect(path, s) {
       }
       out.push('');
     }
+    const total = s.methodAllocator;
+    if (total && s.methods.length) {
+      const all = total.allMethods;
+      const arch = (name) => `${name} ${all[name].withTempAllocator} bytes (${all[name].withoutTempAllocator} without a temp allocator)`;
+      const ptds = total.dataFiles ? ` with ${total.dataFiles} .ptd file(s)${total.mergedDataMap ? ' (a merged data map per method)' : ''}` : '';
+      out.push(`Method allocator for every method in one pool${ptds}: ${arch('64-bit')}, ${arch('arm32')} (${printable(total.runtime)})`, '');
+    }
     const c = s.constants;
     out.push(`Constants: ${c.count} tensor(s) in ${c.storage} storage${c.segment !== null ? ` (segment ${c.segment})` : ''}, ${fmtBytes(c.totalBytes)}`);
     const largest = formatLargestConstants(c.largest);
@@ -112,12 +125,19 @@ function formatInspect(path, s) {
 export async function run(argv, { init, help }) {
   const { options, positional } = parseArgs(argv, { json: 'flag', help: 'flag', header: 'list', timeout: 'value' }, 'inspect');
   if (options.help) return help('inspect');
-  if (positional.length !== 1) throw new UsageError('inspect takes exactly one FILE', 'inspect');
+  if (positional.length < 1) throw new UsageError('inspect takes a FILE (and the .ptd files a .pte is loaded with)', 'inspect');
   // Files are opened, not loaded: only their heads are read.
   const et = await init();
-  const [input] = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
-  const summary = et.inspect(input);
-  reportFetched([input]);
+  const inputs = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
+  const [input, ...ptds] = inputs;
+  let summary;
+  try {
+    summary = ptds.length ? et.inspect(input, { dataFiles: ptds }) : et.inspect(input);
+  } catch (e) {
+    if (ptds.length && e?.code === 'INVALID_ARGUMENT') e.exitStatus = 2;  // a PTD that is none: the arguments are wrong
+    throw e;
+  }
+  reportFetched(inputs);
   process.stdout.write(options.json ? `${stringify({ schema: 1, command: 'inspect', ...summary })}\n` : `${formatInspect(shownName(positional[0]), summary)}\n`);
   return 0;
 }
