@@ -50,7 +50,7 @@ function runCli(dir, args) {
 // (about 57 bytes of header per tensor: 57 MB for a million).
 function manyTensorsSafetensors(count) {
   const four = new Uint8Array(4);
-  const tensors = Array.from({ length: count }, (_, i) => ({ name: `layer.${String(i).padStart(7, "0")}.w`, dtype: 'F32', shape: [1], bytes: four }));
+  const tensors = Array.from({ length: count }, (_, i) => ({ name: `layer.${String(i).padStart(7, '0')}.w`, dtype: 'F32', shape: [1], bytes: four }));
   return safetensorsBytes(tensors);
 }
 

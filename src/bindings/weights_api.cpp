@@ -128,7 +128,7 @@ Status match(const Json& request, Output& out) {
     ETP_ASSIGN(SafetensorsHeader header, header_from_json(f, file));
     // A sharded checkpoint's index promised these names in this shard.
     if (const Json* expect = f.find("expect"); expect && expect->is_array()) {
-      std::unordered_set<std::string> names;
+      std::unordered_set<std::string_view> names;  // views of the header text (alive through this call)
       for (const SafetensorsTensor& t : header.tensors) names.insert(t.name);
       const Json* index = f.find("index");
       for (const Json& e : expect->items())
@@ -321,7 +321,7 @@ Output* weights_js(std::string op, std::string request_text, val host) {
         const SafetensorsTensor& t = h.tensors[i];
         j += i ? ",[" : "[";
         write_name(t.name, j);
-        j += ",\"" + t.dtype + "\"," + (t.scalar_type ? std::to_string(*t.scalar_type) : "null") + ",[";
+        j += std::string(",\"") + t.dtype + "\"," + (t.scalar_type ? std::to_string(*t.scalar_type) : "null") + ",[";
         for (size_t k = 0; k < t.shape.size(); ++k) j += (k ? "," : "") + std::to_string(t.shape[k]);
         j += "]," + std::to_string(h.data_start + t.begin) + "," + std::to_string(t.size()) + "]";
       }
