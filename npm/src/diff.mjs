@@ -13,12 +13,12 @@ import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
 import { asArtifact, corePtdKeys, coreTensorNames, hashOnce, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
 import { weightsCall } from './safetensors.mjs';
+import { SCALAR_TYPES } from './generated/scalar-types.mjs';
 
 const MAX_FIELD_CHANGES = 200;
-const DTYPES = ['Byte', 'Char', 'Short', 'Int', 'Long', 'Half', 'Float', 'Double', 'ComplexHalf', 'ComplexFloat',
-  'ComplexDouble', 'Bool', 'QInt8', 'QUInt8', 'QInt32', 'BFloat16', 'QUInt4x2', 'QUInt2x4', 'Bits1x8', 'Bits2x4',
-  'Bits4x2', 'Bits8', 'Bits16', 'Float8_e5m2', 'Float8_e4m3fn', 'Float8_e5m2fnuz', 'Float8_e4m3fnuz', 'UInt16', 'UInt32', 'UInt64'];
-const dtypeName = (t) => DTYPES[t] ?? `ScalarType ${t}`;
+// The runtime's dtype names by code, from the generated table (the core's).
+const DTYPES = new Map(Object.values(SCALAR_TYPES).map((t) => [t.code, t.name]));
+const dtypeName = (t) => DTYPES.get(t) ?? `ScalarType ${t}`;
 
 // Stable text of a canonical value: BigInt kept exact, numbers by their
 // bits where JSON would blur them (-0 as "-0", NaN and ±Infinity by name;

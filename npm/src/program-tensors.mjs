@@ -8,9 +8,12 @@ import { EtpackError } from './errors.mjs';
 import { SOURCE } from './sources.mjs';
 import { weightsCall } from './safetensors.mjs';
 import { layoutFromCore } from './marshal.mjs';
+import { SCALAR_TYPES } from './generated/scalar-types.mjs';
 
-// Element sizes by ScalarType value (as src/model/scalar_type.cpp).
-const ELEMENT_SIZE = [1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 4, 8];
+// Element sizes by ScalarType code: the table generated from the core's
+// (src/model/scalar_types.def), the one dtype table of the package.
+const ELEMENT_SIZE = [];
+for (const t of Object.values(SCALAR_TYPES)) ELEMENT_SIZE[t.code] = t.elementSize;
 
 // Bytes of a tensor (as a Number; null when the type is unknown or a size is
 // not a safe non-negative integer).
