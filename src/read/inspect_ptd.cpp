@@ -1,4 +1,5 @@
 // inspect_ptd: the .ptd half of inspect (see inspect.h for the shape).
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -35,6 +36,8 @@ ColumnsText named_data_columns(const Blob& file, const TableValue& root) {
   std::unordered_map<std::string, size_t> layout_index;
   std::string layouts = "[";
   std::string text;
+  std::optional<TensorView> last;  // the previous row's layout, and its index
+  size_t last_index = 0;
   for (size_t i = 0; named.is_items() && i < named.items().size(); ++i) {
     const TableValue& entry = named.items()[i].table();
     uint64_t index = entry.get_uint("segment_index");
@@ -50,6 +53,13 @@ ColumnsText named_data_columns(const Blob& file, const TableValue& root) {
       continue;
     }
     const TensorView t = view_tensor(layout.table(), file);
+    // Runs of one layout (the common case) skip the text and the lookup.
+    if (last && t.scalar_type == last->scalar_type && t.rank == last->rank && t.sizes == last->sizes &&
+        t.dim_order_length == last->dim_order_length && t.dim_order == last->dim_order) {
+      out.u64(kLayout, last_index);
+      out.end_row();
+      continue;
+    }
     const char* dtype = scalar_type_name(t.scalar_type);
     text = "{\"dtype\": ";
     text += dtype ? "\"" + std::string(dtype) + "\"" : "null";
@@ -62,6 +72,8 @@ ColumnsText named_data_columns(const Blob& file, const TableValue& root) {
     text += "}";
     auto [it, added] = layout_index.emplace(text, layout_index.size());
     if (added) layouts += (it->second ? ", " : "") + text;
+    last = t;
+    last_index = it->second;
     out.u64(kLayout, it->second);
     out.end_row();
   }
