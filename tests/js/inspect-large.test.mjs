@@ -79,6 +79,8 @@ test('CLI inspect: long tables show their first rows and how many more; --json h
   assert.equal(doc.segments[0].owners.length, 100);
   assert.deepEqual(doc.namedData.key, Array.from({ length: 100 }, (_, i) => `k${i}`));
   assert.deepEqual(doc.namedData.segment, new Array(100).fill(0));
+  // Each column is one line (not one line per entry).
+  assert.match(json.stdout, /\n {4}"key": \["k0","k1",[^\n]*,"k99"\],\n {4}"segment": \[0,0,[^\n]*\],\n/);
 });
 
 // Keys and owners come joined into one string after the reply's JSON and

@@ -1,7 +1,8 @@
 // `executorch-pack inspect FILE`: inspect()'s summary as tables, or as JSON.
-import { ROW_LIMIT, fmtBytes, indent, moreLine, namesLine, printable, stringify, table, tableOf } from '../format.mjs';
+import { ROW_LIMIT, fmtBytes, indent, moreLine, namesLine, printable, table, tableOf } from '../format.mjs';
 import { openInputs, reportFetched, shownName } from '../inputs.mjs';
 import { UsageError, parseArgs } from '../args.mjs';
+import { stringifyWithColumns } from '../json-columns.mjs';
 import { compileSpecsLine, formatLargestConstants, formatRequirements, memoryLine } from '../requirements.mjs';
 
 export const usage = `Usage: executorch-pack inspect FILE [--json]
@@ -118,6 +119,7 @@ export async function run(argv, { init, help }) {
   const [input] = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
   const summary = et.inspect(input);
   reportFetched([input]);
-  process.stdout.write(options.json ? `${stringify({ schema: 1, command: 'inspect', ...summary })}\n` : `${formatInspect(shownName(positional[0]), summary)}\n`);
+  // namedData's columns one line each (stringifyWithColumns).
+  process.stdout.write(options.json ? `${stringifyWithColumns({ schema: 1, command: 'inspect', ...summary }, ['namedData'])}\n` : `${formatInspect(shownName(positional[0]), summary)}\n`);
   return 0;
 }
