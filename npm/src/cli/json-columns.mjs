@@ -19,10 +19,20 @@ export function stringifyWithColumns(doc, members) {
   }
   let text = stringify(copy);
   for (const [name, value] of Object.entries(held)) {
-    // Pretty-printed JSON holds no raw newline inside a string: removing
-    // each newline and the indentation after it leaves compact JSON.
-    const lines = Object.entries(value).map(([k, v]) => `    ${JSON.stringify(k)}: ${stringify(v).replace(/\n\s*/g, '')}`);
-    text = text.replace(JSON.stringify(marker(name, salt)), () => `{\n${lines.join(',\n')}\n  }`);
+    const lines = Object.entries(value).map(([k, v]) => `    ${JSON.stringify(k)}: ${compact(v)}`);
+    // Joined around the marker (ropes, not a replace's copy of the text).
+    const mark = JSON.stringify(marker(name, salt));
+    const at = text.indexOf(mark);
+    text = `${text.slice(0, at)}{\n${lines.join(',\n')}\n  }${text.slice(at + mark.length)}`;
   }
   return text;
+}
+
+// One value as compact JSON: JSON.stringify itself unless it holds a BigInt
+// (an integer past 2^53, which stringify writes exactly); then stringify's
+// text with its newlines and indentation removed (pretty-printed JSON holds
+// no raw newline inside a string).
+function compact(v) {
+  const big = (x) => typeof x === 'bigint' || (x !== null && typeof x === 'object' && Object.values(x).some(big));
+  return big(v) ? stringify(v).replace(/\n\s*/g, '') : JSON.stringify(v);
 }
