@@ -98,9 +98,10 @@ for (const [name, bytes] of Object.entries(ptdFiles)) console.log(`wrote ${join(
 console.log(`method ${method.name}: ${method.operators.map((o) => `${o.name}.${o.overload}`).join(', ')}; ` +
   `inputs ${method.inputs.map((v) => `${v.dtype}[${v.shape}]`).join(', ')} -> outputs ${method.outputs.map((v) => `${v.dtype}[${v.shape}]`).join(', ')}`);
 console.log(`constants: ${summary.constants.count} tensor(s), ${summary.constants.totalBytes} bytes; ` +
-  `named data in .pte: ${summary.namedData.map((n) => n.key).join(', ')}; external tensors: ${summary.externalTensors.map((t) => t.name).join(', ')}`);
+  `named data in .pte: ${summary.namedData.key.join(', ')}; external tensors: ${summary.externalTensors.map((t) => t.name).join(', ')}`);
 for (const [name, bytes] of Object.entries(ptdFiles)) {
-  console.log(`${name}: ${et.inspect(bytes).namedData.map((n) => `${n.key} (${n.size} bytes)`).join(', ')}`);
+  const { key, size } = et.inspect(bytes).namedData;  // columns: entry i is key[i], size[i]
+  console.log(`${name}: ${key.map((k, i) => `${k} (${size[i]} bytes)`).join(', ')}`);
 }
 for (const f of [...report.errors, ...report.warnings]) console.log(`  ${f.code}: ${f.message}`);
 console.log(`validate: ${report.ok ? 'OK' : 'FAILED'} (${report.errors.length} errors, ${report.warnings.length} warnings)`);

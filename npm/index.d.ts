@@ -687,7 +687,7 @@ export interface PteSummary {
     largest: LargestConstant[];
   };
   mutableData: null | { segment: number | null; count: number; totalBytes: number };
-  namedData: { key: string | null; segment: number; size: number | null }[];
+  namedData: NamedDataColumns;
   externalTensors: { name: string; dtype: string | null; shape: number[] | null; size: number | null; mutable: boolean }[];
   requirements: Requirements;
   segments: SegmentSummary[];
@@ -695,6 +695,39 @@ export interface PteSummary {
   /** Zero padding between tensors inside the constant and mutable segments (validate checks it). */
   paddingInSegments: { start: number; end: number }[];
   bytesByCategory: BytesByCategory;
+}
+
+/**
+ * inspect()'s named-data entries in columns (issue 29; before 0.2 they were
+ * an array of row objects): entry i is `key[i]`, `segment[i]`, `size[i]`.
+ * Every array has `count` elements. A file can hold a million entries: a
+ * few arrays cost a small multiple of the file, a million objects did not.
+ */
+export interface NamedDataColumns {
+  count: number;
+  /** null: the entry has no key. */
+  key: (string | null)[];
+  /** The entry's segment_index, as the file holds it. */
+  segment: number[];
+  /** The segment's size in bytes; null when segment_index names no segment. */
+  size: (number | null)[];
+}
+
+/** A .ptd entry's tensor layout, as inspect() reports it (a field the file lacks or that is longer than 16 is null). */
+export interface NamedDataLayout {
+  dtype: string | null;
+  shape: number[] | null;
+  dimOrder: number[] | null;
+}
+
+/**
+ * A .ptd's named data in columns: NamedDataColumns plus each entry's tensor
+ * layout, `layouts[layout[i]]` (null: the entry has none). `layouts` holds
+ * each distinct layout once, in order of first use.
+ */
+export interface PtdNamedDataColumns extends NamedDataColumns {
+  layout: (number | null)[];
+  layouts: NamedDataLayout[];
 }
 
 export interface PtdSummary {
@@ -707,10 +740,7 @@ export interface PtdSummary {
   /** The fields set at their ExecuTorch 0.6 positions when the FlatTensor table uses that old layout (validate refuses it: PTD_OLD_LAYOUT), else null. */
   oldLayoutFields: string | null;
   segmentAlignment: number | null;
-  namedData: {
-    key: string | null; segment: number; size: number | null;
-    dtype: string | null; shape: number[] | null; dimOrder: number[] | null;
-  }[];
+  namedData: PtdNamedDataColumns;
   /** Features of the .ptd; backends, operators and externalData are empty. */
   requirements: Requirements;
   segments: SegmentSummary[];

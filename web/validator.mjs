@@ -121,9 +121,11 @@ function summaryEl(name, s, extract) {
     box.append(el('h3', { text: 'Constants' }), el('p', { text: constantsText(c) }));
     if (c.largest?.length) box.append(longTable(['largest constants', 'size', 'tensor', 'where'], c.largest, (k) => [k.name, fmt(k.bytes), `${k.dtype ?? '?'}[${(k.shape ?? []).join(', ')}]`, k.where]));
   }
-  const named = s.namedData ?? s.entries ?? [];
-  if (named.length) box.append(el('h3', { text: `Named data (${named.length.toLocaleString('en-US')})` }), longTable(['key', 'size', 'segment', 'tensor'], named, (n) => [n.key ?? '(no key)', n.size == null ? '—' : fmt(n.size), n.segment ?? '—',
-    n.dtype ? `${n.dtype}[${(n.shape ?? []).join(', ')}]` : '—']));
+  // namedData comes in columns (issue 29): the table's rows are indices.
+  const named = s.namedData;
+  const layout = (i) => (named.layouts && named.layout[i] !== null ? named.layouts[named.layout[i]] : null);
+  if (named?.count) box.append(el('h3', { text: `Named data (${named.count.toLocaleString('en-US')})` }), longTable(['key', 'size', 'segment', 'tensor'], named.key.map((_, i) => i), (i) => [named.key[i] ?? '(no key)', named.size[i] == null ? '—' : fmt(named.size[i]), named.segment[i] ?? '—',
+    layout(i)?.dtype ? `${layout(i).dtype}[${(layout(i).shape ?? []).join(', ')}]` : '—']));
   if (s.segments?.length) box.append(el('p', { text: `${s.segments.length.toLocaleString('en-US')} segment${s.segments.length === 1 ? '' : 's'}` }));
   if (s.externalTensors?.length) box.append(el('h3', { text: 'External tensors' }), longTable(['name', 'tensor', 'size', 'mutable'], s.externalTensors, (t) => [t.name, `${t.dtype ?? '?'}[${(t.shape ?? []).join(', ')}]`,
     t.size == null ? '—' : fmt(t.size), t.mutable ? 'yes' : 'no']));

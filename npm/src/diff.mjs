@@ -11,14 +11,14 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
-import { asArtifact, coreTensorNames, hashOnce, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
+import { asArtifact, corePtdKeys, coreTensorNames, hashOnce, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
 import { weightsCall } from './safetensors.mjs';
+import { SCALAR_TYPES } from './generated/scalar-types.mjs';
 
 const MAX_FIELD_CHANGES = 200;
-const DTYPES = ['Byte', 'Char', 'Short', 'Int', 'Long', 'Half', 'Float', 'Double', 'ComplexHalf', 'ComplexFloat',
-  'ComplexDouble', 'Bool', 'QInt8', 'QUInt8', 'QInt32', 'BFloat16', 'QUInt4x2', 'QUInt2x4', 'Bits1x8', 'Bits2x4',
-  'Bits4x2', 'Bits8', 'Bits16', 'Float8_e5m2', 'Float8_e4m3fn', 'Float8_e5m2fnuz', 'Float8_e4m3fnuz', 'UInt16', 'UInt32', 'UInt64'];
-const dtypeName = (t) => DTYPES[t] ?? `ScalarType ${t}`;
+// The runtime's dtype names by code, from the generated table (the core's).
+const DTYPES = new Map(Object.values(SCALAR_TYPES).map((t) => [t.code, t.name]));
+const dtypeName = (t) => DTYPES.get(t) ?? `ScalarType ${t}`;
 
 // Stable text of a canonical value: BigInt kept exact, numbers by their
 // bits where JSON would blur them (-0 as "-0", NaN and ±Infinity by name;
@@ -94,7 +94,9 @@ export function createDiffApi(et) {
     const { program, namedData, mutableData } = et.deserializePteBinary(source);
     const hash = hashes();
     const opened = dataList(data, what).map(([name, value]) => [name, open(value)]);
-    const files = opened.map(([name, value]) => ({ name, data: new et.FlatTensorSerializer().deserialize(value) }));
+    // Keys as the files hold them (corePtdKeys), matched to the program's
+    // names as it holds them (coreTensorNames).
+    const files = opened.map(([name, value]) => ({ name, data: new et.FlatTensorSerializer().deserialize(value), keys: corePtdKeys(et, value) }));
     const external = namedDataOf(files).map;
     const tensors = new Map();
     const list = programTensors(program);
@@ -103,7 +105,7 @@ export function createDiffApi(et) {
       const key = names.get(t.path) ?? t.name ?? t.path;
       if (tensors.has(key)) continue;
       let bytes = t.data;
-      if (t.kind === 'external') bytes = external.get(t.name)?.data ?? null;
+      if (t.kind === 'external') bytes = external.get(names.get(t.path) ?? t.name)?.data ?? null;
       if (t.kind === 'mutable') bytes = asArtifact(mutableData?.[t.bufferIndex]);
       if (bytes && t.nbytes !== null && bytes.size > t.nbytes) bytes = sliceArtifact(bytes, t.nbytes);
       const record = { kind: t.kind, dtype: dtypeName(t.scalarType), shape: t.sizes, size: t.nbytes, sha256: null };
@@ -127,8 +129,9 @@ export function createDiffApi(et) {
     const data = new et.FlatTensorSerializer().deserialize(source);
     const hash = hashes();
     const named = new Map();
-    for (const [key, e] of Object.entries(data.namedData)) {
-      named.set(key, Object.assign(hash.want(asArtifact(data.buffers[e.bufferIndex])), { tensorLayout: e.tensorLayout ?? null }));
+    // Keys as the file holds them (a lone surrogate stays one: \ud800 in JSON).
+    for (const [key, segment, tensorLayout] of corePtdKeys(et, source)) {
+      named.set(key, Object.assign(hash.want(asArtifact(data.buffers[segment])), { tensorLayout }));
     }
     return { summary, named, hash, entries: [entryOf(source, what)] };
   }

@@ -7,9 +7,13 @@ import { Artifact } from './artifact.mjs';
 import { EtpackError } from './errors.mjs';
 import { SOURCE } from './sources.mjs';
 import { weightsCall } from './safetensors.mjs';
+import { layoutFromCore } from './marshal.mjs';
+import { SCALAR_TYPES } from './generated/scalar-types.mjs';
 
-// Element sizes by ScalarType value (as src/model/scalar_type.cpp).
-const ELEMENT_SIZE = [1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 4, 8];
+// Element sizes by ScalarType code: the table generated from the core's
+// (src/model/scalar_types.def), the one dtype table of the package.
+const ELEMENT_SIZE = [];
+for (const t of Object.values(SCALAR_TYPES)) ELEMENT_SIZE[t.code] = t.elementSize;
 
 // Bytes of a tensor (as a Number; null when the type is unknown or a size is
 // not a safe non-negative integer).
@@ -142,20 +146,31 @@ export function externalTensors(program) {
   return [...seen.values()];
 }
 
+// A .ptd's named-data keys as the file holds them, from the core (like
+// coreTensorNames: a lone surrogate stays one and prints escaped, \ud800;
+// FlatTensorSerializer.deserialize has decoded text, U+FFFD, where two such
+// keys are one): [[key, segmentIndex, tensorLayout | null]], in file order.
+export function corePtdKeys(et, source) {
+  const { reply } = weightsCall(et, 'ptd_keys', (heap, scope, fileRequest) => ({ ptd: fileRequest(source, 'ptd', scope, heap, 'ptd') }));
+  return reply.keys.map(([key, segment, layout]) => [key, segment, layoutFromCore(layout)]);
+}
+
 // Named data of deserialized .ptd files (FlatTensorSerializer.deserialize
-// results): Map key -> { data, tensorLayout, file }. A key in two files: the
-// first wins, as the runtime's merged data map would refuse; reported by
-// callers that care through `duplicates`.
+// results; with `keys`, corePtdKeys of the file, named by those instead):
+// Map key -> { data, tensorLayout, file }. A key in two files: the first
+// wins, as the runtime's merged data map would refuse; reported by callers
+// that care through `duplicates`.
 export function namedDataOf(files) {
   const map = new Map();
   const duplicates = [];
-  for (const { name, data } of files) {
-    for (const [key, entry] of Object.entries(data.namedData)) {
+  for (const { name, data, keys } of files) {
+    const entries = keys ?? Object.entries(data.namedData).map(([key, e]) => [key, e.bufferIndex, e.tensorLayout ?? null]);
+    for (const [key, bufferIndex, tensorLayout] of entries) {
       if (map.has(key)) {
         duplicates.push(key);
         continue;
       }
-      map.set(key, { data: asArtifact(data.buffers[entry.bufferIndex]), tensorLayout: entry.tensorLayout ?? null, file: name });
+      map.set(key, { data: asArtifact(data.buffers[bufferIndex]), tensorLayout, file: name });
     }
   }
   return { map, duplicates };

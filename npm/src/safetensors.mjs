@@ -6,13 +6,6 @@
 // Tensor bytes are never read here: callers get (entry, offset, size) ranges.
 import { EtpackError } from './errors.mjs';
 
-// safetensors dtype <-> ExecuTorch ScalarType (src/model/scalar_type.cpp order).
-export const DTYPE_TO_SCALAR = new Map([
-  ['U8', 0], ['I8', 1], ['I16', 2], ['I32', 3], ['I64', 4], ['F16', 5], ['F32', 6], ['F64', 7],
-  ['BOOL', 11], ['BF16', 15], ['F8_E5M2', 23], ['F8_E4M3', 24], ['U16', 27], ['U32', 28], ['U64', 29],
-]);
-export const SCALAR_TO_DTYPE = new Map([...DTYPE_TO_SCALAR].map(([d, s]) => [s, d]));
-
 // The core's bound (kMaxSafetensorsHeader, the reference reader's 100 MB):
 // refused before the header is read.
 export const MAX_HEADER_BYTES = 100_000_000;

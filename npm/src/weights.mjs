@@ -101,7 +101,13 @@ export function createWeightsApi(et) {
     const { reply } = weightsCall(et, 'match', (heap, scope, fileRequest) => ({
       target,
       rename: rules,
-      files: files.map((f) => ({ file: f.file, size: f.size, header: heap.put(f.header), expect: f.expect, index: f.index })),
+      // Each header is copied into the heap and dropped here: a million
+      // tensors' header is tens of MB, held once (the core's names view it).
+      files: files.map((f) => {
+        const header = heap.put(f.header);
+        f.header = null;
+        return { file: f.file, size: f.size, header, expect: f.expect, index: f.index };
+      }),
       pte: fileRequest(source, 'pte', scope, heap, 'pte'),
     }));
     if (reply.problems.length) {

@@ -19,6 +19,7 @@
 #include "ops/weights_layout.h"
 #include "ops/weights_match.h"
 #include "read/program_tensors.h"
+#include "read/ptd_reader.h"
 #include "read/pte_reader.h"
 #include "read/safetensors_index.h"
 #include "read/safetensors_reader.h"
@@ -127,7 +128,7 @@ Status match(const Json& request, Output& out) {
     ETP_ASSIGN(SafetensorsHeader header, header_from_json(f, file));
     // A sharded checkpoint's index promised these names in this shard.
     if (const Json* expect = f.find("expect"); expect && expect->is_array()) {
-      std::unordered_set<std::string> names;
+      std::unordered_set<std::string_view> names;  // views of the header text (alive through this call)
       for (const SafetensorsTensor& t : header.tensors) names.insert(t.name);
       const Json* index = f.find("index");
       for (const Json& e : expect->items())
@@ -320,7 +321,7 @@ Output* weights_js(std::string op, std::string request_text, val host) {
         const SafetensorsTensor& t = h.tensors[i];
         j += i ? ",[" : "[";
         write_name(t.name, j);
-        j += ",\"" + t.dtype + "\"," + (t.scalar_type ? std::to_string(*t.scalar_type) : "null") + ",[";
+        j += std::string(",\"") + t.dtype + "\"," + (t.scalar_type ? std::to_string(*t.scalar_type) : "null") + ",[";
         for (size_t k = 0; k < t.shape.size(); ++k) j += (k ? "," : "") + std::to_string(t.shape[k]);
         j += "]," + std::to_string(h.data_start + t.begin) + "," + std::to_string(t.size()) + "]";
       }
@@ -367,6 +368,35 @@ Output* weights_js(std::string op, std::string request_text, val host) {
         write_name(fqn.str(), j);
         j.push_back(']');
       });
+      out->set_json(j + "]}");
+      return {};
+    }
+    if (op == "ptd_keys") {  // {ptd}: {"keys": [[key, segment, layout | null], ...]} of every named-data entry, in file order
+      // Keys as the file holds them, like tensor_names: the JS payload of
+      // FlatTensorSerializer.deserialize has them as decoded text (a lone
+      // surrogate as U+FFFD, two such keys as one).
+      const Json* ptd = request->find("ptd");
+      if (!ptd || !ptd->find("head") || !ptd->find("file")) return make_error(ErrorCode::kInvalidArgument, "ptd_keys needs the ptd");
+      ETP_ASSIGN(Blob head, blob_from_json(*ptd->find("head")));
+      ETP_ASSIGN(Blob file, blob_from_json(*ptd->find("file")));
+      ETP_ASSIGN(PtdFile decoded, deserialize_ptd(head, file));
+      std::string j = "{\"keys\":[";
+      for (size_t i = 0; i < decoded.payload.named_data.size(); ++i) {
+        const auto& [key, entry] = decoded.payload.named_data[i];
+        j += i ? ",[" : "[";
+        write_name(key, j);
+        j += "," + std::to_string(entry.buffer_index) + ",";
+        if (!entry.tensor_layout) {
+          j += "null]";
+          continue;
+        }
+        const TensorLayout& l = *entry.tensor_layout;
+        j += "{\"scalar_type\":" + std::to_string(l.scalar_type) + ",\"sizes\":[";
+        for (size_t k = 0; k < l.sizes.size(); ++k) j += (k ? "," : "") + std::to_string(l.sizes[k]);
+        j += "],\"dim_order\":[";
+        for (size_t k = 0; k < l.dim_order.size(); ++k) j += (k ? "," : "") + std::to_string(l.dim_order[k]);
+        j += "]}]";
+      }
       out->set_json(j + "]}");
       return {};
     }

@@ -1,6 +1,9 @@
 #include "ops/weights_match.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
+#include <numeric>
 #include <unordered_set>
 
 #include "core/glob.h"
@@ -47,7 +50,6 @@ Result<Checkpoints> collect_checkpoints(std::vector<CheckpointFile> files,
   size_t count = 0;
   for (const CheckpointFile& f : out.files) count += f.header.tensors.size();
   out.tensors.reserve(count);
-  out.by_name.reserve(count);
   for (size_t f = 0; f < out.files.size(); ++f) {
     const auto& list = out.files[f].header.tensors;
     for (size_t i = 0; i < list.size(); ++i) {
@@ -59,14 +61,32 @@ Result<Checkpoints> collect_checkpoints(std::vector<CheckpointFile> files,
           break;
         }
       }
-      auto [it, fresh] = out.by_name.emplace(name, out.tensors.size());
-      if (!fresh)
-        return make_error(ErrorCode::kSafetensorsDuplicate, "tensor " + escaped_name(name) + " is in both " +
-                                                                out.files[out.tensors[it->second].file].file + " and " + out.files[f].file);
       out.tensors.push_back({name, f, i});
     }
   }
+  if (out.tensors.size() > UINT32_MAX) return make_error(ErrorCode::kResourceLimit, "more than 2^32 checkpoint tensors");
+  const auto& t = out.tensors;
+  out.by_name.resize(t.size());
+  std::iota(out.by_name.begin(), out.by_name.end(), 0);
+  std::sort(out.by_name.begin(), out.by_name.end(), [&](uint32_t a, uint32_t b) { return t[a].name != t[b].name ? t[a].name < t[b].name : a < b; });
+  // A name twice: the repeat that comes first in file then header order.
+  size_t first = SIZE_MAX, repeat = SIZE_MAX;
+  for (size_t k = 1; k < out.by_name.size(); ++k) {
+    if (t[out.by_name[k]].name == t[out.by_name[k - 1]].name && out.by_name[k] < repeat) {
+      repeat = out.by_name[k];
+      first = out.by_name[k - 1];
+    }
+  }
+  if (repeat != SIZE_MAX)
+    return make_error(ErrorCode::kSafetensorsDuplicate, "tensor " + escaped_name(t[repeat].name) + " is in both " +
+                                                            out.files[t[first].file].file + " and " + out.files[t[repeat].file].file);
   return out;
+}
+
+std::optional<size_t> Checkpoints::find(std::string_view name) const {
+  auto it = std::lower_bound(by_name.begin(), by_name.end(), name, [&](uint32_t i, std::string_view n) { return tensors[i].name < n; });
+  if (it == by_name.end() || tensors[*it].name != name) return std::nullopt;
+  return *it;
 }
 
 WeightsPlan match_weights(const std::vector<NamedTensor>& program, const Checkpoints& checkpoints, WeightsTarget target) {
@@ -97,8 +117,8 @@ WeightsPlan match_weights(const std::vector<NamedTensor>& program, const Checkpo
     bool all_given = true, differs = false;
     for (size_t i : group) {
       const NamedTensor& t = program[i];
-      auto found = t.has_name ? checkpoints.by_name.find(t.name) : checkpoints.by_name.end();
-      if (found == checkpoints.by_name.end()) {
+      const std::optional<size_t> found = t.has_name ? checkpoints.find(t.name) : std::nullopt;
+      if (!found) {
         all_given = false;
         if (!t.has_name || !names_seen.insert(t.name).second) continue;
         if (target == WeightsTarget::kExternal)
@@ -107,12 +127,12 @@ WeightsPlan match_weights(const std::vector<NamedTensor>& program, const Checkpo
           plan.kept.push_back(t.name);
         continue;
       }
-      used[found->second] = true;
-      if (given && *given != found->second) differs = true;
-      if (!given) given = found->second;
-      const CheckpointTensor& c = checkpoints.tensors[found->second];
+      used[*found] = true;
+      if (given && *given != *found) differs = true;
+      if (!given) given = found;
+      const CheckpointTensor& c = checkpoints.tensors[*found];
       // Every tensor of the name that does not fit is named, not just the first.
-      if (auto problem = misfit(t, checkpoints.at(found->second), checkpoints.files[c.file].file)) plan.problems.push_back(std::move(*problem));
+      if (auto problem = misfit(t, checkpoints.at(*found), checkpoints.files[c.file].file)) plan.problems.push_back(std::move(*problem));
     }
     if (!given) continue;
     const NamedTensor& first = program[group.front()];

@@ -9,6 +9,7 @@
 #include <deque>
 #include <string>
 #include <string_view>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -44,8 +45,12 @@ struct Checkpoints {
   std::vector<CheckpointFile> files;
   std::vector<CheckpointTensor> tensors;  // every tensor of every file, in file then header order
   std::deque<std::string> renamed;        // names a rename rule changed (a deque: views stay valid as it grows)
-  std::unordered_map<std::string_view, size_t> by_name;
+  // Indices into `tensors` sorted by name: 4 bytes a tensor, where a hash
+  // map of a million names cost tens (issue 28: memory of a huge header).
+  std::vector<uint32_t> by_name;
   const SafetensorsTensor& at(size_t i) const { return files[tensors[i].file].header.tensors[tensors[i].tensor]; }
+  // The index into `tensors` of the one named `name` (binary search).
+  std::optional<size_t> find(std::string_view name) const;
 };
 
 // Every tensor of `files`, renamed by the first rule (from, to) whose

@@ -47,7 +47,8 @@
 //                 "totalBytes": n,         // their slices (alignment padding included)
 //                 "largest": [{"name", "bytes", "dtype", "shape", "where"}]},  // 10 largest, see inspect_details.h
 //   "mutableData": null | {"segment": n | null, "count": n, "totalBytes": n},
-//   "namedData": [{"key": s | null, "segment": n, "size": n | null}],
+//   "namedData": {"count": n, "key": [s | null, ...], "segment": [n, ...], "size": [n | null, ...]},
+//                                          // columns: entry i is key[i], segment[i], size[i]
 //   "externalTensors": [{"name": fqn, "dtype": s | null, "shape": [..] | null, "size": n | null,
 //                        "mutable": bool}],   // distinct names, first use
 //   "requirements": {"minRuntimeVersion": "1.0", "features": [{"feature", "since", "where" | null}],
@@ -72,8 +73,10 @@
 //   "format": "ptd", "fileSize", "identifier": "FT01", "rootOffset",
 //   "header": {"length", "flatbufferOffset", "flatbufferSize", "segmentBaseOffset", "segmentDataSize"},
 //   "version": n, "segmentAlignment": n | null,
-//   "namedData": [{"key": s | null, "segment": n, "size": n | null, "dtype": s | null,
-//                  "shape": [..] | null, "dimOrder": [..] | null}],
+//   "namedData": {"count", "key", "segment", "size": as for a .pte,
+//                 "layout": [n | null, ...],  // entry i's tensor layout: layouts[layout[i]] (null: none)
+//                 "layouts": [{"dtype": s | null, "shape": [..] | null, "dimOrder": [..] | null}]},
+//                                          // distinct, in order of first use
 //   "requirements": as for a .pte (features of the .ptd; backends, operators, externalData empty),
 //   "segments", "segmentMap", "bytesByCategory": as for a .pte
 // }
@@ -84,7 +87,7 @@
 // "dtype": {"same": null}, ...}} ({"same": v}: v in every row; names
 // joined into strings beside the JSON, InspectReply), and a segment map
 // range's owners as its segment's index where they are that segment's
-// owners (layout_json.h). npm/src/inspect-reply.mjs turns them into the
+// owners (layout_json.h). npm/src/marshal/inspect-reply.mjs turns them into the
 // shape above; nothing else differs.
 #pragma once
 

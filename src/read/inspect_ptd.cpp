@@ -1,6 +1,7 @@
 // inspect_ptd: the .ptd half of inspect (see inspect.h for the shape).
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "core/le_bytes.h"
 #include "format/file_kinds.h"
@@ -23,12 +24,20 @@ std::string small_ints(const std::vector<int64_t>& values) {
   return out + "]";
 }
 
-// namedData in columns (see layout_json.h).
+// namedData in columns (see layout_json.h): key, segment, size, and layout,
+// an index into the distinct tensor layouts (the table's "layouts": {dtype,
+// shape, dimOrder}, in order of first use; null: the entry has none). A
+// million entries of one layout write it once.
 ColumnsText named_data_columns(const Blob& file, const TableValue& root) {
-  enum { kKey, kSegment, kSize, kDtype, kShape, kDimOrder };
-  ColumnsText out({"key", "segment", "size", "dtype", "shape", "dimOrder"});
+  enum { kKey, kSegment, kSize, kLayout };
+  ColumnsText out({"key", "segment", "size", "layout"});
   const Value& named = root.get("named_data");
   const Value& segments = root.get("segments");
+  std::unordered_map<std::string, size_t> layout_index;
+  std::string layouts = "[";
+  std::string text;
+  std::optional<TensorView> last;  // the previous row's layout, and its index
+  size_t last_index = 0;
   for (size_t i = 0; named.is_items() && i < named.items().size(); ++i) {
     const TableValue& entry = named.items()[i].table();
     uint64_t index = entry.get_uint("segment_index");
@@ -38,22 +47,37 @@ ColumnsText named_data_columns(const Blob& file, const TableValue& root) {
     bool known = segments.is_items() && index < segments.items().size();
     known ? out.u64(kSize, segments.items()[index].table().get_uint("size")) : out.null(kSize);
     const Value& layout = entry.get("tensor_layout");
-    std::optional<TensorView> t;
-    if (layout.is_table()) t = view_tensor(layout.table(), file);
-    const char* dtype = t ? scalar_type_name(t->scalar_type) : nullptr;
-    dtype ? out.string(kDtype, dtype) : out.null(kDtype);
-    if (t && t->rank && *t->rank <= kMaxTensorRank) {
-      out.raw(kShape, small_ints(t->sizes));
-    } else {
-      out.null(kShape);
+    if (!layout.is_table()) {
+      out.null(kLayout);
+      out.end_row();
+      continue;
     }
-    if (t && t->dim_order_length && *t->dim_order_length <= kMaxTensorRank) {
-      out.raw(kDimOrder, small_ints(std::vector<int64_t>(t->dim_order.begin(), t->dim_order.end())));
-    } else {
-      out.null(kDimOrder);
+    const TensorView t = view_tensor(layout.table(), file);
+    // Runs of one layout (the common case) skip the text and the lookup.
+    if (last && t.scalar_type == last->scalar_type && t.rank == last->rank && t.sizes == last->sizes &&
+        t.dim_order_length == last->dim_order_length && t.dim_order == last->dim_order) {
+      out.u64(kLayout, last_index);
+      out.end_row();
+      continue;
     }
+    const char* dtype = scalar_type_name(t.scalar_type);
+    text = "{\"dtype\": ";
+    text += dtype ? "\"" + std::string(dtype) + "\"" : "null";
+    text += ", \"shape\": ";
+    text += t.rank && *t.rank <= kMaxTensorRank ? small_ints(t.sizes) : "null";
+    text += ", \"dimOrder\": ";
+    text += t.dim_order_length && *t.dim_order_length <= kMaxTensorRank
+                ? small_ints(std::vector<int64_t>(t.dim_order.begin(), t.dim_order.end()))
+                : "null";
+    text += "}";
+    auto [it, added] = layout_index.emplace(text, layout_index.size());
+    if (added) layouts += (it->second ? ", " : "") + text;
+    last = t;
+    last_index = it->second;
+    out.u64(kLayout, it->second);
     out.end_row();
   }
+  out.extra("layouts", layouts + "]");
   return out;
 }
 

@@ -103,6 +103,7 @@ void ColumnsText::raw(size_t column, std::string_view json) { put(column, json, 
 
 size_t ColumnsText::text_size() const {
   size_t bytes = 64;
+  for (const auto& e : extras_) bytes += e.second.size() + 16;
   for (size_t i = 0; i < names_.size(); ++i) {
     const Column& c = columns_[i];
     bytes += c.text.size() + c.lengths.size() + c.counts.size() + 64 + std::string_view(names_[i]).size();
@@ -137,7 +138,14 @@ void ColumnsText::write_to(std::string& out, std::vector<std::string>& names) {
       out += "]";
     }
   }
-  out += "}}";
+  out += "}";
+  for (const auto& [name, json] : extras_) {
+    out += ", ";
+    write_json_string(name, out);
+    out += ": ";
+    out += json;
+  }
+  out += "}";
 }
 
 ColumnsText segments_columns(const Value& segments, uint64_t base, const std::vector<SegmentUse>& uses, const Value& named) {
@@ -311,6 +319,35 @@ Json rows_of(Json table, const std::vector<std::string>& names) {
   return out;
 }
 
+// namedData's public shape: the columns themselves (a million entries are
+// a few arrays, not a million objects), {"same": v} written out, with the
+// table's extras (layouts) after them.
+Json columns_of(Json table, const std::vector<std::string>& names) {
+  Json out = Json::object();
+  const Json* rows = table.find("rows");
+  const uint64_t n = rows ? rows->as_uint64().value_or(0) : 0;
+  out.set("count", Json::unsigned_integer(n));
+  for (auto& [key, value] : table.members()) {
+    if (key == "rows") continue;
+    if (key != "columns") {
+      out.set(key, std::move(value));
+      continue;
+    }
+    for (auto& [name, column] : value.members()) {
+      if (column.find("names")) {
+        out.set(name, split_joined(column, names));
+      } else if (const Json* same = column.find("same")) {
+        Json list = Json::array();
+        for (uint64_t i = 0; i < n; ++i) list.push(*same);
+        out.set(name, std::move(list));
+      } else {
+        out.set(name, std::move(column));
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<Json> summary_from_reply(const InspectReply& reply, const std::vector<std::string>& tables) {
@@ -318,7 +355,7 @@ Result<Json> summary_from_reply(const InspectReply& reply, const std::vector<std
   for (auto& [key, value] : summary.members()) {
     bool listed = false;
     for (const std::string& name : tables) listed = listed || name == key;
-    if (listed) value = rows_of(std::move(value), reply.names);
+    if (listed) value = key == "namedData" ? columns_of(std::move(value), reply.names) : rows_of(std::move(value), reply.names);
   }
   Json* segments = nullptr;
   Json* map = nullptr;

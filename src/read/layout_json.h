@@ -51,6 +51,9 @@ class ColumnsText {
   void list_name(size_t column, std::string_view name);
   void end_list(size_t column);
   void reserve(size_t column, size_t bytes);  // of a joined column's names
+  // A member of the table beside "rows" and "columns" (a JSON value's
+  // text): namedData's distinct tensor layouts, which a column indexes.
+  void extra(const char* name, std::string json) { extras_.emplace_back(name, std::move(json)); }
   void end_row() { ++rows_; }
   size_t text_size() const;             // what write_to appends, within a few bytes
   // The table's JSON text onto `out`; each joined column's names moved to
@@ -72,6 +75,7 @@ class ColumnsText {
   void put(size_t column, std::string_view value, bool scalar = true);
   std::vector<const char*> names_;
   std::vector<Column> columns_;
+  std::vector<std::pair<const char*, std::string>> extras_;
   std::string scratch_;
   uint64_t rows_ = 0;
 };
@@ -109,8 +113,10 @@ struct InspectReply {
 InspectReply write_with_tables(const Json& summary, std::vector<std::pair<std::string, ColumnsText>> tables);
 
 // The reply parsed back into inspect's documented shape: the column tables
-// at `tables` become arrays of row objects, and a segment map range's owners
-// given as a segment index become that segment's owners.
+// at `tables` become arrays of row objects (namedData: the columns
+// themselves, {"count", "key": [...], "segment": [...], ...}, its extras
+// beside them), and a segment map range's owners given as a segment index
+// become that segment's owners.
 Result<Json> summary_from_reply(const InspectReply& reply, const std::vector<std::string>& tables);
 
 }  // namespace etpack

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <cstdint>
 #include <unordered_set>
 
 #include "core/checked_math.h"
@@ -42,21 +43,25 @@ class HeaderParser {
     if (size_t bad = first_invalid_utf8(text_); bad != std::string_view::npos)
       return fail(bad, "the header is not valid UTF-8");
     ETP_TRY(json(lex_.expect('{')));
-    std::unordered_set<std::string> keys;
+    // Each tensor entry is at least 48 bytes of text: room for them all at
+    // once (no reallocation of a million-element vector as it grows).
+    out.tensors.reserve(text_.size() / 48);
+    key_offsets_.reserve(text_.size() / 48);
     bool metadata_seen = false;
     if (lex_.peek() == '}') {
       lex_.seek(lex_.pos() + 1);
     } else {
       while (true) {
         const size_t key_at = lex_.pos();
-        ETP_ASSIGN(std::string key, string());
-        if (!keys.insert(key).second) return fail(key_at, "key " + escaped_name(key) + " appears twice");
+        ETP_ASSIGN(std::string_view key, name(out));
         ETP_TRY(json(lex_.expect(':')));
         if (key == "__metadata__") {
+          if (metadata_seen) return fail(key_at, "key \"__metadata__\" appears twice");
           metadata_seen = true;
           ETP_TRY(metadata(out));
         } else {
-          ETP_TRY(tensor(std::move(key), out));
+          key_offsets_.push_back(static_cast<uint32_t>(key_at));
+          ETP_TRY(tensor(key, out));
         }
         const char next = lex_.peek();
         if (next == ',') {
@@ -67,9 +72,8 @@ class HeaderParser {
         break;
       }
     }
-    (void)metadata_seen;
     if (!lex_.at_end()) return fail(lex_.pos(), "bytes after the header object (only spaces may pad it)");
-    return {};
+    return duplicates(out);
   }
 
  private:
@@ -79,6 +83,33 @@ class HeaderParser {
   Status json(Status s) const {
     if (s.ok()) return s;
     return fail(lex_.pos(), "the header is not JSON (" + s.error().message + " of the header)");
+  }
+  // A key: a view of the text when it has no escapes (nearly always), else
+  // decoded into the header's own list.
+  Result<std::string_view> name(SafetensorsHeader& out) {
+    auto token = lex_.string_token(scratch_);
+    if (!token.ok()) return json(token.take_error()).take_error();
+    std::string_view s = *token;
+    if (s.data() != scratch_.data()) return s;  // the text was checked as UTF-8 as a whole
+    // Escapes decode to UTF-8 but a lone \udxxx becomes a surrogate's bytes:
+    // the reference refuses those.
+    if (first_invalid_utf8(s) != std::string_view::npos) return fail(lex_.pos(), "a string holds a lone surrogate escape");
+    out.decoded_names.push_back(scratch_);
+    return std::string_view(out.decoded_names.back());
+  }
+  // A key that appears twice: found by sorting the tensors' indices by name
+  // (4 bytes a tensor, where a set of names cost tens). Reported as reading
+  // the header finds it: the repeat that comes first.
+  Status duplicates(const SafetensorsHeader& out) const {
+    const auto& t = out.tensors;
+    std::vector<uint32_t> order(t.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return t[a].name != t[b].name ? t[a].name < t[b].name : a < b; });
+    size_t repeat = SIZE_MAX;
+    for (size_t k = 1; k < order.size(); ++k)
+      if (t[order[k]].name == t[order[k - 1]].name) repeat = std::min<size_t>(repeat, order[k]);
+    if (repeat == SIZE_MAX) return {};
+    return fail(key_offsets_[repeat], "key " + escaped_name(t[repeat].name) + " appears twice");
   }
   Result<std::string> string() {
     auto token = lex_.string_token(scratch_);
@@ -156,9 +187,9 @@ class HeaderParser {
     }
   }
 
-  Status tensor(std::string name, SafetensorsHeader& out) {
+  Status tensor(std::string_view name, SafetensorsHeader& out) {
     SafetensorsTensor t;
-    t.name = std::move(name);
+    t.name = name;
     // Messages only: built when something is wrong, not for each of a million tensors.
     auto where = [&] { return "tensor " + escaped_name(t.name); };
     const size_t at = lex_.pos();
@@ -177,9 +208,10 @@ class HeaderParser {
         if (key == "dtype") {
           const size_t dtype_at = lex_.pos();
           if (lex_.peek() != '"') return fail(dtype_at, where() + " dtype is not a string");
-          ETP_ASSIGN(t.dtype, string());
-          const Dtype* d = find_dtype(t.dtype);
-          if (!d) return fail(dtype_at, where() + " has unknown dtype " + escaped_name(t.dtype));
+          ETP_ASSIGN(std::string dtype, string());
+          const Dtype* d = find_dtype(dtype);
+          if (!d) return fail(dtype_at, where() + " has unknown dtype " + escaped_name(dtype));
+          t.dtype = d->name;
           if (d->scalar_type >= 0) t.scalar_type = d->scalar_type;
         } else if (key == "shape") {
           auto shape = integers([&] { return where() + " shape"; }, kMaxSafetensorsRank);
@@ -216,6 +248,7 @@ class HeaderParser {
   JsonLexer lex_;
   const std::string& file_;
   std::string scratch_;
+  std::vector<uint32_t> key_offsets_;  // each tensor's key, for messages (the header is < 4 GB)
 };
 
 Status check_sizes(const SafetensorsTensor& t, uint64_t data_start, uint64_t data_size, const std::string& file) {
@@ -271,6 +304,11 @@ size_t first_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
+
+const char* safetensors_dtype_name(std::string_view dtype) {
+  const Dtype* d = find_dtype(dtype);
+  return d ? d->name : nullptr;
+}
 
 std::optional<int8_t> safetensors_dtype_scalar(std::string_view dtype) {
   const Dtype* d = find_dtype(dtype);

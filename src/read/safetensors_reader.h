@@ -9,10 +9,16 @@
 // overlap, no trailing byte. Each tensor's byte count is its shape's element
 // count times the dtype's width (checked math).
 // Only the header is parsed here; tensor bytes are never touched, so memory
-// is proportional to the header (bounded by kMaxSafetensorsHeader).
+// is proportional to the header (bounded by kMaxSafetensorsHeader): a name
+// is a view of the header text (a name with JSON escapes, decoded, is kept
+// by the header), a dtype a pointer into the reader's dtype table, and no
+// per-name set is built (duplicates are found by sorting indices), so a
+// checkpoint of a million tensors costs about 80 bytes per tensor beside
+// its header text.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,8 +35,10 @@ constexpr uint64_t kMaxSafetensorsHeader = 100'000'000;
 constexpr size_t kMaxSafetensorsRank = 64;
 
 struct SafetensorsTensor {
-  std::string name;  // UTF-8 (the reference refuses lone surrogates)
-  std::string dtype;
+  // UTF-8 (the reference refuses lone surrogates). From the reader: a view
+  // of the header text, or of SafetensorsHeader::decoded_names.
+  std::string_view name;
+  const char* dtype = "";  // the reader's table's name ("F32"), static
   std::optional<int8_t> scalar_type;  // ExecuTorch's ScalarType, when it has one
   std::vector<uint64_t> shape;
   uint64_t begin = 0;  // relative to the data area
@@ -38,11 +46,20 @@ struct SafetensorsTensor {
   uint64_t size() const { return end - begin; }
 };
 
+// Move-only: tensors' names view decoded_names (and the text it was read
+// from); a move keeps every element where it is.
 struct SafetensorsHeader {
+  SafetensorsHeader() = default;
+  SafetensorsHeader(SafetensorsHeader&&) = default;
+  SafetensorsHeader& operator=(SafetensorsHeader&&) = default;
+  SafetensorsHeader(const SafetensorsHeader&) = delete;
+  SafetensorsHeader& operator=(const SafetensorsHeader&) = delete;
+
   uint64_t header_size = 0;  // N
   uint64_t data_start = 0;   // 8 + N: absolute offset of the data area
   std::vector<std::pair<std::string, std::string>> metadata;  // in header order
   std::vector<SafetensorsTensor> tensors;                     // in header order
+  std::deque<std::string> decoded_names;  // names that had JSON escapes (a deque: views stay valid as it grows)
 };
 
 // N from the first bytes of a file of `file_size` bytes (at least 8 of them
@@ -53,11 +70,13 @@ Result<uint64_t> safetensors_header_size(std::string_view first_bytes, uint64_t 
 
 // The header `text` (bytes 8 .. 8+N of a file of `file_size` bytes), parsed
 // and checked. Errors (coded SAFETENSORS_*) name the file, the tensor and the
-// absolute offset of the problem.
+// absolute offset of the problem. Tensor names view `text`: keep it alive
+// as long as the header.
 Result<SafetensorsHeader> read_safetensors_header(std::string_view text, uint64_t file_size, const std::string& file);
 
 // safetensors dtype <-> ScalarType (src/model/scalar_type.cpp numbering).
 std::optional<int8_t> safetensors_dtype_scalar(std::string_view dtype);
+const char* safetensors_dtype_name(std::string_view dtype);  // the table's own text; nullptr: unknown
 const char* scalar_safetensors_dtype(int64_t scalar_type);  // nullptr: none
 
 // Strict UTF-8 (no overlongs, no surrogates, at most U+10FFFF): the offset

@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const SafetensorsTensor& t : header->tensors) {
     if (t.begin > t.end || t.end > data_size) broken("tensor range outside the data area");
     total += t.size();
-    entries.push_back({t.name, t.dtype, t.shape, t.size()});
+    entries.push_back({std::string(t.name), t.dtype, t.shape, t.size()});
   }
   if (total != data_size) broken("tensors do not cover the data area exactly");
   auto head = safetensors_head(entries, header->metadata);

@@ -226,7 +226,7 @@ test('names from files are escaped in human output (ESC, CR, LF cannot fake line
   assert.ok(missing.stderr.includes('missing\\x1b[31m\\x0d\\x0a.pte'));
   // --json stays JSON: the name exact after parsing.
   const json = await runCli(['inspect', ptd, '--json']);
-  assert.equal(JSON.parse(json.stdout).namedData[0].key, evil);
+  assert.equal(JSON.parse(json.stdout).namedData.key[0], evil);
 });
 
 test('refusal details are escaped and exit statuses follow --help (report module)', async () => {

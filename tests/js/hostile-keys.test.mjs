@@ -75,7 +75,7 @@ test('.ptd keys round-trip through FlatTensorSerializer; input maps from JSON.pa
   const back = fts.deserialize(ptd);
   assertOwnKeys(back.namedData, ['__proto__', 'constructor', '\u0000'], 'ptd namedData');
   assert.equal(back.namedData.__proto__.bufferIndex, back.namedData['\u0000'].bufferIndex);
-  const keys = et.inspect(ptd).entries?.map((e) => e.key) ?? et.inspect(ptd).namedData.map((e) => e.key);
+  const keys = et.inspect(ptd).namedData.key;
   assert.deepEqual([...keys].sort(), ['\u0000', '__proto__', 'constructor'].sort());
 });
 

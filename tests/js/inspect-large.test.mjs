@@ -17,17 +17,20 @@ process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 
 const keysOf = (o) => Object.keys(o).join(' ');
 
-test('a .ptd with keys on two buffers: rows in the documented shape, map owners equal the segment\'s, not shared', () => {
+test('a .ptd with keys on two buffers: named data in columns, rows in the documented shape, map owners equal the segment\'s, not shared', () => {
   const namedData = {};
   for (let i = 0; i < 300; i++) namedData[`k${i}`] = { bufferIndex: i % 2 };
   Object.defineProperty(namedData, '__proto__', { value: { bufferIndex: 1 }, enumerable: true });  // an ordinary key
   const ptd = new et.FlatTensorSerializer().serialize({ buffers: [new Uint8Array([1, 2, 3, 4]), new Uint8Array(8)], namedData });
   const s = et.inspect(ptd);
-  assert.equal(s.namedData.length, 301);
-  assert.equal(keysOf(s.namedData[0]), 'key segment size dtype shape dimOrder');
-  assert.deepEqual(s.namedData[0], { key: 'k0', segment: 0, size: 4, dtype: null, shape: null, dimOrder: null });
-  assert.deepEqual(s.namedData[1], { key: 'k1', segment: 1, size: 8, dtype: null, shape: null, dimOrder: null });
-  assert.equal(s.namedData[300].key, '__proto__');
+  const named = s.namedData;
+  assert.equal(keysOf(named), 'count key segment size layout layouts');
+  assert.equal(named.count, 301);
+  for (const column of ['key', 'segment', 'size', 'layout']) assert.equal(named[column].length, 301, column);
+  assert.deepEqual([named.key[0], named.segment[0], named.size[0], named.layout[0]], ['k0', 0, 4, null]);
+  assert.deepEqual([named.key[1], named.segment[1], named.size[1], named.layout[1]], ['k1', 1, 8, null]);
+  assert.deepEqual(named.layouts, []);
+  assert.equal(named.key[300], '__proto__');
   assert.equal(s.segments.length, 2);
   assert.equal(keysOf(s.segments[0]), 'index offset size kind owners');
   assert.equal(s.segments[0].owners.length, 150);
@@ -52,8 +55,9 @@ test('a .ptd with keys on two buffers: rows in the documented shape, map owners 
 test('a .pte with 2,000 segments: one row per segment and named-data entry, sizes exact', () => {
   const s = et.inspect(manySegmentsPte(et, 2000));
   assert.equal(s.segments.length, 2000);
-  assert.equal(s.namedData.length, 2000);
-  assert.deepEqual(s.namedData[1999], { key: 'w1999', segment: 1999, size: 72 });
+  assert.equal(keysOf(s.namedData), 'count key segment size');
+  assert.equal(s.namedData.count, 2000);
+  assert.deepEqual([s.namedData.key[1999], s.namedData.segment[1999], s.namedData.size[1999]], ['w1999', 1999, 72]);
   assert.deepEqual(s.segments[7].owners, ['named_data[7] w7']);
   assert.equal(s.segmentMap.filter((r) => r.kind === 'namedData').length, 2000);
   assert.ok(s.segmentMap.every((r) => Array.isArray(r.owners)));
@@ -71,9 +75,12 @@ test('CLI inspect: long tables show their first rows and how many more; --json h
   assert.match(human.stdout, /named_data\[0\] k0, named_data\[1\] k1, named_data\[2\] k2 and 97 more/);
   assert.equal(json.status, 0, json.stderr);
   const doc = JSON.parse(json.stdout);
-  assert.equal(doc.namedData.length, 100);
+  assert.equal(doc.namedData.count, 100);
   assert.equal(doc.segments[0].owners.length, 100);
-  assert.deepEqual(doc.namedData.map((n) => n.key), Array.from({ length: 100 }, (_, i) => `k${i}`));
+  assert.deepEqual(doc.namedData.key, Array.from({ length: 100 }, (_, i) => `k${i}`));
+  assert.deepEqual(doc.namedData.segment, new Array(100).fill(0));
+  // Each column is one line (not one line per entry).
+  assert.match(json.stdout, /\n {4}"key": \["k0","k1",[^\n]*,"k99"\],\n {4}"segment": \[0,0,[^\n]*\],\n/);
 });
 
 // Keys and owners come joined into one string after the reply's JSON and
@@ -86,9 +93,9 @@ test('named-data keys of any code point come back exactly from the joined names'
   const ptd = new et.FlatTensorSerializer().serialize({ buffers: [new Uint8Array(4), new Uint8Array(8)], namedData });
   const s = et.inspect(ptd);
   const written = Object.keys(namedData);  // the file's order (an index-like key comes first)
-  assert.deepEqual(s.namedData.map((n) => n.key).sort(), [...keys].sort());
-  assert.deepEqual(s.namedData.map((n) => n.key), written);
-  const owners = s.namedData.map((n, i) => [`named_data[${i}] ${written[i]}`, n.segment]);
+  assert.deepEqual([...s.namedData.key].sort(), [...keys].sort());
+  assert.deepEqual(s.namedData.key, written);
+  const owners = s.namedData.key.map((k, i) => [`named_data[${i}] ${written[i]}`, s.namedData.segment[i]]);
   assert.deepEqual(s.segments.map((g) => g.owners), [0, 1].map((b) => owners.filter(([, at]) => at === b).map(([o]) => o)));
   assert.deepEqual(s.segments.map((g) => g.owners.length), [4, 5]);
 });

@@ -142,6 +142,24 @@ test('export and diff name a lone-surrogate tensor as the file holds it (\\ud800
   assert.ok(!names.includes('\ufffd'), names);
 });
 
+test('diff names .ptd keys as the file holds them: a lone surrogate escaped (\\ud800), two such keys two entries', async () => {
+  // Keys reach the file as each code unit's bytes (the request is JSON text).
+  const ptd = (bytes) => new et.FlatTensorSerializer().serialize({
+    buffers: [bytes, new Uint8Array([9])], namedData: { 'k\ud800': { bufferIndex: 0 }, 'k\udc00': { bufferIndex: 1 } },
+  });
+  const verdict = await et.diff(ptd(new Uint8Array([1])), ptd(new Uint8Array([2])));
+  assert.equal(verdict.equivalent, false);
+  assert.deepEqual(verdict.namedData.changed.map((c) => c.name), ['k\ud800']);
+  const text = JSON.stringify(verdict);
+  assert.ok(text.includes('"k\\ud800"'), text);
+  assert.ok(!text.includes('\ufffd'), text);
+  // Each key its own entry (decoded text made both "k\ufffd": one entry).
+  const added = await et.diff(ptd(new Uint8Array([1])), new et.FlatTensorSerializer().serialize({
+    buffers: [new Uint8Array([1]), new Uint8Array([9])], namedData: { 'k\ud800': { bufferIndex: 0 } },
+  }));
+  assert.deepEqual(added.namedData.removed.map((r) => r.name), ['k\udc00']);
+});
+
 test('diff compares numbers by their bits: -0.0 and 0.0 differ', async () => {
   // A DoubleList item keeps -0.0 in the file (a Double of -0.0 is omitted as
   // upstream omits it, so it would read back as +0.0 on both sides).

@@ -165,6 +165,17 @@ test('hostile safetensors headers are coded errors', async () => {
   }
 });
 
+test('CLI weights: unused checkpoint names shown as the first ten and how many more; --json lists them all', async () => {
+  const extra = Array.from({ length: 15 }, (_, i) => ({ name: `spare.${i}`, dtype: 'U8', shape: [1], bytes: new Uint8Array(1) }));
+  const from = file('spare.safetensors', newWeights(extra));
+  const out = join(tmp, 'spare-out.ptd');
+  let r = await run(['weights', join(EVERYTHING, 'out.pte'), '--from', from, '-o', out, '--force']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /15 tensor\(s\) of the checkpoint not used by the program: spare\.0, .*, spare\.9 and 5 more\n/);
+  r = await run(['weights', join(EVERYTHING, 'out.pte'), '--from', from, '-o', out, '--force', '--json']);
+  assert.deepEqual(JSON.parse(r.stdout).unused, extra.map((t) => t.name));
+});
+
 test('a program without external tensors needs no .ptd', async () => {
   await rejectsWith(et.ptdFromWeights(join(CONFORMANCE, '02_constants_default', 'out.pte'), [newWeights()]), 'NO_EXTERNAL_TENSORS');
 });

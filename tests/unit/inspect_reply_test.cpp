@@ -29,7 +29,7 @@ TEST(InspectReply, LongListsComeAsColumnsAndMapRangesNameTheirSegment) {
   ASSERT_EQ(reply->names.size(), 2u);
   auto summary = inspect_pte(file);
   ASSERT_TRUE(summary.ok());
-  const std::string& first_key = summary->find("namedData")->items()[0].find("key")->text();
+  const std::string& first_key = summary->find("namedData")->find("key")->items()[0].text();
   EXPECT_EQ(reply->names[0].substr(0, first_key.size()), first_key);
   const Json& named = *parsed->find("namedData");
   EXPECT_EQ(named.find("rows")->as_uint64(), 5u);
@@ -70,9 +70,30 @@ TEST(InspectReply, SummaryFromReplyIsTheDocumentedShape) {
   EXPECT_EQ(keys, "start end size kind segment owners clipped ");
   auto ptd = inspect_ptd(testing::load_file(kEverything / "model.ptd"));
   ASSERT_TRUE(ptd.ok());
+  // namedData in columns, each with a value per entry, and the distinct layouts.
   keys.clear();
-  for (const auto& [key, value] : ptd->find("namedData")->items()[0].members()) keys += key + " ";
-  EXPECT_EQ(keys, "key segment size dtype shape dimOrder ");
+  const Json& named = *ptd->find("namedData");
+  for (const auto& [key, value] : named.members()) keys += key + " ";
+  EXPECT_EQ(keys, "count key segment size layout layouts ");
+  EXPECT_EQ(named.find("count")->as_uint64(), 3u);
+  for (const char* column : {"key", "segment", "size", "layout"}) EXPECT_EQ(named.find(column)->items().size(), 3u) << column;
+  EXPECT_EQ(write_json(named.find("layouts")->items()[0]), R"({"dtype": "Float", "shape": [3, 3], "dimOrder": [0, 1]})");
+}
+
+// A million entries of one layout write it once: layout is a column of
+// indices, {"same": 0} in the reply.
+TEST(InspectReply, NamedDataLayoutsAreWrittenOncePerDistinctLayout) {
+  auto reply = inspect_ptd_reply(FileSource::in_memory(testing::load_file(kEverything / "model.ptd")));
+  ASSERT_TRUE(reply.ok()) << reply.error().message;
+  auto parsed = parse_json(reply->json);
+  ASSERT_TRUE(parsed.ok());
+  const Json& named = *parsed->find("namedData");
+  const Json& layout = *named.find("columns")->find("layout");
+  ASSERT_TRUE(layout.is_array()) << write_json(layout);
+  std::vector<std::string> indices;
+  for (const Json& i : layout.items()) indices.push_back(write_json(i));
+  const size_t distinct = named.find("layouts")->items().size();
+  for (const std::string& i : indices) EXPECT_TRUE(i == "null" || std::stoul(i) < distinct) << i;
 }
 
 // Joined names come back as each name alone would: null stays null, a
@@ -93,14 +114,14 @@ TEST(InspectReply, JoinedNamesSplitBackExactly) {
   columns.end_list(1);
   columns.end_row();
   Json summary = Json::object();
-  summary.set("namedData", Json::null());
+  summary.set("segments", Json::null());  // a table of rows
   std::vector<std::pair<std::string, ColumnsText>> tables;
-  tables.emplace_back("namedData", std::move(columns));
+  tables.emplace_back("segments", std::move(columns));
   const InspectReply reply = write_with_tables(summary, std::move(tables));
   EXPECT_NE(reply.json.find("\"lengths\": [6, 3, 5, 2, 0, -1]"), std::string::npos) << reply.json;
-  auto parsed = summary_from_reply(reply, {"namedData"});
+  auto parsed = summary_from_reply(reply, {"segments"});
   ASSERT_TRUE(parsed.ok()) << parsed.error().message;
-  const auto& rows = parsed->find("namedData")->items();
+  const auto& rows = parsed->find("segments")->items();
   ASSERT_EQ(rows.size(), 6u);
   const std::string decoded[] = {"a\"b\\c\n", "\xF0\x9F\x98\x80x", "tail\xEF\xBF\xBD", "\xEF\xBF\xBD\xE2\x82\xAC", ""};
   for (size_t i = 0; i < 5; ++i) {

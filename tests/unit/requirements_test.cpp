@@ -136,7 +136,7 @@ TEST(Requirements, EveryFileListsWhatItNeeds) {
       bool found = false;
       for (const auto& [name, bytes] : c.ptds) {
         auto ptd = inspect_ptd(bytes);
-        for (const Json& n : ptd->find("namedData")->items()) found = found || text(n, "key") == key;
+        for (const Json& k : ptd->find("namedData")->find("key")->items()) found = found || k.text() == key;
       }
       EXPECT_TRUE(found) << c.pte << " needs " << key;
     }

@@ -2,6 +2,8 @@
 // writer's header, byte for byte.
 #include <gtest/gtest.h>
 
+#include <deque>
+
 #include <string>
 
 #include "encode/safetensors_writer.h"
@@ -19,7 +21,9 @@ std::string file_of(const std::string& header, size_t data_bytes) {
 }
 
 Result<SafetensorsHeader> read(const std::string& header, size_t data_bytes) {
-  const std::string f = file_of(header, data_bytes);
+  // Kept for the test's life: a header's names view its text.
+  static std::deque<std::string> files;
+  const std::string& f = files.emplace_back(file_of(header, data_bytes));
   auto n = safetensors_header_size(f, f.size(), "t.safetensors");
   if (!n.ok()) return n.take_error();
   return read_safetensors_header(std::string_view(f).substr(8, *n), f.size(), "t.safetensors");

@@ -83,10 +83,11 @@ Checkpoints checkpoint(std::vector<SafetensorsTensor> tensors) {
   return std::move(collect_checkpoints(std::move(files), {})).value();
 }
 
-SafetensorsTensor st(const std::string& name, const std::string& dtype, std::vector<uint64_t> shape) {
+// `name` is viewed, as the reader's names view the header: a literal here.
+SafetensorsTensor st(std::string_view name, const std::string& dtype, std::vector<uint64_t> shape) {
   SafetensorsTensor t;
   t.name = name;
-  t.dtype = dtype;
+  t.dtype = safetensors_dtype_name(dtype);
   t.scalar_type = safetensors_dtype_scalar(dtype);
   t.shape = std::move(shape);
   return t;

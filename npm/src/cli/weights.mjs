@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { EtpackError } from '../errors.mjs';
 import { alignment } from './args.mjs';
 import { OutputTransaction, checkTargets, identity } from './files.mjs';
-import { fmtBytes, printable, stringify } from './format.mjs';
+import { fmtBytes, namesLine, printable, stringify } from './format.mjs';
 import { isUrl, openInputs, reportFetched } from './inputs.mjs';
 import { progressBar } from './progress.mjs';
 
@@ -102,7 +102,8 @@ export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
   } else {
     process.stdout.write(`wrote ${printable(options.output)} (${fmtBytes(result.ptd.size)}): ${result.written.length} tensor(s)\n`);
     if (result.unused.length) {
-      process.stdout.write(`${result.unused.length} tensor(s) of the checkpoint not used by the program: ${printable(result.unused.join(', '))}\n`);
+      // The first names and how many more (a checkpoint can hold a million; --json lists them all).
+      process.stdout.write(`${result.unused.length} tensor(s) of the checkpoint not used by the program: ${printable(namesLine(result.unused, 10))}\n`);
     }
   }
   return 0;

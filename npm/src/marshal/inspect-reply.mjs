@@ -4,7 +4,8 @@
 // in every row; names joined into texts beside the JSON, {names: index,
 // lengths, counts?}: src/read/layout_json.h), and a segment map
 // range whose owners are its segment's names that segment's index instead
-// of repeating them. Here they become the documented arrays of row objects.
+// of repeating them. Here segments and segmentMap become the documented
+// arrays of row objects; namedData stays in columns, its public shape.
 // A .ptd can hold a million named-data entries: one JSON object per row
 // would make the reply several times larger and slower to parse.
 import { EtpackError } from '../errors.mjs';
@@ -32,7 +33,9 @@ export function readInspectReply(module, out) {
 export function summaryFromReply(reply, texts) {
   for (const name of TABLES) {
     const table = reply[name];
-    if (table !== null && typeof table === 'object' && !Array.isArray(table)) reply[name] = rowsOf(table, texts);
+    if (table !== null && typeof table === 'object' && !Array.isArray(table)) {
+      reply[name] = name === 'namedData' ? namedDataColumns(table, texts) : rowsOf(table, texts);
+    }
   }
   const segments = reply.segments ?? [];
   for (const range of reply.segmentMap ?? []) {
@@ -71,14 +74,25 @@ function splitJoined({ names: index, lengths, counts }, texts) {
 // one by one. Other columns take the general path.
 const ROW_MAKERS = new Map([
   ['key,segment,size', (c, i) => ({ key: c[0][i], segment: c[1][i], size: c[2][i] })],
-  ['key,segment,size,dtype,shape,dimOrder', (c, i) => ({
-    key: c[0][i], segment: c[1][i], size: c[2][i], dtype: c[3][i], shape: c[4][i], dimOrder: c[5][i],
-  })],
   ['index,offset,size,kind,owners', (c, i) => ({ index: c[0][i], offset: c[1][i], size: c[2][i], kind: c[3][i], owners: c[4][i] })],
   ['start,end,size,kind,segment,owners,clipped', (c, i) => ({
     start: c[0][i], end: c[1][i], size: c[2][i], kind: c[3][i], segment: c[4][i], owners: c[5][i], clipped: c[6][i],
   })],
 ]);
+
+// namedData stays in columns (issue 29): {count, key: [...], segment: [...],
+// size: [...]} and, for a .ptd, layout: [index | null] into layouts:
+// [{dtype, shape, dimOrder}]. A million entries are a few arrays, not a
+// million objects with arrays of their own.
+function namedDataColumns({ rows, columns, ...extras }, texts) {
+  const n = Number(rows);
+  const out = { count: n };
+  for (const [name, column] of Object.entries(columns)) {
+    if (typeof column?.names === 'number') out[name] = splitJoined(column, texts);
+    else out[name] = Array.isArray(column) ? column : new Array(n).fill(column?.same);
+  }
+  return Object.assign(out, extras);
+}
 
 // Plain objects with our own fixed keys (no key comes from the file).
 function rowsOf({ rows, columns }, texts) {

@@ -1,7 +1,8 @@
 // `executorch-pack inspect FILE`: inspect()'s summary as tables, or as JSON.
-import { ROW_LIMIT, fmtBytes, indent, moreLine, namesLine, printable, stringify, table, tableOf } from '../format.mjs';
+import { ROW_LIMIT, fmtBytes, indent, moreLine, namesLine, printable, table, tableOf } from '../format.mjs';
 import { openInputs, reportFetched, shownName } from '../inputs.mjs';
 import { UsageError, parseArgs } from '../args.mjs';
+import { stringifyWithColumns } from '../json-columns.mjs';
 import { compileSpecsLine, formatLargestConstants, formatRequirements, memoryLine } from '../requirements.mjs';
 import { formatBundled } from '../bundled.mjs';
 
@@ -107,10 +108,13 @@ function formatInspect(path, s) {
         indent(tableOf(['name', 'dtype', 'shape', 'bytes', 'mutable'], s.externalTensors, (t) => [t.name, t.dtype, shape(t.shape), t.size, t.mutable ? 'yes' : 'no']), 2));
     }
   }
-  if (s.namedData.length) {
-    out.push('', `Named data (${s.namedData.length})`);
-    const row = (n) => (s.format === 'ptd' ? [n.key, n.segment, n.size, n.dtype, shape(n.shape)] : [n.key, n.segment, n.size]);
-    out.push(indent(tableOf(s.format === 'ptd' ? ['key', 'segment', 'bytes', 'dtype', 'shape'] : ['key', 'segment', 'bytes'], s.namedData, row), 2));
+  const named = s.namedData;  // columns (issue 29): row i is key[i], segment[i], ...
+  if (named.count) {
+    out.push('', `Named data (${named.count})`);
+    const layout = (i) => (named.layouts && named.layout[i] !== null ? named.layouts[named.layout[i]] : null);
+    const row = (key, i) => (s.format === 'ptd' ? [key, named.segment[i], named.size[i], layout(i)?.dtype ?? null, shape(layout(i)?.shape)]
+      : [key, named.segment[i], named.size[i]]);
+    out.push(indent(tableOf(s.format === 'ptd' ? ['key', 'segment', 'bytes', 'dtype', 'shape'] : ['key', 'segment', 'bytes'], named.key, row), 2));
   }
   out.push('', 'Size breakdown');
   const total = Number(s.fileSize) || 1;
@@ -138,6 +142,7 @@ export async function run(argv, { init, help }) {
     throw e;
   }
   reportFetched(inputs);
-  process.stdout.write(options.json ? `${stringify({ schema: 1, command: 'inspect', ...summary })}\n` : `${formatInspect(shownName(positional[0]), summary)}\n`);
+  // namedData's columns one line each (stringifyWithColumns).
+  process.stdout.write(options.json ? `${stringifyWithColumns({ schema: 1, command: 'inspect', ...summary }, ['namedData'])}\n` : `${formatInspect(shownName(positional[0]), summary)}\n`);
   return 0;
 }
