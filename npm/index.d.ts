@@ -581,7 +581,10 @@ export interface SegmentMapRange {
   size: number;
   kind: SegmentMapKind;
   segment: number | null;
+  /** Who refers to the bytes; a segment's range has its segment's owners and ownerCount. */
   owners: string[];
+  /** Every referrer; more than owners.length when owners names only the first few named-data entries. */
+  ownerCount: number;
   clipped: boolean;
 }
 
@@ -590,7 +593,14 @@ export interface SegmentSummary {
   offset: number;
   size: number;
   kind: string;
+  /**
+   * The segment's named referrers, then its first 3 named-data entries
+   * ("named_data[i] key"): not a name per entry (a segment a million entries
+   * share). namedData.segment tells every entry's segment.
+   */
   owners: string[];
+  /** Every referrer, each named-data entry included. */
+  ownerCount: number;
 }
 
 export interface BytesByCategory {

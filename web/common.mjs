@@ -35,10 +35,12 @@ export function el(tag, attrs = {}, ...kids) {
 }
 
 // A list of names for a label: the first few, then how many more (a
-// segment a million named-data entries share has a million owners).
-export function namesText(names, limit = 3) {
-  if (names.length <= limit) return names.join(', ');
-  return `${names.slice(0, limit).join(', ')} and ${(names.length - limit).toLocaleString('en-US')} more`;
+// segment a million named-data entries share has a million owners; inspect
+// names its first few and counts them all: `total`).
+export function namesText(names, limit = 3, total = names.length) {
+  const shown = names.slice(0, limit);
+  if (total <= shown.length) return shown.join(', ');
+  return `${shown.join(', ')} and ${(total - shown.length).toLocaleString('en-US')} more`;
 }
 
 // Up to this many ranges, the map shows each; past it, ranges smaller than
@@ -73,7 +75,7 @@ function mapItems(map, total) {
 function itemText(item) {
   const [r] = item.ranges;
   if (item.ranges.length === 1) {
-    return `${r.kind}${r.segment != null ? ` (segment ${r.segment})` : ''}${r.owners?.length ? ` — ${namesText(r.owners)}` : ''}: ` +
+    return `${r.kind}${r.segment != null ? ` (segment ${r.segment})` : ''}${r.owners?.length ? ` — ${namesText(r.owners, 3, Number(r.ownerCount ?? r.owners.length))}` : ''}: ` +
       `bytes ${r.start}–${r.end} (${fmt(r.size)})${r.clipped ? ', clipped' : ''}`;
   }
   const counts = new Map();

@@ -55,11 +55,15 @@
 //                    "backends": [id, ...], "operators": ["aten::add.out", ...],
 //                    "externalData": [{"key", "dtype", "shape", "bytes", "methods": [name, ...]}]},
 //                    // see requirements.h
-//   "segments": [{"index", "offset", "size", "kind", "owners": [s, ...]}],
+//   "segments": [{"index", "offset", "size", "kind", "owners": [s, ...], "ownerCount": n}],
+//                   // owners: the named referrers, then the first 3 named-data entries
+//                   // ("named_data[i] key"; issue 29: not a name per entry); ownerCount:
+//                   // every referrer (namedData.segment tells which entries)
 //   "segmentMap": [{"start", "end" (exclusive), "size",
 //                   "kind": "preamble" | "header" | "padding" | "flatbuffer" | "constant" | "mutable" |
 //                           "delegate" | "namedData" | "segment" (unreferenced) | "unused",
-//                   "segment": n | null, "owners": [s, ...], "clipped": bool}],
+//                   "segment": n | null, "owners": [s, ...], "ownerCount": n, "clipped": bool}],
+//                   // a segment's range: its segment's owners and ownerCount
 //                   // ordered, contiguous, from 0 to fileSize; inline constant storage and inline
 //                   // delegate data are cut out of the flatbuffer as their own ranges
 //   "paddingInSegments": [{"start", "end"}],  // zero padding between tensors inside the constant and

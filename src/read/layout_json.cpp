@@ -1,5 +1,6 @@
 #include "read/layout_json.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,9 @@ void write_plain_or_escaped(const std::string& s, std::string& out) {
   }
   out.append(1, '"').append(s).append(1, '"');
 }
+
+// Every referrer of a segment: the named ones and all named-data entries.
+uint64_t owner_count(const SegmentUse& use) { return use.owners.size() + use.named_data.size(); }
 
 std::string owners_text(const std::vector<std::string>& owners) {
   std::string out = "[";
@@ -149,19 +153,8 @@ void ColumnsText::write_to(std::string& out, std::vector<std::string>& names) {
 }
 
 ColumnsText segments_columns(const Value& segments, uint64_t base, const std::vector<SegmentUse>& uses, const Value& named) {
-  enum { kIndex, kOffset, kSize, kKind, kOwners };
-  ColumnsText out({"index", "offset", "size", "kind", "owners"});
-  // The owners' names reserved at once (a million names would otherwise be
-  // copied as the text doubles).
-  size_t bytes = 0;
-  for (const SegmentUse& use : uses) {
-    for (const std::string& owner : use.owners) bytes += owner.size();
-    for (uint32_t entry : use.named_data) {
-      const Value& key = named.items()[entry].table().get("key");
-      bytes += 24 + (key.is_string() ? key.str().size() : 0);
-    }
-  }
-  out.reserve(kOwners, bytes);
+  enum { kIndex, kOffset, kSize, kKind, kOwners, kOwnerCount };
+  ColumnsText out({"index", "offset", "size", "kind", "owners", "ownerCount"});
   std::string name;
   for (size_t i = 0; segments.is_items() && i < segments.items().size(); ++i) {
     const TableValue& s = segments.items()[i].table();
@@ -172,20 +165,25 @@ ColumnsText segments_columns(const Value& segments, uint64_t base, const std::ve
     out.string(kKind, region_kind_name(use && use->kind ? *use->kind : RegionKind::kSegment));
     if (use) {
       for (const std::string& owner : use->owners) out.list_name(kOwners, owner);
-      for (uint32_t entry : use->named_data) {
-        named_data_owner(named, entry, name);
+      // Only the first few named-data entries by name (issue 29): a segment
+      // a million entries share would otherwise write a million names;
+      // ownerCount counts them all and namedData.segment tells which.
+      const size_t shown = std::min(use->named_data.size(), kNamedDataOwnersShown);
+      for (size_t k = 0; k < shown; ++k) {
+        named_data_owner(named, use->named_data[k], name);
         out.list_name(kOwners, name);
       }
     }
     out.end_list(kOwners);
+    out.u64(kOwnerCount, use ? owner_count(*use) : 0);
     out.end_row();
   }
   return out;
 }
 
 ColumnsText segment_map_columns(const std::vector<Region>& layout, const std::vector<SegmentUse>& uses) {
-  enum { kStart, kEnd, kSize, kKind, kSegment, kOwners, kClipped };
-  ColumnsText out({"start", "end", "size", "kind", "segment", "owners", "clipped"});
+  enum { kStart, kEnd, kSize, kKind, kSegment, kOwners, kOwnerCount, kClipped };
+  ColumnsText out({"start", "end", "size", "kind", "segment", "owners", "ownerCount", "clipped"});
   for (const Region& r : layout) {
     out.u64(kStart, r.start);
     out.u64(kEnd, r.end);
@@ -195,6 +193,7 @@ ColumnsText segment_map_columns(const std::vector<Region>& layout, const std::ve
     // A segment's region: its owners are the segment's.
     const bool segment_owners = r.segment && *r.segment < uses.size();
     out.raw(kOwners, segment_owners ? std::to_string(*r.segment) : owners_text(r.owners));
+    out.u64(kOwnerCount, segment_owners ? owner_count(uses[*r.segment]) : r.owners.size());
     out.boolean(kClipped, r.clipped);
     out.end_row();
   }

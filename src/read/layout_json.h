@@ -3,6 +3,7 @@
 // the column form the long lists take in the reply to the JS glue.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -80,12 +81,20 @@ class ColumnsText {
   uint64_t rows_ = 0;
 };
 
-// Segments in columns index, offset, size, kind, owners (one row per
-// [DataSegment] at `base`); offset is absolute (null when base + offset
-// overflows). `named` is the file's named_data, which `uses` refer to.
+// How many named-data entries a segment's owners name (issue 29): the
+// first few, in file order; ownerCount counts every referrer.
+inline constexpr size_t kNamedDataOwnersShown = 3;
+
+// Segments in columns index, offset, size, kind, owners, ownerCount (one row
+// per [DataSegment] at `base`); offset is absolute (null when base + offset
+// overflows). owners: the segment's named referrers, then the first
+// kNamedDataOwnersShown named-data entries ("named_data[i] key"); ownerCount:
+// all referrers, every named-data entry included. `named` is the file's
+// named_data, which `uses` refer to.
 ColumnsText segments_columns(const Value& segments, uint64_t base, const std::vector<SegmentUse>& uses, const Value& named);
 
-// The map in columns start, end, size, kind, segment, owners, clipped. A
+// The map in columns start, end, size, kind, segment, owners, ownerCount,
+// clipped (owners and ownerCount as for segments_columns). A
 // segment's range (its owners are the segment's, `uses`) writes that
 // segment's index instead of the list, so a segment a million entries
 // share does not put their names in the reply twice.

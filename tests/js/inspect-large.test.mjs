@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { loadApi } from './helpers/common.mjs';
 import { runCli } from './helpers/cli.mjs';
-import { manyKeysPtd, manySegmentsPte } from './helpers/hostile_files.mjs';
+import { manyKeysPtd, manySegmentsPte, sharedKeyPtd } from './helpers/hostile_files.mjs';
 
 const et = await loadApi();
 const tmp = mkdtempSync(join(tmpdir(), 'etpack-inspect-large-'));
@@ -32,15 +32,18 @@ test('a .ptd with keys on two buffers: named data in columns, rows in the docume
   assert.deepEqual(named.layouts, []);
   assert.equal(named.key[300], '__proto__');
   assert.equal(s.segments.length, 2);
-  assert.equal(keysOf(s.segments[0]), 'index offset size kind owners');
-  assert.equal(s.segments[0].owners.length, 150);
-  assert.equal(s.segments[1].owners.length, 151);
-  assert.equal(s.segments[1].owners[150], 'named_data[300] __proto__');
+  assert.equal(keysOf(s.segments[0]), 'index offset size kind owners ownerCount');
+  // The first 3 entries by name, every entry counted (issue 29).
+  assert.deepEqual(s.segments[0].owners, ['named_data[0] k0', 'named_data[2] k2', 'named_data[4] k4']);
+  assert.deepEqual(s.segments[1].owners, ['named_data[1] k1', 'named_data[3] k3', 'named_data[5] k5']);
+  assert.deepEqual(s.segments.map((g) => g.ownerCount), [150, 151]);
+  assert.equal(named.key.filter((k, i) => named.segment[i] === 1).length, 151);
   const ranges = s.segmentMap.filter((r) => r.segment !== null);
   assert.equal(ranges.length, 2);
-  for (const r of s.segmentMap) assert.equal(keysOf(r), 'start end size kind segment owners clipped');
+  for (const r of s.segmentMap) assert.equal(keysOf(r), 'start end size kind segment owners ownerCount clipped');
   for (const r of ranges) {
     assert.deepEqual(r.owners, s.segments[r.segment].owners);
+    assert.equal(r.ownerCount, s.segments[r.segment].ownerCount);
     assert.notEqual(r.owners, s.segments[r.segment].owners, 'each range has its own array');
   }
   let cursor = 0;
@@ -59,6 +62,7 @@ test('a .pte with 2,000 segments: one row per segment and named-data entry, size
   assert.equal(s.namedData.count, 2000);
   assert.deepEqual([s.namedData.key[1999], s.namedData.segment[1999], s.namedData.size[1999]], ['w1999', 1999, 72]);
   assert.deepEqual(s.segments[7].owners, ['named_data[7] w7']);
+  assert.equal(s.segments[7].ownerCount, 1);
   assert.equal(s.segmentMap.filter((r) => r.kind === 'namedData').length, 2000);
   assert.ok(s.segmentMap.every((r) => Array.isArray(r.owners)));
 });
@@ -76,7 +80,8 @@ test('CLI inspect: long tables show their first rows and how many more; --json h
   assert.equal(json.status, 0, json.stderr);
   const doc = JSON.parse(json.stdout);
   assert.equal(doc.namedData.count, 100);
-  assert.equal(doc.segments[0].owners.length, 100);
+  assert.deepEqual(doc.segments[0].owners, ['named_data[0] k0', 'named_data[1] k1', 'named_data[2] k2']);
+  assert.equal(doc.segments[0].ownerCount, 100);
   assert.deepEqual(doc.namedData.key, Array.from({ length: 100 }, (_, i) => `k${i}`));
   assert.deepEqual(doc.namedData.segment, new Array(100).fill(0));
   // Each column is one line (not one line per entry).
@@ -96,6 +101,26 @@ test('named-data keys of any code point come back exactly from the joined names'
   assert.deepEqual([...s.namedData.key].sort(), [...keys].sort());
   assert.deepEqual(s.namedData.key, written);
   const owners = s.namedData.key.map((k, i) => [`named_data[${i}] ${written[i]}`, s.namedData.segment[i]]);
-  assert.deepEqual(s.segments.map((g) => g.owners), [0, 1].map((b) => owners.filter(([, at]) => at === b).map(([o]) => o)));
-  assert.deepEqual(s.segments.map((g) => g.owners.length), [4, 5]);
+  assert.deepEqual(s.segments.map((g) => g.owners), [0, 1].map((b) => owners.filter(([, at]) => at === b).map(([o]) => o).slice(0, 3)));
+  assert.deepEqual(s.segments.map((g) => g.ownerCount), [4, 5]);
+});
+
+// A segment 100,000 entries share (issue 29): its owners name the first 3,
+// ownerCount counts all, and --json holds no name per entry.
+test('a segment many entries share: owners name the first 3, ownerCount counts them all', async () => {
+  const count = 100_000;
+  const file = join(tmp, 'shared.ptd');
+  writeFileSync(file, sharedKeyPtd(count));
+  const s = et.inspect(sharedKeyPtd(count));
+  assert.equal(s.namedData.count, count);
+  assert.deepEqual(s.segments.map((g) => [g.owners, g.ownerCount]),
+    [[['named_data[0] w', 'named_data[1] w', 'named_data[2] w'], count]]);
+  const range = s.segmentMap.find((r) => r.segment === 0);
+  assert.deepEqual([range.owners, range.ownerCount], [s.segments[0].owners, count]);
+  const [human, json] = await Promise.all([runCli(['inspect', file]), runCli(['inspect', file, '--json'])]);
+  assert.equal(human.status, 0, human.stderr);
+  assert.match(human.stdout, /named_data\[0\] w, named_data\[1\] w, named_data\[2\] w and 99,997 more/);
+  assert.equal(json.status, 0, json.stderr);
+  assert.equal(json.stdout.match(/named_data\[/g).length, 6, 'three names in segments, three in the map');
+  assert.equal(JSON.parse(json.stdout).segments[0].ownerCount, count);
 });

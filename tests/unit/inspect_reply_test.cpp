@@ -63,11 +63,13 @@ TEST(InspectReply, SummaryFromReplyIsTheDocumentedShape) {
     ASSERT_TRUE(range.find("owners")->is_array());
     const Json* index = range.find("segment");
     if (!index->is_number()) continue;
-    EXPECT_TRUE(range.find("owners")->equals(*segments.items()[*index->as_uint64()].find("owners")));
+    const Json& seg = segments.items()[*index->as_uint64()];
+    EXPECT_TRUE(range.find("owners")->equals(*seg.find("owners")));
+    EXPECT_TRUE(range.find("ownerCount")->equals(*seg.find("ownerCount")));
   }
   std::string keys;
   for (const auto& [key, value] : map.items()[0].members()) keys += key + " ";
-  EXPECT_EQ(keys, "start end size kind segment owners clipped ");
+  EXPECT_EQ(keys, "start end size kind segment owners ownerCount clipped ");
   auto ptd = inspect_ptd(testing::load_file(kEverything / "model.ptd"));
   ASSERT_TRUE(ptd.ok());
   // namedData in columns, each with a value per entry, and the distinct layouts.

@@ -4,7 +4,9 @@
 // in every row; names joined into texts beside the JSON, {names: index,
 // lengths, counts?}: src/read/layout_json.h), and a segment map
 // range whose owners are its segment's names that segment's index instead
-// of repeating them. Here segments and segmentMap become the documented
+// of repeating them. owners name a segment's first few named-data entries
+// only and ownerCount counts them all (issue 29: a segment a million
+// entries share is not a million strings). Here segments and segmentMap become the documented
 // arrays of row objects; namedData stays in columns, its public shape.
 // A .ptd can hold a million named-data entries: one JSON object per row
 // would make the reply several times larger and slower to parse.
@@ -74,9 +76,11 @@ function splitJoined({ names: index, lengths, counts }, texts) {
 // one by one. Other columns take the general path.
 const ROW_MAKERS = new Map([
   ['key,segment,size', (c, i) => ({ key: c[0][i], segment: c[1][i], size: c[2][i] })],
-  ['index,offset,size,kind,owners', (c, i) => ({ index: c[0][i], offset: c[1][i], size: c[2][i], kind: c[3][i], owners: c[4][i] })],
-  ['start,end,size,kind,segment,owners,clipped', (c, i) => ({
-    start: c[0][i], end: c[1][i], size: c[2][i], kind: c[3][i], segment: c[4][i], owners: c[5][i], clipped: c[6][i],
+  ['index,offset,size,kind,owners,ownerCount', (c, i) => ({
+    index: c[0][i], offset: c[1][i], size: c[2][i], kind: c[3][i], owners: c[4][i], ownerCount: c[5][i],
+  })],
+  ['start,end,size,kind,segment,owners,ownerCount,clipped', (c, i) => ({
+    start: c[0][i], end: c[1][i], size: c[2][i], kind: c[3][i], segment: c[4][i], owners: c[5][i], ownerCount: c[6][i], clipped: c[7][i],
   })],
 ]);
 

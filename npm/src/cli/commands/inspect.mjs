@@ -1,5 +1,5 @@
 // `executorch-pack inspect FILE`: inspect()'s summary as tables, or as JSON.
-import { ROW_LIMIT, fmtBytes, indent, moreLine, namesLine, printable, table, tableOf } from '../format.mjs';
+import { ROW_LIMIT, fmtBytes, indent, moreLine, printable, table, tableOf } from '../format.mjs';
 import { openInputs, reportFetched, shownName } from '../inputs.mjs';
 import { UsageError, parseArgs } from '../args.mjs';
 import { stringifyWithColumns } from '../json-columns.mjs';
@@ -122,8 +122,17 @@ function formatInspect(path, s) {
     .map(([k, v]) => [k, v, `${((Number(v) / total) * 100).toFixed(1)}%`])), 2));
   out.push('', 'Segment map');
   out.push(indent(tableOf(['start', 'end', 'size', 'kind', 'segment', 'owner'], s.segmentMap,
-    (r) => [r.start, r.end, r.size, r.kind + (r.clipped ? ' (clipped)' : ''), r.segment, namesLine(r.owners)]), 2));
+    (r) => [r.start, r.end, r.size, r.kind + (r.clipped ? ' (clipped)' : ''), r.segment, ownersLine(r)]), 2));
   return out.join('\n');
+}
+
+// A range's owners: the first few names, then how many more (owners
+// names only a segment's first named-data entries; ownerCount counts all).
+function ownersLine(r, limit = 3) {
+  const total = Number(r.ownerCount ?? r.owners.length);
+  const shown = r.owners.slice(0, limit);
+  const more = total - shown.length;
+  return more > 0 ? `${shown.join(', ')} and ${more.toLocaleString('en-US')} more` : shown.join(', ');
 }
 
 export async function run(argv, { init, help }) {
