@@ -25,15 +25,6 @@ namespace {
 
 using emscripten::val;
 
-// Runs `body`, turning a failure into the Output's error.
-template <typename Body>
-Output* run(Body body) {
-  auto* out = new Output();
-  Status status = body(*out);
-  if (!status.ok()) out->fail(status.take_error());
-  return out;
-}
-
 Result<Json> parse_request(const std::string& text) {
   auto j = parse_json(text);
   if (!j.ok()) return make_error(ErrorCode::kInvalidArgument, "bad request: " + j.error().message);
@@ -130,7 +121,7 @@ void release_heap_text(std::string_view text) {
 Output* serialize_for_executorch_js(double text_ptr, double text_len, std::string request_text, val host) {
   const std::string_view program_text = heap_text(text_ptr, text_len);
   HostScope scope(host);
-  return run([&](Output& out) -> Status {
+  return run_output([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     EmitterOutput emitter;
     ETP_ASSIGN(emitter.program, program_from_request(program_text, request));
@@ -164,7 +155,7 @@ Output* serialize_for_executorch_js(double text_ptr, double text_len, std::strin
 Output* serialize_pte_binary_js(double text_ptr, double text_len, std::string request_text, val host) {
   const std::string_view program_text = heap_text(text_ptr, text_len);
   HostScope scope(host);
-  return run([&](Output& out) -> Status {
+  return run_output([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     EmitterOutput emitter;
     ETP_ASSIGN(TableValue program, program_from_request(program_text, request));
@@ -196,7 +187,7 @@ Result<FileSource> file_source_from_json(const Json& request) {
 
 Output* deserialize_pte_binary_js(std::string request_text, val host) {
   HostScope scope(host);
-  return run([&](Output& out) -> Status {
+  return run_output([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     ETP_ASSIGN(FileSource source, file_source_from_json(request));
     ETP_ASSIGN(PteProgramBytes pte, deserialize_pte_file(source));
@@ -230,7 +221,7 @@ double heap_in_use_js() { return static_cast<double>(mallinfo().uordblks); }
 Output* program_to_json_js(double text_ptr, double text_len, val host) {
   const std::string_view program_text = heap_text(text_ptr, text_len);
   HostScope scope(host);
-  return run([&](Output& out) -> Status {
+  return run_output([&](Output& out) -> Status {
     ETP_ASSIGN(TableValue program, program_from_text(program_text));
     release_heap_text(program_text);
     // The document holds all the model did: the model goes before the text
@@ -245,7 +236,7 @@ Output* program_to_json_js(double text_ptr, double text_len, val host) {
 
 Output* ptd_serialize_js(std::string request_text, val host) {
   HostScope scope(host);
-  return run([&](Output& out) -> Status {
+  return run_output([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     DataPayload payload;
     const Json* buffers = request.find("buffers");
@@ -267,7 +258,7 @@ Output* ptd_serialize_js(std::string request_text, val host) {
 
 Output* ptd_deserialize_js(std::string request_text, val host) {
   HostScope scope(host);
-  return run([&](Output& out) -> Status {
+  return run_output([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     ETP_ASSIGN(FileSource source, file_source_from_json(request));
     ETP_ASSIGN(PtdFile ptd, deserialize_ptd_file(source));
@@ -289,7 +280,7 @@ Result<FileKind> file_kind_from_name(const std::string& name) {
 }
 
 Output* head_size_js(std::string kind_name, std::string request_text) {
-  return run([&](Output& out) -> Status {
+  return run_output([&](Output& out) -> Status {
     ETP_ASSIGN(FileKind kind, file_kind_from_name(kind_name));
     ETP_ASSIGN(Json request, parse_request(request_text));
     ETP_ASSIGN(Blob probe, blob_from_json(*request.find("probe")));
@@ -308,7 +299,7 @@ Output* head_size_js(std::string kind_name, std::string request_text) {
 
 Output* inspect_js(std::string kind_name, std::string request_text, val host) {
   HostScope scope(host);
-  return run([&](Output& out) -> Status {
+  return run_output([&](Output& out) -> Status {
     ETP_ASSIGN(FileKind kind, file_kind_from_name(kind_name));
     ETP_ASSIGN(Json request, parse_request(request_text));
     ETP_ASSIGN(FileSource file, file_source_from_json(request));
@@ -355,7 +346,7 @@ Result<ValidateOptions> validate_options_from_json(const Json* json) {
 // (padding past the head is peeked at through the host).
 Output* validate_js(std::string request_text, val host) {
   HostScope scope(host);
-  return run([&](Output& out) -> Status {
+  return run_output([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     const Json* main = request.find("pte");
     if (main == nullptr) return make_error(ErrorCode::kInvalidArgument, "request needs pte");
@@ -397,7 +388,7 @@ Json refusal_to_json(const RepackRefusal& why) {
 
 Output* repack_js(std::string request_text, val host) {
   HostScope scope(host);
-  return run([&](Output& out) -> Status {
+  return run_output([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     ETP_ASSIGN(FileSource source, file_source_from_json(*request.find("pte")));
     RepackOptions options;
@@ -471,7 +462,7 @@ Output* repack_js(std::string request_text, val host) {
 // writes it) and {"method", "index", "id", "location", "offset", "size"}.
 Output* extract_js(std::string request_text, val host) {
   HostScope scope(host);
-  return run([&](Output& out) -> Status {
+  return run_output([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     const Json* pte = request.find("pte");
     const Json* delegate = request.find("delegate");
@@ -499,7 +490,7 @@ class StoreHandle {
  public:
   Output* add(std::string key, std::string ref_text, double alignment, std::string tag, bool has_tag, std::string layout_text, val host) {
     HostScope scope(host);
-    return run([&](Output&) -> Status {
+    return run_output([&](Output&) -> Status {
       auto ref = parse_json(ref_text);
       if (!ref.ok()) return make_error(ErrorCode::kInvalidArgument, ref.error().message);
       ETP_ASSIGN(Blob data, blob_from_json(*ref));
@@ -522,7 +513,7 @@ class StoreHandle {
   }
   Output* merge(std::string output_text, val host) {
     HostScope scope(host);
-    return run([&](Output&) -> Status {
+    return run_output([&](Output&) -> Status {
       ETP_ASSIGN(Json j, parse_request(output_text));
       ETP_ASSIGN(NamedDataStoreOutput other, store_output_from_json(j));
       return journaled(scope, [&] { return store_.merge_named_data_store(other); });
@@ -530,7 +521,7 @@ class StoreHandle {
   }
   Output* externalize(double max_bytes, std::string prefix, val host) {
     HostScope scope(host);
-    return run([&](Output&) -> Status {
+    return run_output([&](Output&) -> Status {
       if (!(max_bytes > 0) || max_bytes != static_cast<double>(static_cast<uint64_t>(max_bytes)))
         return make_error(ErrorCode::kInvalidArgument, "external data shard cap must be a positive integer, received " +
                                                            std::to_string(max_bytes));
@@ -538,7 +529,7 @@ class StoreHandle {
     });
   }
   Output* output() {
-    return run([&](Output& out) -> Status {
+    return run_output([&](Output& out) -> Status {
       out.set_json(write_json(store_output_to_json(store_.get_named_data_store_output(), out)));
       return {};
     });

@@ -22,19 +22,11 @@ namespace {
 
 using emscripten::val;
 
-template <typename Body>
-Output* run_bundled(Body body) {
-  auto* out = new Output();
-  Status status = body(*out);
-  if (!status.ok()) out->fail(status.take_error());
-  return out;
-}
-
 Output* bundled_serialize_js(double text_ptr, double text_len, val host) {
   // The text the glue put into the heap; it stays valid for the call.
   const std::string_view text(reinterpret_cast<const char*>(static_cast<uintptr_t>(text_ptr)), static_cast<size_t>(text_len));
   HostScope scope(host);
-  return run_bundled([&](Output& out) -> Status {
+  return run_output([&](Output& out) -> Status {
     ETP_ASSIGN(std::vector<uint8_t> bytes,
                serialize_bundled_program(text, [](const Json& reference) { return blob_from_json(reference); }));
     Cord cord;
@@ -47,7 +39,7 @@ Output* bundled_serialize_js(double text_ptr, double text_len, val host) {
 
 Output* bundled_deserialize_js(std::string request_text, val host) {
   HostScope scope(host);
-  return run_bundled([&](Output& out) -> Status {
+  return run_output([&](Output& out) -> Status {
     auto request = parse_json(request_text);
     if (!request.ok()) return make_error(ErrorCode::kInvalidArgument, "bad request: " + request.error().message);
     const Json* head = request->find("head");
@@ -72,7 +64,7 @@ Output* bundled_deserialize_js(std::string request_text, val host) {
 }
 
 Output* bundled_safetensors_head_js(std::string request_text) {
-  return run_bundled([&](Output& out) -> Status {
+  return run_output([&](Output& out) -> Status {
     auto request = parse_json(request_text);
     if (!request.ok()) return make_error(ErrorCode::kInvalidArgument, "bad request: " + request.error().message);
     std::vector<SafetensorsEntry> tensors;

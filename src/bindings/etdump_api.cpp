@@ -43,8 +43,8 @@ Result<ProfileOptions> profile_options(const Json& request) {
 
 Output* etdump_js(std::string op, std::string request_text, val host) {
   HostScope scope(host);
-  auto* out = new Output();
-  Status status = [&]() -> Status {
+  return run_output([&](Output& reply) -> Status {
+    Output* out = &reply;
     auto request = parse_json(request_text);
     if (!request.ok()) return make_error(ErrorCode::kInvalidArgument, "bad request: " + request.error().message);
     ETP_ASSIGN(Blob etdp, head_of(*request, "etdp"));
@@ -65,9 +65,7 @@ Output* etdump_js(std::string op, std::string request_text, val host) {
       return {};
     }
     return make_error(ErrorCode::kInvalidArgument, "unknown etdump operation " + op);
-  }();
-  if (!status.ok()) out->fail(status.take_error());
-  return out;
+  });
 }
 
 }  // namespace

@@ -74,10 +74,7 @@ Status graph_call(const std::string& request_text, Output& out) {
 
 Output* graph_js(std::string request_text, val host) {
   HostScope scope(host);
-  auto* out = new Output();
-  Status status = graph_call(request_text, *out);
-  if (!status.ok()) out->fail(status.take_error());
-  return out;
+  return run_output([&](Output& out) { return graph_call(request_text, out); });
 }
 
 }  // namespace

@@ -65,6 +65,16 @@ class Output {
   std::vector<Blob> blobs_;
 };
 
+// Runs `body(out)` on a new Output (JS owns it and deletes it), turning a
+// failed Status into the Output's error: every binding returns this way.
+template <typename Body>
+Output* run_output(Body body) {
+  auto* out = new Output();
+  Status status = body(*out);
+  if (!status.ok()) out->fail(status.take_error());
+  return out;
+}
+
 // The JS host object of a call as the core's ExternalHost: digests are
 // asked of JS (`digest(id, offset, size)` returning 64 hex chars), bytes are
 // copied into the heap by `read`/`peek(id, offset, size, ptr)`. Every

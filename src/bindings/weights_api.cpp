@@ -293,8 +293,8 @@ Status range_plan(const Json& request, Output& out) {
 
 Output* weights_js(std::string op, std::string request_text, val host) {
   HostScope scope(host);
-  auto* out = new Output();
-  Status status = [&]() -> Status {
+  return run_output([&](Output& reply) -> Status {
+    Output* out = &reply;
     auto request = parse_json(request_text);
     if (!request.ok()) return make_error(ErrorCode::kInvalidArgument, "bad request: " + request.error().message);
     if (op == "header_size") {
@@ -422,9 +422,7 @@ Output* weights_js(std::string op, std::string request_text, val host) {
       return {};
     }
     return make_error(ErrorCode::kInvalidArgument, "unknown weights operation " + op);
-  }();
-  if (!status.ok()) out->fail(status.take_error());
-  return out;
+  });
 }
 
 // SHA-256 whose state can be copied mid-stream (diff's shared-start ranges),
