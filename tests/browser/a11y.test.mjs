@@ -4,12 +4,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { chromium } from 'playwright-core';
 import { startServer } from '../../web/serve.mjs';
+import { axeViolations as violations, launchChromium } from './helpers/chromium.mjs';
 import { ARTIFACTS } from '../js/helpers/common.mjs';
 
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const PTE = join(ARTIFACTS, 'arduino_add.pte');
 let server, context, base, tmp;
 
@@ -17,19 +15,9 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'etpack-a11y-'));
   server = await startServer(0);
   base = `http://127.0.0.1:${server.address().port}`;
-  context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
-    executablePath: '/usr/bin/chromium', viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  context = await launchChromium(join(tmp, 'profile'));
 });
 after(async () => { await context?.close(); server?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
-
-async function violations(page) {
-  await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`);
-}
 
 async function open(path) {
   const page = await context.newPage();

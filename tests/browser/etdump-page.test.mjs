@@ -9,14 +9,12 @@ import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
-import { chromium } from 'playwright-core';
 import { startServer } from '../../web/serve.mjs';
+import { axeViolations, launchChromium } from './helpers/chromium.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const recording = join(root, '..', 'shared', 'etdump', 'e13_everything_r2_stubdelegate');
 const shots = join(root, 'test-output', 'screenshots');
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 let server, context, base, tmp;
 
 before(async () => {
@@ -24,11 +22,7 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'etpack-etdump-web-'));
   server = await startServer(0);
   base = `http://127.0.0.1:${server.address().port}`;
-  context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
-    executablePath: '/usr/bin/chromium', viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  context = await launchChromium(join(tmp, 'profile'));
 });
 after(async () => { await context?.close(); server?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
 
@@ -65,9 +59,7 @@ test('validator: a .pte, its .ptd files and an .etdp give the operator table, a 
   assert.deepEqual(problems, []);
   // axe-core on the page with the profile shown (the stand-in nodes removed: not the page's).
   await page.evaluate(() => document.querySelector('[data-method]').remove());
-  await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`), []);
+  assert.deepEqual(await axeViolations(page), []);
   for (const width of [1280, 360]) {
     await page.setViewportSize({ width, height: 900 });
     const path = join(shots, `validator-profile-${width}.png`);

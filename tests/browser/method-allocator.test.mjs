@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { startServer } from '../../web/serve.mjs';
+import { launchChromium } from './helpers/chromium.mjs';
 import init from '../../npm/index.node.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -19,11 +19,7 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'etpack-web-pool-'));
   server = await startServer(0);
   base = `http://127.0.0.1:${server.address().port}`;
-  context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
-    executablePath: '/usr/bin/chromium', viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  context = await launchChromium(join(tmp, 'profile'));
 });
 after(async () => { await context?.close(); server?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
 

@@ -10,17 +10,15 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { startServer } from '../../web/serve.mjs';
+import { axeViolations, launchChromium } from './helpers/chromium.mjs';
 import { startRangeServer } from '../js/helpers/range-server.mjs';
 import { syntheticProgram } from '../js/helpers/programs.mjs';
 import { loadApi } from '../js/helpers/common.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const CASE = join(root, '..', 'shared', 'conformance', '13_everything');
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const shots = join(root, 'test-output', 'screenshots');
 let web, files, context, base, tmp, et, bigPath;
 
@@ -35,11 +33,7 @@ before(async () => {
   files = await startRangeServer({
     'out.pte': join(CASE, 'out.pte'), 'model.ptd': join(CASE, 'model.ptd'), 'shard_b.ptd': join(CASE, 'shard_b.ptd'), 'big.pte': bigPath,
   }, { cors: true });
-  context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
-    executablePath: '/usr/bin/chromium', viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  context = await launchChromium(join(tmp, 'profile'));
 });
 after(async () => { await context?.close(); web?.close(); await files?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
 
@@ -91,9 +85,7 @@ test('validator ?url= on 13_everything: one [data-instruction] per instruction, 
   assert.notEqual(await page.getAttribute('.program-graph', 'viewBox'), before);
   assert.ok(await page.$('.memory-timeline .tensor'), 'the timeline draws the planned tensors');
   await page.selectOption('#program-method', String(withDelegate));
-  await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`), []);
+  assert.deepEqual(await axeViolations(page), []);
   await page.focus(selector);
   await page.keyboard.press('Enter');
   const shot = join(shots, 'validator-program-13_everything.png');

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { startServer } from '../../web/serve.mjs';
+import { launchChromium } from './helpers/chromium.mjs';
 import { startRangeServer } from '../js/helpers/range-server.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -20,11 +20,7 @@ before(async () => {
   web = await startServer(0);
   base = `http://127.0.0.1:${web.address().port}`;
   files = await startRangeServer({ 'out.pte': join(CASE, 'out.pte'), 'model.ptd': join(CASE, 'model.ptd'), 'shard_b.ptd': join(CASE, 'shard_b.ptd') }, { cors: true });
-  context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
-    executablePath: '/usr/bin/chromium', viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  context = await launchChromium(join(tmp, 'profile'));
 });
 after(async () => { await context?.close(); web?.close(); await files?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
 

@@ -6,9 +6,8 @@ import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, existsSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
-import { chromium } from 'playwright-core';
 import { startServer } from '../../web/serve.mjs';
+import { axeViolations, launchChromium } from './helpers/chromium.mjs';
 import init from '../../npm/index.node.mjs';
 import { float32, safetensorsBytes } from '../js/helpers/safetensors.mjs';
 import { manySegmentsPte } from '../js/helpers/hostile_files.mjs';
@@ -23,11 +22,7 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'etpack-web-'));
   server = await startServer(0);
   base = `http://127.0.0.1:${server.address().port}`;
-  context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
-    executablePath: '/usr/bin/chromium', acceptDownloads: true, viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  context = await launchChromium(join(tmp, 'profile'), { acceptDownloads: true });
 });
 after(async () => { await context?.close(); server?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
 
@@ -212,9 +207,7 @@ test('validator: a .pte with 150,000 segments is inspected; the map merges small
   assert.equal(await rows(), 1100);
   assert.match(await page.textContent('#summary .show-more'), /148,900 not shown/);
   // The merged map and the paged table pass axe as the small ones do.
-  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.help}`), []);
+  assert.deepEqual(await axeViolations(page), []);
   assert.deepEqual(problems, []);
   await page.close();
   rmSync(file);
