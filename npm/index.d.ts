@@ -1199,6 +1199,8 @@ export interface ExecutorchPack {
    */
   graph(pte: Source | string, options?: (GraphOptions & { format?: 'json' }) | null): ProgramGraph;
   graph(pte: Source | string, options: GraphOptions & { format: 'dot' | 'mermaid' }): string;
+
+  /**
    * An ETDump (.etdp, the runtime's event tracer output) as it is in the
    * file: flatc's decode with schema defaults filled in (snake_case fields,
    * enums by name). `etdump` may be a path (Node). MALFORMED_FILE (naming
