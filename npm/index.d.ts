@@ -795,6 +795,12 @@ export interface BundledProgramInput {
   program: Source;
   method_test_suites: BundledMethodTestSuite[];
 }
+/** testCasesFromSafetensors' result: spread it with `program` into serializeBundledProgram. */
+export interface BundledTestCases {
+  /** Metadata "bundle.version", else 0. */
+  version: number;
+  method_test_suites: BundledMethodTestSuite[];
+}
 /** deserializeBundledProgram's result: the same shape, bytes as Uint8Array, int64 beyond 2^53 as bigint. */
 export interface BundledProgram {
   version: number;
@@ -1138,6 +1144,14 @@ export interface ExecutorchPack {
   serializeBundledProgram<O extends OutputOptions>(bundle: BundledProgramInput, options: O): OutputOf<O>;
   /** A .bpte read back: the same shape serializeBundledProgram takes. */
   deserializeBundledProgram(data: Source | string): BundledProgram;
+  /**
+   * The test cases of safetensors files: tensors (or metadata entries "Int 5",
+   * "Double 1.5", "Bool true", "None") named METHOD.CASE.input.I and
+   * METHOD.CASE.output.I, as the CLI's `bundle` reads and `unbundle` writes
+   * them. `names` (else a File's name) name the files in errors. Rejects
+   * with INVALID_INPUT (the naming) or the safetensors reader's codes.
+   */
+  testCasesFromSafetensors(files: AsyncSource[], options?: { names?: string[] }): Promise<BundledTestCases>;
 
   /**
    * A summary of a .pte or .ptd: methods, constants, named data, segment map,
@@ -1195,6 +1209,7 @@ export interface ExecutorchPack {
    */
   graph(pte: Source | string, options?: (GraphOptions & { format?: 'json' }) | null): ProgramGraph;
   graph(pte: Source | string, options: GraphOptions & { format: 'dot' | 'mermaid' }): string;
+
   /**
    * An ETDump (.etdp, the runtime's event tracer output) as it is in the
    * file: flatc's decode with schema defaults filled in (snake_case fields,

@@ -1,6 +1,7 @@
 import { etReady, readFile, fmt, el, renderFileMap, download, errorText, buildDemo } from './common.mjs';
 import { wireWeights } from './weights-tools.mjs';
 import { explain } from './explain.mjs';
+import { wireBundleCases } from './bundle-cases.mjs';
 
 const $ = (id) => document.getElementById(id);
 const status = (text, isError = false) => { $('status').textContent = text; $('status').className = `status${isError ? ' error' : ''}`; };
@@ -217,3 +218,11 @@ const syncExt = () => { for (const i of $('extFields').querySelectorAll('input')
 $('externalize').addEventListener('change', syncExt); syncExt();
 etReady.then((et) => status(`Core ${et.version} ready. Load a .pte or try the demo.`), (e) => status(`The core failed to load: ${errorText(e)}`, true));
 wireWeights({ input: $('weights'), exportButton: $('exportWeights'), out: $('weightsResult'), links: $('weightsDownloads'), getSource: () => source, status });
+// The program to bundle test cases with: the .pte just built, else the one
+// loaded (read whole: its bytes go inside the bundle).
+async function programToBundle() {
+  if (lastOut?.pte) return { name: $('outName').value.trim() || 'model.pte', bytes: await lastOut.pte.bytes() };
+  if (!source) return null;
+  return { name: source.name, bytes: source.pte.blob ? await readFile(source.pte.blob) : source.pte };
+}
+wireBundleCases({ etReady, pteInput: $('bundlePte'), casesInput: $('bundleCases'), button: $('bundle'), out: $('bundleResult'), links: $('bundleDownloads'), getProgram: programToBundle });

@@ -22,7 +22,7 @@ import { openBlob, openUrl } from './ops/open.mjs';
 import { graph } from './ops/graph.mjs';
 import { profile, readETDump } from './ops/profile.mjs';
 import { profileTrace } from './profile-trace.mjs';
-import { deserializeBundledProgram, safetensorsHead, serializeBundledProgram } from './ops/bundled.mjs';
+import { deserializeBundledProgram, safetensorsHead, serializeBundledProgram, testCasesFromSafetensors } from './ops/bundled.mjs';
 import { createWeightsApi } from './weights.mjs';
 import { createDiffApi } from './diff.mjs';
 import { openingModelBlobs } from './open-models.mjs';
@@ -81,6 +81,7 @@ export function createApi(initialModule, platform, version) {
   // above (diff.mjs, weights.mjs); the asynchronous ones open Blob/File
   // model arguments themselves (open-models.mjs).
   Object.assign(api, createWeightsApi(api), createDiffApi(api));
+  api.testCasesFromSafetensors = codedAsync((files, options) => testCasesFromSafetensors(api, files, options));
   const opening = openingModelBlobs(core, api);
   for (const name of Object.keys(opening)) api[name] = codedAsync(opening[name]);
   return api;

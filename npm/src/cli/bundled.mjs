@@ -13,36 +13,12 @@
 // "bundle.suites" ([[method, case count], ...]: the suites' order, and
 // cases with no value at all) are optional; without them suites come in
 // name order, each with as many cases as its highest CASE says.
-import { SCALAR_TO_DTYPE, DTYPE_TO_SCALAR } from '../safetensors.mjs';
 import { printable, fmtBytes } from './format.mjs';
 
-export const VALUE_NAME = /^(.+)\.(\d+)\.(input|output)\.(\d+)$/;
+export { VALUE_NAME, scalarValue, tensorValue } from '../bundle-cases.mjs';
 
 export function valueName(method, testCase, kind, index) {
   return `${method}.${testCase}.${kind}.${index}`;
-}
-
-const contiguous = (rank) => Array.from({ length: rank }, (_, i) => i);
-
-// A metadata value ("Int 5", ...) as a bundle value, or an Error message.
-export function scalarValue(text, name) {
-  const m = /^(Int|Double|Bool|None)(?: (.*))?$/s.exec(text);
-  if (!m) throw new Error(`metadata ${name}: "${text}" is none of "Int N", "Double X", "Bool true|false", "None"`);
-  const [, type, arg] = m;
-  if (type === 'None') return { val_type: null, val: null };
-  if (type === 'Int') {
-    if (!/^-?\d+$/.test(arg ?? '')) throw new Error(`metadata ${name}: "${arg}" is not an integer`);
-    const v = BigInt(arg);
-    if (v < -(2n ** 63n) || v >= 2n ** 63n) throw new Error(`metadata ${name}: ${arg} does not fit int64`);
-    return { val_type: 'Int', val: { int_val: Number.isSafeInteger(Number(v)) ? Number(v) : v } };
-  }
-  if (type === 'Bool') {
-    if (arg !== 'true' && arg !== 'false') throw new Error(`metadata ${name}: "${arg}" is not true or false`);
-    return { val_type: 'Bool', val: { bool_val: arg === 'true' } };
-  }
-  const d = arg === 'NaN' ? NaN : Number(arg);
-  if (arg === undefined || arg.trim() === '' || (Number.isNaN(d) && arg !== 'NaN')) throw new Error(`metadata ${name}: "${arg}" is not a number`);
-  return { val_type: 'Double', val: { double_val: d } };
 }
 
 // A bundle value as a metadata value (the inverse of scalarValue).
@@ -54,21 +30,14 @@ export function scalarText(value) {
   return `Double ${Object.is(d, -0) ? '-0' : String(d)}`;
 }
 
-// A tensor of a safetensors file as a bundle value.
-export function tensorValue(tensor, bytes, dimOrderText, name) {
-  const scalarType = DTYPE_TO_SCALAR.get(tensor.dtype);
-  if (scalarType === undefined) throw new Error(`tensor ${name}: dtype ${tensor.dtype} has no ExecuTorch scalar type`);
-  const sizes = tensor.shape.map(Number);
-  let dimOrder = contiguous(sizes.length);
-  if (dimOrderText !== undefined) {
-    try {
-      dimOrder = JSON.parse(dimOrderText);
-    } catch {
-      throw new Error(`metadata ${name}.dim_order: "${dimOrderText}" is not a JSON list`);
-    }
-  }
-  return { val_type: 'Tensor', val: { scalar_type: scalarType, sizes, dim_order: dimOrder, data: bytes } };
-}
+// ExecuTorch ScalarType code -> safetensors dtype, for unbundle's writing
+// (the core's reader maps the other way: src/model/scalar_type.cpp order).
+// safetensors.mjs's copy of this table went with the one-dtype-table change;
+// unbundle still needed it.
+const SCALAR_TO_DTYPE = new Map([
+  [0, 'U8'], [1, 'I8'], [2, 'I16'], [3, 'I32'], [4, 'I64'], [5, 'F16'], [6, 'F32'], [7, 'F64'],
+  [11, 'BOOL'], [15, 'BF16'], [23, 'F8_E5M2'], [24, 'F8_E4M3'], [27, 'U16'], [28, 'U32'], [29, 'U64'],
+]);
 
 export function dtypeOf(scalarType, name) {
   const dtype = SCALAR_TO_DTYPE.get(scalarType);

@@ -7,10 +7,13 @@
 // dim_order, data}. `program` and `data` are byte arrays (or files, Blobs,
 // Artifacts); int64 values may be BigInts, and come back as BigInts beyond
 // 2^53, as programs do.
-import { invalidArgument } from '../errors.mjs';
+import { EtpackError, invalidArgument } from '../errors.mjs';
 import { encodeRequest, markedReply, programPieces } from '../marshal.mjs';
 import { fileRequest, openPath } from '../files-in.mjs';
 import { deliver, outputOptions } from '../outputs.mjs';
+import { readSafetensorsHeader } from '../safetensors.mjs';
+import { entryOf } from '../sources.mjs';
+import { VALUE_NAME, scalarValue, tensorValue } from '../bundle-cases.mjs';
 
 export function serializeBundledProgram(core, bundle, options = {}) {
   if (bundle === null || typeof bundle !== 'object' || Array.isArray(bundle)) {
@@ -64,4 +67,93 @@ export function safetensorsHead(core, tensors, metadata) {
   return core.withScope(() => core.run(
     () => core.module.bundledSafetensorsHead(encodeRequest({ tensors, metadata })),
     (out) => deliver(core, out, { output: 'bytes', onProgress: null })[0]));
+}
+
+const quoted = (text) => JSON.stringify(String(text));
+const badCases = (message) => new EtpackError('INVALID_INPUT', message);
+
+// testCasesFromSafetensors(files, { names }): the test cases held by
+// safetensors files (naming: ../bundle-cases.mjs, documented in
+// cli/bundled.mjs) as { version, method_test_suites }, ready for
+// serializeBundledProgram({ ...cases, program }). `files` are bytes, Blobs
+// (Files), file sources or Artifacts; each header is read by the core's
+// safetensors reader (the one weights use). `names` (else a File's name)
+// name the files in errors. Refusals are INVALID_INPUT (the naming) or the
+// reader's SAFETENSORS_* codes.
+export async function testCasesFromSafetensors(et, files, options = {}) {
+  if (!Array.isArray(files)) throw invalidArgument('testCasesFromSafetensors takes an array of safetensors files');
+  if (options === null || typeof options !== 'object') throw invalidArgument('testCasesFromSafetensors options must be an object');
+  const names = options.names ?? [];
+  if (!Array.isArray(names)) throw invalidArgument('options.names must be an array of strings');
+  const values = new Map();  // name -> { scalar | tensor + entry, file }
+  const dimOrders = new Map();
+  const meta = { version: undefined, suites: undefined };
+  for (let f = 0; f < files.length; ++f) {
+    const file = String(names[f] ?? (typeof files[f]?.name === 'string' ? files[f].name : `safetensors file ${f}`));
+    const entry = entryOf(files[f], `files[${f}]`);
+    const header = await readSafetensorsHeader(entry, file, et);
+    for (const [key, text] of header.metadata) {
+      if (key === 'bundle.version') meta.version = text;
+      else if (key === 'bundle.suites') meta.suites = text;
+      else if (key.endsWith('.dim_order')) dimOrders.set(key.slice(0, -'.dim_order'.length), text);
+      else if (VALUE_NAME.test(key)) values.set(key, { scalar: text, file });
+    }
+    for (const [name, tensor] of header.tensors) {
+      if (!VALUE_NAME.test(name)) continue;
+      if (values.has(name)) throw badCases(`${quoted(name)} is given twice (${quoted(values.get(name).file)}, ${quoted(file)})`);
+      values.set(name, { tensor, entry, file });
+    }
+  }
+  const suites = new Map();  // method -> [{ input: [], output: [] }]
+  const caseOf = (method, index) => {
+    if (!suites.has(method)) suites.set(method, []);
+    const cases = suites.get(method);
+    while (cases.length <= index) cases.push({ input: [], output: [] });
+    return cases[index];
+  };
+  for (const [name, v] of values) {
+    const [, method, testCase, kind, index] = VALUE_NAME.exec(name);
+    let value;
+    try {
+      // Each tensor's bytes are read once into memory here (test cases are
+      // small; a view, no copy, when the file is bytes); the core then copies
+      // them once, into the bundle's flatbuffer.
+      value = v.tensor
+        ? tensorValue(v.tensor, await v.entry.read(Number(v.tensor.offset), Number(v.tensor.size)), dimOrders.get(name), name)
+        : scalarValue(v.scalar, name);
+    } catch (e) {
+      throw badCases(`${v.file}: ${e.message}`);
+    }
+    caseOf(method, Number(testCase))[kind][Number(index)] = value;
+  }
+  let order = [...suites.keys()].sort();
+  if (meta.suites !== undefined) {
+    let listed;
+    try {
+      listed = JSON.parse(meta.suites);
+      if (!Array.isArray(listed) || !listed.every((s) => Array.isArray(s) && typeof s[0] === 'string' && Number.isSafeInteger(s[1]) && s[1] >= 0)) throw new Error();
+    } catch {
+      throw badCases(`metadata bundle.suites must be [[method, case count], ...], got ${quoted(meta.suites)}`);
+    }
+    for (const [method, count] of listed) if (count > 0) caseOf(method, count - 1);
+    else if (!suites.has(method)) suites.set(method, []);
+    order = [...listed.map((s) => s[0]), ...order.filter((m) => !listed.some((s) => s[0] === m))];
+  }
+  let version = 0;
+  if (meta.version !== undefined) {
+    version = /^\d{1,10}$/.test(meta.version) ? Number(meta.version) : NaN;
+    if (!(version <= 0xFFFFFFFF)) throw badCases(`metadata bundle.version ${quoted(meta.version)} is not a uint32`);
+  }
+  const methodTestSuites = order.map((method) => ({
+    method_name: method,
+    test_cases: suites.get(method).map((c, i) => {
+      for (const kind of ['input', 'output']) {
+        for (let k = 0; k < c[kind].length; ++k) {
+          if (c[kind][k] === undefined) throw badCases(`${quoted(`${method}.${i}.${kind}.${k}`)} is missing (values are numbered from 0 without gaps)`);
+        }
+      }
+      return { inputs: c.input, expected_outputs: c.output };
+    }),
+  }));
+  return { version, method_test_suites: methodTestSuites };
 }
