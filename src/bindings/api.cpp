@@ -10,7 +10,6 @@
 #include "bindings/marshal.h"
 #include "bindings/memory_options.h"
 #include "bindings/program_reply.h"
-#include "core/sha256.h"
 #include "format/file_kinds.h"
 #include "ops/deserialize.h"
 #include "ops/extract.h"
@@ -555,20 +554,6 @@ class StoreHandle {
   NamedDataStore store_;
 };
 
-// Incremental SHA-256 over heap bytes, for hosts without a synchronous hash.
-class Sha256Handle {
- public:
-  void update(double ptr, double len) {
-    hasher_.update(reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(ptr)), static_cast<size_t>(len));
-  }
-  std::string finish() {
-    auto d = hasher_.finish();
-    return to_hex(d.data(), d.size());
-  }
-
- private:
-  Sha256 hasher_;
-};
 
 }  // namespace
 }  // namespace etpack::bindings
@@ -596,10 +581,6 @@ EMSCRIPTEN_BINDINGS(executorch_pack) {
       .function("merge", &StoreHandle::merge, allow_raw_pointers())
       .function("externalize", &StoreHandle::externalize, allow_raw_pointers())
       .function("output", &StoreHandle::output, allow_raw_pointers());
-  class_<Sha256Handle>("Sha256")
-      .constructor<>()
-      .function("update", &Sha256Handle::update)
-      .function("finish", &Sha256Handle::finish);
   function("serializeForExecutorch", &serialize_for_executorch_js, allow_raw_pointers());
   function("serializePteBinary", &serialize_pte_binary_js, allow_raw_pointers());
   function("deserializePteBinary", &deserialize_pte_binary_js, allow_raw_pointers());
