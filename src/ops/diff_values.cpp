@@ -9,36 +9,28 @@ namespace etpack {
 
 std::vector<NanValue> nan_values(const TableValue& program) {
   std::vector<NanValue> out;
-  const Value& plans = program.get("execution_plan");
-  if (!plans.is_items()) return out;
-  for (size_t p = 0; p < plans.items().size(); ++p) {
-    const Value& values = plans.items()[p].table().get("values");
-    if (!values.is_items()) continue;
-    for (size_t v = 0; v < values.items().size(); ++v) {
-      const Value& val = values.items()[v].table().get("val");
-      if (!val.is_table()) continue;
-      const std::string& type = val.table().def->name;
-      if (type == "Double") {
-        const Value& d = val.table().get("double_val");
-        if (!d.is_scalar() || !std::isnan(d.scalar().d)) continue;
-        uint64_t bits;
-        const double x = d.scalar().d;
-        std::memcpy(&bits, &x, sizeof bits);
-        out.push_back({value_path(p, v) + ".val.double_val", bits});
-      } else if (type == "DoubleList") {
-        const Value& items = val.table().get("items");
-        if (!items.is_scalars()) continue;
-        const Blob& b = items.scalars();
-        for (size_t i = 0; i + 1 <= b.size() / 8; ++i) {
-          uint64_t bits = 0;
-          for (int k = 7; k >= 0; --k) bits = (bits << 8) | b.data()[i * 8 + static_cast<size_t>(k)];  // little-endian
-          double x;
-          std::memcpy(&x, &bits, sizeof x);
-          if (std::isnan(x)) out.push_back({value_path(p, v) + ".val.items[" + std::to_string(i) + "]", bits});
-        }
+  for_each_value(program, [&](size_t p, size_t v, const TableValue& val) {
+    const std::string& type = val.def->name;
+    if (type == "Double") {
+      const Value& d = val.get("double_val");
+      if (!d.is_scalar() || !std::isnan(d.scalar().d)) return;
+      uint64_t bits;
+      const double x = d.scalar().d;
+      std::memcpy(&bits, &x, sizeof bits);
+      out.push_back({value_path(p, v) + ".val.double_val", bits});
+    } else if (type == "DoubleList") {
+      const Value& items = val.get("items");
+      if (!items.is_scalars()) return;
+      const Blob& b = items.scalars();
+      for (size_t i = 0; i + 1 <= b.size() / 8; ++i) {
+        uint64_t bits = 0;
+        for (int k = 7; k >= 0; --k) bits = (bits << 8) | b.data()[i * 8 + static_cast<size_t>(k)];  // little-endian
+        double x;
+        std::memcpy(&x, &bits, sizeof x);
+        if (std::isnan(x)) out.push_back({value_path(p, v) + ".val.items[" + std::to_string(i) + "]", bits});
       }
     }
-  }
+  });
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "format/headers.h"
 #include "ops/repack_checks.h"
+#include "read/program_tensors.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"
 
@@ -34,22 +35,14 @@ MissingData missing_external_data(const TableValue& program, std::initializer_li
       for (const auto& entry : ptd.payload.named_data) available.insert(entry.first);
   MissingData out;
   std::set<std::string> listed;
-  const Value& plans = program.get("execution_plan");
-  if (!plans.is_items()) return out;
-  for (size_t p = 0; p < plans.items().size(); ++p) {
-    const Value& values = plans.items()[p].table().get("values");
-    if (!values.is_items()) continue;
-    for (size_t v = 0; v < values.items().size(); ++v) {
-      const Value& val = values.items()[v].table().get("val");
-      if (!val.is_table() || val.table().def->name != "Tensor") continue;
-      const Value& info = val.table().get("extra_tensor_info");
-      if (!info.is_table() || info.table().get_uint("location") != 1) continue;
-      const Value& fqn = info.table().get("fully_qualified_name");
-      if (!fqn.is_string() || available.count(fqn.str())) continue;  // no name: the validator's error
-      if (listed.insert(fqn.str()).second) out.keys.push_back(fqn.str());
-      out.paths.insert("execution_plan[" + std::to_string(p) + "].values[" + std::to_string(v) + "]");
-    }
-  }
+  for_each_tensor(program, [&](size_t p, size_t v, const TableValue& tensor) {
+    const Value& info = tensor.get("extra_tensor_info");
+    if (!info.is_table() || info.table().get_uint("location") != 1) return;
+    const Value& fqn = info.table().get("fully_qualified_name");
+    if (!fqn.is_string() || available.count(fqn.str())) return;  // no name: the validator's error
+    if (listed.insert(fqn.str()).second) out.keys.push_back(fqn.str());
+    out.paths.insert(value_path(p, v));
+  });
   return out;
 }
 

@@ -116,8 +116,8 @@ void for_each_segment_delegate(const TableValue& program,
   }
 }
 
-void for_each_tensor(const TableValue& program,
-                     const std::function<void(size_t, size_t, const TableValue&)>& fn) {
+void for_each_value(const TableValue& program,
+                    const std::function<void(size_t, size_t, const TableValue&)>& fn) {
   const Value& plans = program.get("execution_plan");
   if (!plans.is_items()) return;
   for (size_t p = 0; p < plans.items().size(); ++p) {
@@ -125,9 +125,16 @@ void for_each_tensor(const TableValue& program,
     if (!values.is_items()) continue;
     for (size_t v = 0; v < values.items().size(); ++v) {
       const Value& val = values.items()[v].table().get("val");
-      if (val.is_table() && val.table().def->name == "Tensor") fn(p, v, val.table());
+      if (val.is_table()) fn(p, v, val.table());
     }
   }
+}
+
+void for_each_tensor(const TableValue& program,
+                     const std::function<void(size_t, size_t, const TableValue&)>& fn) {
+  for_each_value(program, [&](size_t p, size_t v, const TableValue& val) {
+    if (val.def->name == "Tensor") fn(p, v, val);
+  });
 }
 
 std::string value_path(size_t plan, size_t value) {

@@ -75,6 +75,11 @@ std::vector<ShapeProblem> shape_problems(const TensorView& t);
 // "f32[2, 3]"-style text is left to callers; this gives "[2, 3]".
 std::string shape_text(const std::vector<int64_t>& sizes);
 
+// Calls fn(plan index, value index, the EValue's val table) for every EValue
+// of every execution plan that holds a value (a null val is skipped).
+void for_each_value(const TableValue& program,
+                    const std::function<void(size_t, size_t, const TableValue&)>& fn);
+
 // Calls fn(plan index, value index, tensor table) for every EValue of every
 // execution plan that holds a Tensor.
 void for_each_tensor(const TableValue& program,
