@@ -20,18 +20,18 @@
 #include "read/validate.h"
 #include "unit/pte_cases.h"
 #include "unit/test_files.h"
+#include "unit/validate_findings.h"
 
 namespace etpack {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::describe;
+using testing::conformance;
+using testing::artifact;
+using testing::view;
 using testing::load_file;
 using testing::read_bytes;
-
-std::string describe(const ValidationReport& r) { return write_json(r.to_json()); }
-fs::path conformance(const char* name) { return fs::path(ETPACK_CONFORMANCE_DIR) / name; }
-fs::path artifact(const char* name) { return fs::path(ETPACK_ARTIFACTS_DIR) / name; }
-Blob view(const std::vector<uint8_t>& bytes) { return Blob::view(bytes.data(), bytes.size()); }
 
 size_t count(const std::vector<Finding>& list, const std::string& code) {
   size_t n = 0;

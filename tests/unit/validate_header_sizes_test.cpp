@@ -15,32 +15,19 @@
 #include "read/pte_reader.h"
 #include "read/validate.h"
 #include "unit/test_files.h"
+#include "unit/validate_findings.h"
 
 namespace etpack {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::describe;
+using testing::conformance;
+using testing::artifact;
+using testing::view;
+using testing::with_code;
+using testing::expect_error;
 using testing::read_bytes;
-
-std::string describe(const ValidationReport& r) { return write_json(r.to_json()); }
-fs::path conformance(const char* name) { return fs::path(ETPACK_CONFORMANCE_DIR) / name; }
-fs::path artifact(const char* name) { return fs::path(ETPACK_ARTIFACTS_DIR) / name; }
-Blob view(const std::vector<uint8_t>& bytes) { return Blob::view(bytes.data(), bytes.size()); }
-
-std::vector<const Finding*> with_code(const std::vector<Finding>& list, const std::string& code) {
-  std::vector<const Finding*> out;
-  for (const Finding& f : list)
-    if (f.code == code) out.push_back(&f);
-  return out;
-}
-
-void expect_error(const ValidationReport& r, const std::string& code, const std::string& path,
-                  const std::string& text) {
-  auto found = with_code(r.errors, code);
-  ASSERT_EQ(found.size(), 1u) << code << " in " << describe(r);
-  EXPECT_EQ(found[0]->path, path) << describe(r);
-  EXPECT_NE(found[0]->message.find(text), std::string::npos) << found[0]->message;
-}
 
 // arduino_add.pte: eh00 at 8 (length 32), segments after the program.
 TEST(ValidateRuntimeLoad, Eh00LengthAboveTheMinimumIsAWarning) {

@@ -19,33 +19,19 @@
 #include "read/requirements.h"
 #include "read/validate.h"
 #include "unit/test_files.h"
+#include "unit/validate_findings.h"
 
 namespace etpack {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::describe;
+using testing::conformance;
+using testing::view;
+using testing::with_code;
+using testing::expect_error;
 using testing::load_file;
 using testing::read_bytes;
-
-std::string describe(const ValidationReport& r) { return write_json(r.to_json()); }
-fs::path conformance(const char* name) { return fs::path(ETPACK_CONFORMANCE_DIR) / name; }
-Blob view(const std::vector<uint8_t>& bytes) { return Blob::view(bytes.data(), bytes.size()); }
-
-std::vector<const Finding*> with_code(const std::vector<Finding>& list, const std::string& code) {
-  std::vector<const Finding*> out;
-  for (const Finding& f : list)
-    if (f.code == code) out.push_back(&f);
-  return out;
-}
-
-// The one finding of `code` among the errors, which must name `path` and `runtime_error`.
-void expect_error(const ValidationReport& r, const std::string& code, const std::string& path,
-                  const std::string& runtime_error) {
-  auto found = with_code(r.errors, code);
-  ASSERT_EQ(found.size(), 1u) << code << " in " << describe(r);
-  EXPECT_EQ(found[0]->path, path) << describe(r);
-  EXPECT_NE(found[0]->message.find(runtime_error), std::string::npos) << found[0]->message;
-}
 
 // 02_constants_default: placeholder + 6 constants (12/33/10/1/100/64 bytes,
 // tensor alignment 16), planned tensors 0, 1, 3 in buffer 1 (128 bytes),

@@ -12,13 +12,13 @@
 #include "read/pte_reader.h"
 #include "read/validate.h"
 #include "unit/test_files.h"
+#include "unit/validate_findings.h"
 
 namespace etpack {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string describe(const ValidationReport& r) { return write_json(r.to_json()); }
+using testing::describe;
 
 // Indices of plan 0's Tensor values that carry a fully_qualified_name and
 // weights (no planned memory: mutable buffers are not weights).

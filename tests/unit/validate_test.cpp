@@ -18,15 +18,18 @@
 #include "read/validate.h"
 #include "unit/pte_cases.h"
 #include "unit/test_files.h"
+#include "unit/validate_findings.h"
 
 namespace etpack {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::describe;
+using testing::conformance;
+using testing::artifact;
+using testing::view;
 
 using testing::load_file;
-
-std::string describe(const ValidationReport& r) { return write_json(r.to_json()); }
 
 std::vector<fs::path> files_with(const fs::path& dir, const std::string& ext) {
   std::vector<fs::path> out;
@@ -122,8 +125,6 @@ TEST(Validate, EveryConformancePteResolvesWithItsPtds) {
 
 using testing::read_bytes;
 
-Blob view(const std::vector<uint8_t>& bytes) { return Blob::view(bytes.data(), bytes.size()); }
-
 const Finding* find(const std::vector<Finding>& list, const std::string& code) {
   for (const Finding& f : list)
     if (f.code == code) return &f;
@@ -137,9 +138,6 @@ const Finding* find(const std::vector<Finding>& list, const std::string& code) {
     EXPECT_NE(f, nullptr) << "no " << code << " in " << describe(report);               \
     return f;                                                                           \
   }()
-
-fs::path artifact(const char* name) { return fs::path(ETPACK_ARTIFACTS_DIR) / name; }
-fs::path conformance(const char* name) { return fs::path(ETPACK_CONFORMANCE_DIR) / name; }
 
 // arduino_add.pte: eh00 at 8 (length 32), program_size 1040, segment base
 // 1152, one 4-byte constant segment; the file is 1156 bytes.
