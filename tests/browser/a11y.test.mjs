@@ -1,30 +1,15 @@
 // axe-core (npm) on every page, empty and with results shown: no violations.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer } from '../../web/serve.mjs';
-import { axeViolations as violations, launchChromium } from './helpers/chromium.mjs';
+import { axeViolations as violations } from './helpers/chromium.mjs';
 import { ARTIFACTS } from '../js/helpers/common.mjs';
+import { openPage, pageSession } from './helpers/pages.mjs';
 
 const PTE = join(ARTIFACTS, 'arduino_add.pte');
-let server, context, base, tmp;
+const session = pageSession('a11y');
 
-before(async () => {
-  tmp = mkdtempSync(join(tmpdir(), 'etpack-a11y-'));
-  server = await startServer(0);
-  base = `http://127.0.0.1:${server.address().port}`;
-  context = await launchChromium(join(tmp, 'profile'));
-});
-after(async () => { await context?.close(); server?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
-
-async function open(path) {
-  const page = await context.newPage();
-  await page.goto(`${base}/${path}`);
-  if (path !== '') await page.waitForFunction(() => /ready/.test(document.getElementById('status').textContent));
-  return page;
-}
+const open = async (path) => (await openPage(session, path, { ready: path !== '' })).page;
 
 test('landing page', async () => {
   const page = await open('');

@@ -1,33 +1,18 @@
 // The validator page reads a BundledProgram (.bpte): its test cases per
 // method, then its program as a .pte; validate()'s BUNDLE_* findings with
 // their plain words (web/bundled-view.mjs, the hook in web/validator.mjs).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../web/serve.mjs';
-import { launchChromium } from './helpers/chromium.mjs';
+import { openPage, pageSession } from './helpers/pages.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const vectors = join(root, '..', 'shared', 'conformance-bpte');
-let server, context, base, tmp;
-
-before(async () => {
-  tmp = mkdtempSync(join(tmpdir(), 'etpack-bpte-web-'));
-  server = await startServer(0);
-  base = `http://127.0.0.1:${server.address().port}`;
-  context = await launchChromium(join(tmp, 'profile'));
-});
-after(async () => { await context?.close(); server?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
+const session = pageSession('bpte-web');
 
 test('validator: a .bpte shows its test cases and program; a suite naming no method is an explained error', async () => {
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(String(e)));
-  await page.goto(`${base}/validator.html`);
-  await page.waitForFunction(() => /ready/.test(document.getElementById('status').textContent));
+  const { page, problems } = await openPage(session, 'validator.html');
   await page.setInputFiles('#files', join(vectors, 'v02_add_three_cases', 'out.bpte'));
   await page.waitForFunction(() => document.getElementById('verdict').textContent !== '—');
   assert.match(await page.textContent('#verdict'), /^Valid/);

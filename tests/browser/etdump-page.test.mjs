@@ -3,35 +3,22 @@
 // table and a timeline per run; elements carrying data-instruction (the
 // Program view's nodes) are shaded by time. Screenshots go to
 // test-output/screenshots/ (their paths are printed).
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../web/serve.mjs';
-import { axeViolations, launchChromium } from './helpers/chromium.mjs';
+import { axeViolations } from './helpers/chromium.mjs';
+import { openPage, pageSession } from './helpers/pages.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const recording = join(root, '..', 'shared', 'etdump', 'e13_everything_r2_stubdelegate');
 const shots = join(root, 'test-output', 'screenshots');
-let server, context, base, tmp;
-
-before(async () => {
-  mkdirSync(shots, { recursive: true });
-  tmp = mkdtempSync(join(tmpdir(), 'etpack-etdump-web-'));
-  server = await startServer(0);
-  base = `http://127.0.0.1:${server.address().port}`;
-  context = await launchChromium(join(tmp, 'profile'));
-});
-after(async () => { await context?.close(); server?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
+before(() => mkdirSync(shots, { recursive: true }));
+const session = pageSession('etdump-web');
 
 test('validator: a .pte, its .ptd files and an .etdp give the operator table, a timeline per run, shaded instructions', async () => {
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(String(e)));
-  await page.goto(`${base}/validator.html`);
-  await page.waitForFunction(() => /ready/.test(document.getElementById('status').textContent));
+  const { page, problems } = await openPage(session, 'validator.html');
   // A stand-in for the Program view's nodes (h-graph's page code marks its
   // instruction elements so): instruction 12 is the QnnBackend delegate call.
   await page.evaluate(() => {

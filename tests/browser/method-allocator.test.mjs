@@ -1,37 +1,22 @@
 // The validator page's method allocator figures (issue 26): per method and
 // for every method in one pool, counting the .ptd files dropped beside the
 // .pte, as inspect() gives them in Node.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../web/serve.mjs';
-import { launchChromium } from './helpers/chromium.mjs';
 import init from '../../npm/index.node.mjs';
+import { openPage, pageSession } from './helpers/pages.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const everything = join(root, '..', 'shared', 'conformance', '13_everything');
-let server, context, base, tmp;
-
-before(async () => {
-  tmp = mkdtempSync(join(tmpdir(), 'etpack-web-pool-'));
-  server = await startServer(0);
-  base = `http://127.0.0.1:${server.address().port}`;
-  context = await launchChromium(join(tmp, 'profile'));
-});
-after(async () => { await context?.close(); server?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
+const session = pageSession('web-pool');
 
 test('validator: the method allocator per method and for the model, with the .ptd files given counted', async () => {
   const et = await init();
   const files = ['out.pte', 'model.ptd', 'shard_b.ptd'].map((f) => join(everything, f));
   const s = et.inspect(files[0], { dataFiles: files.slice(1) });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(String(e)));
-  await page.goto(`${base}/validator.html`);
-  await page.waitForFunction(() => /ready/.test(document.getElementById('status').textContent));
+  const { page, problems } = await openPage(session, 'validator.html');
   await page.setInputFiles('#files', files);
   await page.waitForFunction(() => document.getElementById('verdict').textContent !== '—');
   const text = await page.textContent('#summary');

@@ -3,43 +3,30 @@
 // download equal, byte for byte, to et.serializeBundledProgram of the same
 // input (and to the vector); a file that makes no test cases is refused in
 // plain words, nothing offered for download.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { startServer } from '../../web/serve.mjs';
 import { loadApi } from '../js/helpers/common.mjs';
 import { runCli } from '../js/helpers/cli.mjs';
+import { openPage, pageSession } from './helpers/pages.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const vector = join(root, '..', 'shared', 'conformance-bpte', 'v02_add_three_cases');
-let server, context, base, tmp;
-
-before(async () => {
-  tmp = mkdtempSync(join(tmpdir(), 'etpack-packager-bundle-'));
-  const un = await runCli(['unbundle', join(vector, 'out.bpte'), '-o', join(tmp, 'cases')]);
-  assert.equal(un.status, 0, un.stderr);
-  server = await startServer(0);
-  base = `http://127.0.0.1:${server.address().port}`;
-  context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
-    executablePath: '/usr/bin/chromium', viewport: { width: 1280, height: 900 }, acceptDownloads: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+const session = pageSession('packager-bundle', {
+  launch: { acceptDownloads: true },
+  // The vector's program and cases as the CLI's unbundle writes them.
+  setup: async ({ tmp }) => {
+    const un = await runCli(['unbundle', join(vector, 'out.bpte'), '-o', join(tmp, 'cases')]);
+    assert.equal(un.status, 0, un.stderr);
+  },
 });
-after(async () => { await context?.close(); server?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
 
 test('packager: a .pte and safetensors of test cases download as the .bpte serializeBundledProgram writes', async () => {
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(String(e)));
-  await page.goto(`${base}/packager.html`);
-  await page.waitForFunction(() => /ready/.test(document.getElementById('status').textContent));
-  const programPath = join(tmp, 'cases', 'program.pte');
-  const casesPath = join(tmp, 'cases', 'cases.safetensors');
+  const { page, problems } = await openPage(session, 'packager.html');
+  const programPath = join(session.tmp, 'cases', 'program.pte');
+  const casesPath = join(session.tmp, 'cases', 'cases.safetensors');
   await page.setInputFiles('#bundlePte', programPath);
   await page.setInputFiles('#bundleCases', casesPath);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#bundle')]);
@@ -58,8 +45,8 @@ test('packager: a .pte and safetensors of test cases download as the .bpte seria
   const gap = new Uint8Array(8 + head.length + 4);
   new DataView(gap.buffer).setBigUint64(0, BigInt(head.length), true);
   gap.set(head, 8);
-  writeFileSync(join(tmp, 'gap.safetensors'), gap);
-  await page.setInputFiles('#bundleCases', join(tmp, 'gap.safetensors'));
+  writeFileSync(join(session.tmp, 'gap.safetensors'), gap);
+  await page.setInputFiles('#bundleCases', join(session.tmp, 'gap.safetensors'));
   await page.click('#bundle');
   await page.waitForFunction(() => document.querySelector('#bundleResult .error'));
   const refusal = await page.textContent('#bundleResult');

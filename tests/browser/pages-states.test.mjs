@@ -3,41 +3,22 @@
 // Requirements card; a .pte without constants says so (never "stored in
 // none"); the packager's errors carry the validator's plain words; its text
 // names the outputs it writes (*.repacked.*).
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../web/serve.mjs';
-import { launchChromium } from './helpers/chromium.mjs';
+import { openPage, pageSession } from './helpers/pages.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const ADD = join(root, '..', 'shared', 'artifacts', 'add.pte');
 const shots = join(root, 'test-output', 'screenshots');
 const NOT_A_MODEL = { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not a model at all, just some text\n'.repeat(4)) };
-let server, context, base, tmp;
-
-before(async () => {
-  mkdirSync(shots, { recursive: true });
-  tmp = mkdtempSync(join(tmpdir(), 'etpack-pages-'));
-  server = await startServer(0);
-  base = `http://127.0.0.1:${server.address().port}`;
-  context = await launchChromium(join(tmp, 'profile'));
-});
-after(async () => { await context?.close(); server?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
-
-async function openPage(path) {
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(String(e)));
-  await page.goto(`${base}/${path}`);
-  await page.waitForFunction(() => /ready/.test(document.getElementById('status').textContent));
-  return { page, problems };
-}
+before(() => mkdirSync(shots, { recursive: true }));
+const session = pageSession('pages');
 
 test('validator: a non-model file leaves no empty Requirements card; constants in words', async () => {
-  const { page, problems } = await openPage('validator.html');
+  const { page, problems } = await openPage(session, 'validator.html');
   await page.setInputFiles('#files', NOT_A_MODEL);
   await page.waitForFunction(() => document.getElementById('verdict').textContent !== '—');
   const needs = (await page.textContent('#requirements')).trim();
@@ -54,7 +35,7 @@ test('validator: a non-model file leaves no empty Requirements card; constants i
 });
 
 test('validator: a URL error is shown once, under the field', async () => {
-  const { page, problems } = await openPage('validator.html');
+  const { page, problems } = await openPage(session, 'validator.html');
   await page.fill('#url', 'ftp://example.invalid/model.pte');
   await page.click('#url-form button');
   await page.waitForSelector('#url-error');
@@ -68,7 +49,7 @@ test('validator: a URL error is shown once, under the field', async () => {
 });
 
 test('packager: says which names it writes; a non-model file gets the validator\'s plain words', async () => {
-  const { page, problems } = await openPage('packager.html');
+  const { page, problems } = await openPage(session, 'packager.html');
   const intro = await page.textContent('main');
   assert.doesNotMatch(intro, /same names/);
   assert.match(intro, /\.repacked\.pte/);

@@ -5,43 +5,41 @@
 // page error, axe clean; a screenshot whose path is printed. Then a
 // 20,000-instruction program: the time to draw it is printed (a figure,
 // not a timed assertion).
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../web/serve.mjs';
-import { axeViolations, launchChromium } from './helpers/chromium.mjs';
+import { axeViolations } from './helpers/chromium.mjs';
 import { startRangeServer } from '../js/helpers/range-server.mjs';
 import { syntheticProgram } from '../js/helpers/programs.mjs';
 import { loadApi } from '../js/helpers/common.mjs';
+import { pageSession } from './helpers/pages.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const CASE = join(root, '..', 'shared', 'conformance', '13_everything');
 const shots = join(root, 'test-output', 'screenshots');
-let web, files, context, base, tmp, et, bigPath;
+let files, et, bigPath;
 
-before(async () => {
-  mkdirSync(shots, { recursive: true });
-  tmp = mkdtempSync(join(tmpdir(), 'etpack-program-'));
-  et = await loadApi();
-  bigPath = join(tmp, 'big.pte');
-  writeFileSync(bigPath, et.serializePteBinary({ program: JSON.stringify(syntheticProgram({ tensors: 256, kernelCalls: 20_000 })) }));
-  web = await startServer(0);
-  base = `http://127.0.0.1:${web.address().port}`;
-  files = await startRangeServer({
-    'out.pte': join(CASE, 'out.pte'), 'model.ptd': join(CASE, 'model.ptd'), 'shard_b.ptd': join(CASE, 'shard_b.ptd'), 'big.pte': bigPath,
-  }, { cors: true });
-  context = await launchChromium(join(tmp, 'profile'));
+before(() => mkdirSync(shots, { recursive: true }));
+// 13_everything and a 20,000-instruction program on another origin (a CORS range server).
+const session = pageSession('program', {
+  setup: async ({ tmp }) => {
+    et = await loadApi();
+    bigPath = join(tmp, 'big.pte');
+    writeFileSync(bigPath, et.serializePteBinary({ program: JSON.stringify(syntheticProgram({ tensors: 256, kernelCalls: 20_000 })) }));
+    files = await startRangeServer({
+      'out.pte': join(CASE, 'out.pte'), 'model.ptd': join(CASE, 'model.ptd'), 'shard_b.ptd': join(CASE, 'shard_b.ptd'), 'big.pte': bigPath,
+    }, { cors: true });
+  },
+  teardown: () => files?.close(),
 });
-after(async () => { await context?.close(); web?.close(); await files?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
 
 async function openChecked(urls) {
-  const page = await context.newPage();
+  const page = await session.context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(String(e)));
-  await page.goto(`${base}/validator.html?${urls.map((u) => `url=${encodeURIComponent(u)}`).join('&')}`);
+  await page.goto(`${session.base}/validator.html?${urls.map((u) => `url=${encodeURIComponent(u)}`).join('&')}`);
   await page.waitForFunction(() => /Fetched|rror/.test(document.getElementById('status').textContent), null, { timeout: 60_000 })
     .catch(async (e) => { throw new Error(`${e.message}; status: ${await page.textContent('#status')}; ${problems}`); });
   return { page, problems };

@@ -1,36 +1,31 @@
 // The validator's "Open from URL" (and ?url=) against a CORS-enabled
 // loopback range server on another origin: the report, and the bytes fetched
 // stated on the page match what the server sent.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../web/serve.mjs';
-import { launchChromium } from './helpers/chromium.mjs';
 import { startRangeServer } from '../js/helpers/range-server.mjs';
+import { pageSession } from './helpers/pages.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const CASE = join(root, '..', 'shared', 'conformance', '13_everything');
-let web, files, context, base, tmp;
-
-before(async () => {
-  tmp = mkdtempSync(join(tmpdir(), 'etpack-web-url-'));
-  web = await startServer(0);
-  base = `http://127.0.0.1:${web.address().port}`;
-  files = await startRangeServer({ 'out.pte': join(CASE, 'out.pte'), 'model.ptd': join(CASE, 'model.ptd'), 'shard_b.ptd': join(CASE, 'shard_b.ptd') }, { cors: true });
-  context = await launchChromium(join(tmp, 'profile'));
+let files;
+// The model's files on another origin (a CORS range server).
+const session = pageSession('web-url', {
+  setup: async () => {
+    files = await startRangeServer({ 'out.pte': join(CASE, 'out.pte'), 'model.ptd': join(CASE, 'model.ptd'), 'shard_b.ptd': join(CASE, 'shard_b.ptd') }, { cors: true });
+  },
+  teardown: () => files?.close(),
 });
-after(async () => { await context?.close(); web?.close(); await files?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
 
 test('validator: Open from URL and ?url= check remote files and say how many bytes were fetched', async () => {
-  const page = await context.newPage();
+  const page = await session.context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(String(e)));
   const urls = [files.url('f', 'out.pte'), files.url('f', 'model.ptd'), files.url('redirect', 'shard_b.ptd')];
   files.reset();
-  await page.goto(`${base}/validator.html?${urls.map((u) => `url=${encodeURIComponent(u)}`).join('&')}`);
+  await page.goto(`${session.base}/validator.html?${urls.map((u) => `url=${encodeURIComponent(u)}`).join('&')}`);
   await page.waitForFunction(() => /Fetched|rror/.test(document.getElementById('status').textContent), null, { timeout: 30_000 })
     .catch(async (e) => { throw new Error(`${e.message}; status: ${await page.textContent('#status')}; ${problems}`); });
   const status = await page.textContent('#status');

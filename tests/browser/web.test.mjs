@@ -1,39 +1,21 @@
 // Browser tests for web/: Debian chromium driven by playwright-core (see
 // ../shared/TOOLCHAIN.md). Screenshots go to test-output/screenshots/.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, existsSync, truncateSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync, rmSync, existsSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../web/serve.mjs';
-import { axeViolations, launchChromium } from './helpers/chromium.mjs';
+import { axeViolations } from './helpers/chromium.mjs';
 import init from '../../npm/index.node.mjs';
 import { float32, safetensorsBytes } from '../js/helpers/safetensors.mjs';
 import { manySegmentsPte } from '../js/helpers/hostile_files.mjs';
+import { openPage, pageSession } from './helpers/pages.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const artifact = join(root, '..', 'shared', 'artifacts', 'arduino_add.pte');
 const shots = join(root, 'test-output', 'screenshots');
-let server, context, base, tmp;
-
-before(async () => {
-  mkdirSync(shots, { recursive: true });
-  tmp = mkdtempSync(join(tmpdir(), 'etpack-web-'));
-  server = await startServer(0);
-  base = `http://127.0.0.1:${server.address().port}`;
-  context = await launchChromium(join(tmp, 'profile'), { acceptDownloads: true });
-});
-after(async () => { await context?.close(); server?.close(); if (tmp) rmSync(tmp, { recursive: true, force: true }); });
-
-async function openPage(path) {
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(String(e)));
-  await page.goto(`${base}/${path}`);
-  await page.waitForFunction(() => /ready/.test(document.getElementById('status').textContent));
-  return { page, problems };
-}
+before(() => mkdirSync(shots, { recursive: true }));
+const session = pageSession('web', { launch: { acceptDownloads: true } });
 
 async function screenshots(page, name) {
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -47,7 +29,7 @@ async function screenshots(page, name) {
 
 test('validator: arduino_add.pte is valid; operators and file map shown; truncated file gives a coded error', async () => {
   assert.ok(existsSync(artifact), artifact);
-  const { page, problems } = await openPage('validator.html');
+  const { page, problems } = await openPage(session, 'validator.html');
   await page.setInputFiles('#files', artifact);
   await page.waitForFunction(() => document.getElementById('verdict').textContent !== '—');
   assert.match(await page.textContent('#verdict'), /^Valid/);
@@ -67,7 +49,7 @@ test('validator: arduino_add.pte is valid; operators and file map shown; truncat
   await screenshots(page, 'validator');
 
   const bytes = readFileSync(artifact);
-  const cut = join(tmp, 'truncated.pte');
+  const cut = join(session.tmp, 'truncated.pte');
   writeFileSync(cut, bytes.subarray(0, 600));
   await page.setInputFiles('#files', cut);
   await page.waitForFunction(() => /^Invalid/.test(document.getElementById('verdict').textContent));
@@ -87,12 +69,12 @@ test('validator: arduino_add.pte is valid; operators and file map shown; truncat
 });
 
 test('landing page links to both pages; controls are reachable by keyboard', async () => {
-  const page = await context.newPage();
-  await page.goto(`${base}/`);
+  const page = await session.context.newPage();
+  await page.goto(`${session.base}/`);
   assert.deepEqual(await page.$$eval('main a', (a) => a.map((x) => x.getAttribute('href'))), ['validator.html', 'packager.html']);
   await page.setViewportSize({ width: 1280, height: 600 });
   await page.screenshot({ path: join(shots, 'index-1280.png') });
-  await page.goto(`${base}/packager.html`);
+  await page.goto(`${session.base}/packager.html`);
   const reached = new Set();
   for (let i = 0; i < 25; i++) { await page.keyboard.press('Tab'); reached.add(await page.evaluate(() => document.activeElement?.id)); }
   for (const id of ['pte', 'merge', 'demo', 'segAlign', 'tensorAlign', 'delegateAlign', 'extract', 'externalize']) assert.ok(reached.has(id), `${id} not reachable by Tab`);
@@ -102,7 +84,7 @@ test('landing page links to both pages; controls are reachable by keyboard', asy
 test('packager: externalize writes the same bytes as et.repack in Node', async () => {
   const et = await init();
   const expected = et.repack(readFileSync(artifact), { segmentAlignment: 128, extractDelegateSegments: false, externalize: { tag: 'model', minBytes: 0 } });
-  const { page, problems } = await openPage('packager.html');
+  const { page, problems } = await openPage(session, 'packager.html');
   await page.setInputFiles('#pte', artifact);
   await page.check('#externalize');
   await page.click('#preview');
@@ -148,18 +130,18 @@ test('validator: a 512 MiB .ptd is opened by slices and checked in seconds', asy
   // The .ptd's data comes from a sparse file (no disk blocks), the output is
   // written for real: the page gets a genuine 512 MiB file to open (past the 64 MiB it reads whole).
   const et = await init();
-  const sparse = join(tmp, 'weights.bin');
+  const sparse = join(session.tmp, 'weights.bin');
   writeFileSync(sparse, new Uint8Array(0));
   truncateSync(sparse, 512 * 2 ** 20);
   const source = et.openFile(sparse);
-  const big = join(tmp, 'big.ptd');
+  const big = join(session.tmp, 'big.ptd');
   try {
     const ptd = new et.FlatTensorSerializer().serialize({ buffers: [source], namedData: { 'layer.weight': { bufferIndex: 0, alignment: 64 } } }, { output: 'artifact' });
     await ptd.writeTo(big);
   } finally {
     source.close();
   }
-  const { page, problems } = await openPage('validator.html');
+  const { page, problems } = await openPage(session, 'validator.html');
   const started = Date.now();
   await page.setInputFiles('#files', big);
   await page.waitForFunction(() => document.getElementById('verdict').textContent !== '—', null, { timeout: 60_000 });
@@ -181,9 +163,9 @@ test('validator: a 512 MiB .ptd is opened by slices and checked in seconds', asy
 // axe finds nothing.
 test('validator: a .pte with 150,000 segments is inspected; the map merges small ranges; tables page', async (t) => {
   const et = await init();
-  const file = join(tmp, 'segments.pte');
+  const file = join(session.tmp, 'segments.pte');
   writeFileSync(file, manySegmentsPte(et, 150_000));
-  const { page, problems } = await openPage('validator.html');
+  const { page, problems } = await openPage(session, 'validator.html');
   const started = Date.now();
   await page.setInputFiles('#files', file);
   await page.waitForFunction(() => document.getElementById('verdict').textContent !== '—', null, { timeout: 60_000 });
@@ -227,9 +209,9 @@ test('validator: a thousand findings show 100 at first, then more on request', a
   const total = report.errors.length + report.warnings.length;
   assert.equal(report.errors.filter((f) => f.code === 'PADDING_AFTER_SEGMENT_NOT_ZERO').length, 999);
   assert.ok(total > 1000 && total <= 1100, `${total} findings`);
-  const file = join(tmp, 'bad-padding.pte');
+  const file = join(session.tmp, 'bad-padding.pte');
   writeFileSync(file, bytes);
-  const { page, problems } = await openPage('validator.html');
+  const { page, problems } = await openPage(session, 'validator.html');
   await page.setInputFiles('#files', file);
   await page.waitForFunction(() => document.getElementById('verdict').textContent !== '—', null, { timeout: 60_000 });
   assert.match(await page.textContent('#verdict'), new RegExp(`Invalid — ${report.errors.length} error`));
@@ -251,11 +233,11 @@ const weightFiles = ['out.pte', 'model.ptd', 'shard_b.ptd'].map((f) => join(ever
 
 test('validator: Compare with… a repack says equivalent, another model different', async () => {
   const et = await init();
-  const repacked = join(tmp, 'repacked.pte');
+  const repacked = join(session.tmp, 'repacked.pte');
   writeFileSync(repacked, et.repack(weightFiles[0], {
     segmentAlignment: 4096, data: { 'model.ptd': weightFiles[1], 'shard_b.ptd': weightFiles[2] },
   }).pte);
-  const { page, problems } = await openPage('validator.html');
+  const { page, problems } = await openPage(session, 'validator.html');
   await page.setInputFiles('#files', weightFiles);
   await page.waitForFunction(() => /^Valid/.test(document.getElementById('verdict').textContent));
   await page.setInputFiles('#compare', [repacked, weightFiles[1], weightFiles[2]]);
@@ -273,12 +255,12 @@ test('packager: new weights from safetensors give a .ptd with the new bytes; Exp
   const et = await init();
   const weight = float32([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   const bias = float32([3, 2, 1]);
-  const checkpoint = join(tmp, 'new.safetensors');
+  const checkpoint = join(session.tmp, 'new.safetensors');
   writeFileSync(checkpoint, safetensorsBytes([
     { name: 'lin.weight', dtype: 'F32', shape: [3, 3], bytes: weight },
     { name: 'lin.bias', dtype: 'F32', shape: [3], bytes: bias },
   ]));
-  const { page, problems } = await openPage('packager.html');
+  const { page, problems } = await openPage(session, 'packager.html');
   await page.setInputFiles('#pte', weightFiles[0]);
   await page.waitForFunction(() => /Loaded/.test(document.getElementById('status').textContent));
   const [ptdDownload] = await Promise.all([page.waitForEvent('download'), page.setInputFiles('#weights', checkpoint)]);
@@ -304,7 +286,7 @@ test('packager: new weights from safetensors give a .ptd with the new bytes; Exp
 // uses) and shows repack's refusals with their details.
 const conformance13 = join(root, '..', 'shared', 'conformance', '13_everything');
 test('packager: missing data and invalid inputs are refused with their details; with its data the model repacks', async () => {
-  const { page, problems } = await openPage('packager.html');
+  const { page, problems } = await openPage(session, 'packager.html');
 
   await page.setInputFiles('#pte', join(conformance13, 'out.pte'));
   await page.waitForFunction(() => /Loaded/.test(document.getElementById('status').textContent));
@@ -325,7 +307,7 @@ test('packager: missing data and invalid inputs are refused with their details; 
 
   const bad = readFileSync(join(conformance13, 'out.pte'));
   bad[8] = 0x78;  // eh00 -> xh00
-  const badPath = join(tmp, 'bad.pte');
+  const badPath = join(session.tmp, 'bad.pte');
   writeFileSync(badPath, bad);
   await page.setInputFiles('#pte', badPath);
   await page.waitForFunction(() => /Loaded bad\.pte/.test(document.getElementById('status').textContent));
