@@ -15,6 +15,10 @@
 //                           src/format/file_kinds.def (the C++ table's rows)
 //   npm/src/generated/scalar-types.mjs  SCALAR_TYPES from src/model/scalar_types.def,
 //                           checked against src/schema/scalar_type.fbs
+//   npm/src/generated/safetensors-dtypes.mjs  SAFETENSORS_DTYPES and
+//                           scalarSafetensorsDtype() from src/read/safetensors_dtypes.def
+//                           (the core safetensors reader's table), codes checked
+//                           against src/model/scalar_types.def
 //   npm/dist/etpack-wasm.inline.mjs  the wasm as base64 in a JS module, for
 //                           `executorch-pack/inline` (bundlers without .wasm assets)
 //   npm/README.md           the user README, npm/docs/README.md (the repository's
@@ -242,7 +246,7 @@ function defRows(path, macro) {
     rows.push(m[1].split(',').map((f) => {
       const field = f.trim();
       if (/^".*"$/.test(field)) return field.slice(1, -1);
-      if (/^\d+$/.test(field)) return Number(field);
+      if (/^-?\d+$/.test(field)) return Number(field);
       if (field === 'true' || field === 'false') return field === 'true';
       return field;
     }));
@@ -335,6 +339,31 @@ export function scalarTypeName(code) {
 `;
 }
 
+function safetensorsDtypes() {
+  const codes = new Set(defRows('src/model/scalar_types.def', 'SCALAR_TYPE').map(([, code]) => code));
+  const seen = new Set();
+  const dtypes = defRows('src/read/safetensors_dtypes.def', 'SAFETENSORS_DTYPE').map(([name, bits, code]) => {
+    if (code !== -1 && (!codes.has(code) || seen.has(code)))
+      throw new Error(`src/read/safetensors_dtypes.def: ${name}'s ScalarType ${code} is ${seen.has(code) ? 'given twice' : 'not in src/model/scalar_types.def'}`);
+    seen.add(code);
+    return { name, bits, scalarType: code === -1 ? null : code };
+  });
+  return `${HEADER}// From src/read/safetensors_dtypes.def, the core's safetensors dtype table
+// (src/read/safetensors_reader.cpp: the dtypes it reads, and those
+// export-weights writes), its ScalarType codes checked against
+// src/model/scalar_types.def.
+
+/** Each safetensors dtype: its name, bits per element, and the ExecuTorch ScalarType code it is (null: none). */
+export const SAFETENSORS_DTYPES = Object.freeze(${JSON.stringify(dtypes, null, 2)}.map((d) => Object.freeze(d)));
+
+/** The safetensors dtype of a ScalarType code, as the core's scalar_safetensors_dtype, or undefined: none. */
+export function scalarSafetensorsDtype(code) {
+  for (const d of SAFETENSORS_DTYPES) if (d.scalarType !== null && d.scalarType === code) return d.name;
+  return undefined;
+}
+`;
+}
+
 function inlineWasm() {
   const wasm = readFileSync(join(npm, 'dist/etpack.wasm'));
   return `${HEADER}// The wasm module, base64 (${wasm.byteLength} bytes), for bundlers that cannot emit a .wasm asset.
@@ -372,6 +401,7 @@ export function generate() {
   mkdirSync(join(npm, 'src/generated'), { recursive: true });
   put(join(npm, 'src/generated/file-kinds.mjs'), fileKinds());
   put(join(npm, 'src/generated/scalar-types.mjs'), scalarTypes());
+  put(join(npm, 'src/generated/safetensors-dtypes.mjs'), safetensorsDtypes());
   if (existsSync(join(npm, 'dist/etpack.wasm'))) put(join(npm, 'dist/etpack-wasm.inline.mjs'), inlineWasm());
 }
 

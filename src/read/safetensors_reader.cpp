@@ -18,12 +18,11 @@ struct Dtype {
   int8_t scalar_type;   // -1: ExecuTorch has none
 };
 // The reference's dtype set; ScalarType values as src/model/scalar_type.cpp.
+// One table with the JS package's (scripts/gen-package.mjs reads the .def).
 constexpr Dtype kDtypes[] = {
-    {"BOOL", 8, 11},      {"F4", 4, -1},        {"F6_E2M3", 6, -1},  {"F6_E3M2", 6, -1},
-    {"U8", 8, 0},         {"I8", 8, 1},         {"F8_E5M2", 8, 23},  {"F8_E4M3", 8, 24},
-    {"F8_E8M0", 8, -1},   {"I16", 16, 2},       {"U16", 16, 27},     {"F16", 16, 5},
-    {"BF16", 16, 15},     {"I32", 32, 3},       {"U32", 32, 28},     {"F32", 32, 6},
-    {"C64", 64, -1},      {"F64", 64, 7},       {"I64", 64, 4},      {"U64", 64, 29},
+#define SAFETENSORS_DTYPE(name, bits, scalar_type) {name, bits, scalar_type},
+#include "read/safetensors_dtypes.def"
+#undef SAFETENSORS_DTYPE
 };
 
 const Dtype* find_dtype(std::string_view name) {

@@ -23,10 +23,14 @@ inline std::vector<uint8_t> read_bytes(const std::filesystem::path& path) {
 // The file as an owning Blob.
 inline Blob load_file(const std::filesystem::path& path) { return Blob::own(read_bytes(path)); }
 
-// ../shared/conformance, or $ETPACK_CONFORMANCE_DIR.
+// $ETPACK_CONFORMANCE_DIR, else the folder CMake names (the
+// ETPACK_CONFORMANCE_DIR definition: an absolute path, ../shared/conformance
+// beside the source tree), so that the tests find it from any working
+// directory. (__FILE__ is no base: with ccache's base_dir it is relative to
+// the build folder.)
 inline std::filesystem::path conformance_root() {
   if (const char* env = std::getenv("ETPACK_CONFORMANCE_DIR"); env != nullptr && *env != '\0') return env;
-  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / ".." / "shared" / "conformance";
+  return ETPACK_CONFORMANCE_DIR;
 }
 
 // Every vector's program.json (upstream's own text): its path and text.

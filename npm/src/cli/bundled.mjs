@@ -14,6 +14,7 @@
 // cases with no value at all) are optional; without them suites come in
 // name order, each with as many cases as its highest CASE says.
 import { printable, fmtBytes } from './format.mjs';
+import { scalarSafetensorsDtype } from '../generated/safetensors-dtypes.mjs';
 
 export { VALUE_NAME, scalarValue, tensorValue } from '../bundle-cases.mjs';
 
@@ -30,17 +31,10 @@ export function scalarText(value) {
   return `Double ${Object.is(d, -0) ? '-0' : String(d)}`;
 }
 
-// ExecuTorch ScalarType code -> safetensors dtype, for unbundle's writing
-// (the core's reader maps the other way: src/model/scalar_type.cpp order).
-// safetensors.mjs's copy of this table went with the one-dtype-table change;
-// unbundle still needed it.
-const SCALAR_TO_DTYPE = new Map([
-  [0, 'U8'], [1, 'I8'], [2, 'I16'], [3, 'I32'], [4, 'I64'], [5, 'F16'], [6, 'F32'], [7, 'F64'],
-  [11, 'BOOL'], [15, 'BF16'], [23, 'F8_E5M2'], [24, 'F8_E4M3'], [27, 'U16'], [28, 'U32'], [29, 'U64'],
-]);
-
+// The safetensors dtype unbundle writes a tensor of `scalarType` as: the
+// core's table (src/read/safetensors_dtypes.def, generated into JS).
 export function dtypeOf(scalarType, name) {
-  const dtype = SCALAR_TO_DTYPE.get(scalarType);
+  const dtype = scalarSafetensorsDtype(scalarType);
   if (dtype === undefined) throw new Error(`${name}: scalar type ${scalarType} has no safetensors dtype`);
   return dtype;
 }

@@ -20,11 +20,14 @@
 //   removed and no target has changed.
 // - A closed output pipe (`validate X | head -1`) ends the command quietly
 //   with the status of the work done (quietOnClosedPipes).
+// Every command that writes files does so through withOutputs() below.
 import { linkSync, lstatSync, mkdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { stageArtifact } from '../node-files.mjs';
 import { checkRegularOutput, filesRead, onInterrupt, trackReads } from '../node-guards.mjs';
+import { isUrl } from './inputs.mjs';
+import { progressBar } from './progress.mjs';
 
 // The CLI compares outputs with every file it read: remember them all.
 trackReads();
@@ -74,6 +77,10 @@ export function outputPaths(out, inputName) {
   if (folder) return { pte: join(out, inputName), dir: out, folder };
   return { pte: out, dir: dirname(out), folder };
 }
+
+// The inputs named on the command line as checkTargets compares them (by
+// file identity; a URL is no file here).
+export const namedInputs = (paths) => paths.map((path) => ({ path, id: isUrl(path) ? null : identity(path) }));
 
 // Whether this is the in-place case (the output .pte is the input .pte),
 // and whether it was asked for: naming the .pte itself as OUT asks for it;
@@ -234,7 +241,7 @@ export class OutputTransaction {
 // SIGINT, SIGTERM and SIGHUP abort `controller` (the writes stop at their
 // next check and the transaction is discarded); a second signal discards at
 // once and exits. Returns a function that removes the handlers.
-export function abortOnSignals(controller, transaction) {
+function abortOnSignals(controller, transaction) {
   const numbers = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
   const handlers = {};
   for (const [name, n] of Object.entries(numbers)) {
@@ -250,4 +257,56 @@ export function abortOnSignals(controller, transaction) {
   return () => {
     for (const [name, h] of Object.entries(handlers)) process.off(name, h);
   };
+}
+
+// The writing tail every command that writes files shares: runs
+// `body(outputs)`, the command's own work, in which `outputs.write(files,
+// options)` writes its files all or nothing; on any failure (or a signal)
+// every temporary and every folder made is removed and the error is
+// rethrown (the signal's INTERRUPTED when one came: it is the cause,
+// whatever the writes then threw).
+// stopOnSignals (default true): SIGINT, SIGTERM and SIGHUP stop the writes
+// at their next check and the command ends with INTERRUPTED (exit 128+N; a
+// second signal exits at once). false: no handler of the command's own; a
+// signal removes the temporaries and the process dies of it (node-guards.mjs)
+// — for weights and export-weights, and for commands that print rather than
+// write (graph without -o), which a signal simply ends.
+export async function withOutputs(body, { stopOnSignals = true } = {}) {
+  const controller = new AbortController();
+  const transaction = new OutputTransaction();
+  const stopSignals = stopOnSignals ? abortOnSignals(controller, transaction) : () => {};
+  const outputs = {
+    // files: [{ path, artifact }], staged and renamed in this order.
+    // inputs: [{ path, id }] (namedInputs) that no target may replace,
+    // beside every file the process read; force, inPlace: as checkTargets.
+    // folder: made first (with its missing parents) and removed again on
+    // failure. progress: { remote } shows the writes on stderr (progress.mjs).
+    // Returns the targets that replace inputs (the in-place case).
+    async write(files, { inputs = [], force = false, inPlace = false, folder, progress } = {}) {
+      const replaced = checkTargets(files.map((f) => f.path), inputs, { force: Boolean(force), inPlace });
+      if (folder !== undefined) transaction.makeFolder(folder);
+      const bar = progress ? progressBar(files.map((f) => ({ path: f.path, size: f.artifact.size })), progress) : null;
+      try {
+        for (const [index, f] of files.entries()) {
+          const onProgress = bar ? (p) => bar.update(index, p.bytesWritten) : null;
+          await transaction.stage(f.path, f.artifact, { signal: controller.signal, onProgress });
+        }
+      } finally {
+        bar?.done();
+      }
+      // A signal that came during synchronous work is delivered on this turn.
+      await new Promise(setImmediate);
+      if (controller.signal.aborted) throw controller.signal.reason;
+      transaction.commit();
+      return replaced;
+    },
+  };
+  try {
+    return await body(outputs);
+  } catch (e) {
+    transaction.discard();
+    throw controller.signal.aborted ? controller.signal.reason : e;
+  } finally {
+    stopSignals();
+  }
 }

@@ -3,9 +3,8 @@
 // under the file-safety rules of files.mjs.
 import { basename, join } from 'node:path';
 import { UsageError, alignment, checkTag, nonNegativeInt, parseArgs } from './args.mjs';
-import { OutputTransaction, abortOnSignals, checkTargets, cliError, identity, inPlaceCase, outputPaths } from './files.mjs';
+import { cliError, identity, inPlaceCase, outputPaths, withOutputs } from './files.mjs';
 import { isUrl, openInputs as openSources, reportFetched } from './inputs.mjs';
-import { progressBar } from './progress.mjs';
 import { fmtBytes, printable, stringify } from './format.mjs';
 import { EtpackError } from '../errors.mjs';
 
@@ -171,68 +170,47 @@ export async function cmdRepack(argv, { init, help }) {
 
   const et = await init();
   const inputs = [];
-  const controller = new AbortController();
-  const transaction = new OutputTransaction();
-  const stopSignals = abortOnSignals(controller, transaction);
-  let bar = null;
   try {
-    const { pte, data, merge } = await openInputs(et, ptePath, ptdPaths, options.merge ?? [], inputs, options);
-    // Only options the user gave: a library without them must not see them.
-    if (ptdPaths.length) config.data = data;
-    // Refusals (invalid input, missing data, invalid output) come from here,
-    // before any file is touched. Inputs stay on disk: only their heads are
-    // read; segment bytes are streamed from them into the outputs.
-    // --weights: constants replaced by name first (npm/src/weights.mjs), then repacked.
-    const weights = (options.weights ?? []).map((path) => ({ path, id: identity(path) }));  // never replaced either
-    const source = options.weights ? (await et.pteWithWeights(pte, options.weights, { output: 'artifact' })).pte : pte;
-    const result = weightsRefusal(options.weights, () => et.repack(source, { ...config, merge, output: 'artifact' }));
+    return await withOutputs(async (outputs) => {
+      const { pte, data, merge } = await openInputs(et, ptePath, ptdPaths, options.merge ?? [], inputs, options);
+      // Only options the user gave: a library without them must not see them.
+      if (ptdPaths.length) config.data = data;
+      // Refusals (invalid input, missing data, invalid output) come from here,
+      // before any file is touched. Inputs stay on disk: only their heads are
+      // read; segment bytes are streamed from them into the outputs.
+      // --weights: constants replaced by name first (npm/src/weights.mjs), then repacked.
+      const weights = (options.weights ?? []).map((path) => ({ path, id: identity(path) }));  // never replaced either
+      const source = options.weights ? (await et.pteWithWeights(pte, options.weights, { output: 'artifact' })).pte : pte;
+      const result = weightsRefusal(options.weights, () => et.repack(source, { ...config, merge, output: 'artifact' }));
 
-    const { pte: outPte, dir, folder } = outputPaths(options.output, inputName(ptePath));
-    // The .ptd files are staged and renamed first: a .pte never appears
-    // without its data.
-    const files = Object.entries(result.ptd).map(([tag, artifact]) => ({ path: join(dir, `${checkDataTag(tag)}.ptd`), artifact, tag }));
-    files.push({ path: outPte, artifact: result.pte });
-    const inPlace = inPlaceCase({ out: options.output, outPte, folder, input: inputs[0] },
-      { inPlace: Boolean(options['in-place']), force: Boolean(options.force) });
-    const replaced = checkTargets(files.map((f) => f.path), [...inputs, ...weights], { force: Boolean(options.force), inPlace });
+      const { pte: outPte, dir, folder } = outputPaths(options.output, inputName(ptePath));
+      // The .ptd files are staged and renamed first: a .pte never appears
+      // without its data.
+      const files = Object.entries(result.ptd).map(([tag, artifact]) => ({ path: join(dir, `${checkDataTag(tag)}.ptd`), artifact, tag }));
+      files.push({ path: outPte, artifact: result.pte });
+      const inPlace = inPlaceCase({ out: options.output, outPte, folder, input: inputs[0] },
+        { inPlace: Boolean(options['in-place']), force: Boolean(options.force) });
+      // Data streaming from URLs is slow: its progress is shown on any stderr.
+      const replaced = await outputs.write(files, { inputs: [...inputs, ...weights], force: options.force, inPlace, folder: dir,
+        progress: { remote: inputs.some((i) => i.file.bytesFetched !== undefined) } });
+      reportFetched(inputs.map((i) => i.file));
 
-    transaction.makeFolder(dir);
-    // Data streaming from URLs is slow: its progress is shown on any stderr.
-    bar = progressBar(files.map((f) => ({ path: f.path, size: f.artifact.size })),
-      { remote: inputs.some((i) => i.file.bytesFetched !== undefined) });
-    for (const [index, f] of files.entries()) {
-      await transaction.stage(f.path, f.artifact, {
-        signal: controller.signal,
-        onProgress: (p) => bar.update(index, p.bytesWritten),
-      });
-    }
-    bar.done();
-    // A signal that came during synchronous work is delivered on this turn.
-    await new Promise(setImmediate);
-    if (controller.signal.aborted) throw controller.signal.reason;
-    transaction.commit();
-    reportFetched(inputs.map((i) => i.file));
-
-    const notes = externalizeNotes(config.externalize, result.moved);
-    if (replaced.length) notes.unshift(`replaced in place (the inputs' own files): ${replaced.join(', ')}`);
-    const missing = result.missingKeys ?? [];
-    if (missing.length) {
-      const shown = missing.slice(0, 5).map((k) => `'${k}'`).join(', ');
-      notes.push(`${missing.length} external tensor key(s) are in no output .ptd (--allow-missing-data): ${shown}${missing.length > 5 ? `, and ${missing.length - 5} more` : ''}`);
-    }
-    printSummary(options.json, files, result, notes);
-    return 0;
-  } catch (e) {
-    bar?.done();
-    transaction.discard();
-    // Interrupted: the signal is the cause, whatever the writes then threw.
-    const error = controller.signal.aborted ? controller.signal.reason : e;
+      const notes = externalizeNotes(config.externalize, result.moved);
+      if (replaced.length) notes.unshift(`replaced in place (the inputs' own files): ${replaced.join(', ')}`);
+      const missing = result.missingKeys ?? [];
+      if (missing.length) {
+        const shown = missing.slice(0, 5).map((k) => `'${k}'`).join(', ');
+        notes.push(`${missing.length} external tensor key(s) are in no output .ptd (--allow-missing-data): ${shown}${missing.length > 5 ? `, and ${missing.length - 5} more` : ''}`);
+      }
+      printSummary(options.json, files, result, notes);
+      return 0;
+    });
+  } catch (error) {
     if (error?.code === 'MISSING_EXTERNAL_DATA') {
       error.hint ??= 'give the .ptd files the PTE uses after it (repack model.pte model.ptd -o OUT), or pass --allow-missing-data';
     }
     throw error;
   } finally {
-    stopSignals();
     for (const i of inputs) i.file.close();
   }
 }

@@ -3,10 +3,9 @@
 import { dirname, resolve } from 'node:path';
 import { EtpackError } from '../errors.mjs';
 import { alignment } from './args.mjs';
-import { OutputTransaction, checkTargets, identity } from './files.mjs';
+import { namedInputs, withOutputs } from './files.mjs';
 import { fmtBytes, namesLine, printable, stringify } from './format.mjs';
 import { isUrl, openInputs, reportFetched } from './inputs.mjs';
-import { progressBar } from './progress.mjs';
 
 export const WEIGHTS_HELP = {
   weights: `Usage: executorch-pack weights PTE --from FILE.safetensors [--from ...] -o OUT.ptd [options]
@@ -55,23 +54,13 @@ Options:
 // Files are sacred (files.mjs): the output is streamed into an exclusive
 // temporary in its folder and renamed into place at the end (nothing left
 // on failure); it never replaces an input, and replaces an existing file
-// only with --force.
+// only with --force. A signal removes the temporary and the process dies of
+// it (no INTERRUPTED of its own, unlike repack).
 // Progress as for repack (progress.mjs): on a terminal, or when data comes
 // from URLs.
-async function writeNew(path, artifact, { force, inputs, remote }) {
-  checkTargets([path], inputs.map((p) => ({ path: p, id: identity(p) })), { force, inPlace: false });
-  const transaction = new OutputTransaction();
-  const bar = progressBar([{ path, size: artifact.size }], { remote });
-  try {
-    transaction.makeFolder(dirname(resolve(path)));
-    await transaction.stage(path, artifact, { onProgress: (p) => bar.update(0, p.bytesWritten) });
-    bar.done();
-    transaction.commit();
-  } catch (e) {
-    bar.done();
-    transaction.discard();
-    throw e;
-  }
+function writeNew(path, artifact, { force, inputs, remote }) {
+  return withOutputs((outputs) => outputs.write([{ path, artifact }],
+    { inputs: namedInputs(inputs), force, folder: dirname(resolve(path)), progress: { remote } }), { stopOnSignals: false });
 }
 
 export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
@@ -94,7 +83,7 @@ export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
   const result = await et.ptdFromWeights(pte, options.from, {
     tag: options.tag, rename, segmentAlignment, output: 'artifact',
   });
-  await writeNew(options.output, result.ptd, { force: options.force, inputs: [positional[0], ...options.from].filter((p) => !isUrl(p)), remote: isUrl(positional[0]) });
+  await writeNew(options.output, result.ptd, { force: options.force, inputs: [positional[0], ...options.from], remote: isUrl(positional[0]) });
   reportFetched([pte]);
   const summary = { schema: 1, command: 'weights', file: options.output, bytes: result.ptd.size, tag: result.tag, written: result.written, unused: result.unused };
   if (options.json) {
@@ -137,7 +126,7 @@ export async function cmdExportWeights(argv, { init, parseArgs, UsageError, help
   const data = Object.fromEntries(positional.slice(1).map((p, i) => [p, ptds[i]]));
   const result = et.exportWeights(pte, data, { include: options.include, output: 'artifact' });
   if (result.tensors.length === 0) throw nothingToExport(et, pte, options.include, result.skipped);
-  await writeNew(options.output, result.safetensors, { force: options.force, inputs: positional.filter((p) => !isUrl(p)), remote: positional.some(isUrl) });
+  await writeNew(options.output, result.safetensors, { force: options.force, inputs: positional, remote: positional.some(isUrl) });
   reportFetched([pte, ...ptds]);
   if (options.json) {
     process.stdout.write(`${stringify({ schema: 1, command: 'export-weights', file: options.output, bytes: result.safetensors.size, tensors: result.tensors, skipped: result.skipped })}\n`);

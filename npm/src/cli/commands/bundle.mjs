@@ -3,7 +3,7 @@
 // as upstream's BundledProgram serializer writes it, under the file-safety
 // rules of ../files.mjs.
 import { UsageError, parseArgs } from '../args.mjs';
-import { OutputTransaction, abortOnSignals, checkTargets, cliError, identity } from '../files.mjs';
+import { cliError, namedInputs, withOutputs } from '../files.mjs';
 import { openInputs } from '../inputs.mjs';
 import { fmtBytes, printable, stringify } from '../format.mjs';
 
@@ -42,37 +42,28 @@ export async function run(argv, { init, help }) {
   if (versionText !== undefined && !/^\d{1,10}$/.test(versionText)) throw new UsageError(`--version must be an integer, got '${printable(versionText)}'`, 'bundle');
 
   const et = await init();
-  const controller = new AbortController();
-  const transaction = new OutputTransaction();
-  const stopSignals = abortOnSignals(controller, transaction);
   let inputs = [];
   try {
-    inputs = await openInputs(et, positional, {});
-    // The cases by the naming above (et.testCasesFromSafetensors, the same
-    // call the packager page makes).
-    const cases = await et.testCasesFromSafetensors(inputs.slice(1), { names: positional.slice(1) });
-    const methodTestSuites = cases.method_test_suites;
-    const v = Number(versionText ?? cases.version);
-    if (!Number.isSafeInteger(v) || v < 0 || v > 0xFFFFFFFF) throw cliError('INVALID_INPUT', `version ${printable(String(versionText))} does not fit uint32`, 1);
-    const artifact = et.serializeBundledProgram({ version: v, program: inputs[0], method_test_suites: methodTestSuites }, { output: 'artifact' });
-    checkTargets([options.output], positional.map((path) => ({ path, id: identity(path) })), { force: Boolean(options.force), inPlace: false });
-    await transaction.stage(options.output, artifact, { signal: controller.signal });
-    await new Promise(setImmediate);
-    if (controller.signal.aborted) throw controller.signal.reason;
-    transaction.commit();
-    const caseCount = methodTestSuites.reduce((n, s) => n + s.test_cases.length, 0);
-    if (options.json) {
-      process.stdout.write(`${stringify({ schema: 1, command: 'bundle', ok: true, path: options.output, bytes: artifact.size, version: v,
-        suites: methodTestSuites.map((s) => ({ method: s.method_name, testCases: s.test_cases.length })) })}\n`);
-    } else {
-      process.stdout.write(`wrote ${printable(options.output)} (${fmtBytes(artifact.size)}): ${methodTestSuites.length} suite(s), ${caseCount} test case(s)\n`);
-    }
-    return 0;
-  } catch (e) {
-    transaction.discard();
-    throw controller.signal.aborted ? controller.signal.reason : e;
+    return await withOutputs(async (outputs) => {
+      inputs = await openInputs(et, positional, {});
+      // The cases by the naming above (et.testCasesFromSafetensors, the same
+      // call the packager page makes).
+      const cases = await et.testCasesFromSafetensors(inputs.slice(1), { names: positional.slice(1) });
+      const methodTestSuites = cases.method_test_suites;
+      const v = Number(versionText ?? cases.version);
+      if (!Number.isSafeInteger(v) || v < 0 || v > 0xFFFFFFFF) throw cliError('INVALID_INPUT', `version ${printable(String(versionText))} does not fit uint32`, 1);
+      const artifact = et.serializeBundledProgram({ version: v, program: inputs[0], method_test_suites: methodTestSuites }, { output: 'artifact' });
+      await outputs.write([{ path: options.output, artifact }], { inputs: namedInputs(positional), force: options.force });
+      const caseCount = methodTestSuites.reduce((n, s) => n + s.test_cases.length, 0);
+      if (options.json) {
+        process.stdout.write(`${stringify({ schema: 1, command: 'bundle', ok: true, path: options.output, bytes: artifact.size, version: v,
+          suites: methodTestSuites.map((s) => ({ method: s.method_name, testCases: s.test_cases.length })) })}\n`);
+      } else {
+        process.stdout.write(`wrote ${printable(options.output)} (${fmtBytes(artifact.size)}): ${methodTestSuites.length} suite(s), ${caseCount} test case(s)\n`);
+      }
+      return 0;
+    });
   } finally {
-    stopSignals();
     for (const input of inputs) input.close?.();
   }
 }

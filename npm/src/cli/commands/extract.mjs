@@ -2,8 +2,8 @@
 // processed blob, byte for byte, under the file-safety rules of ../files.mjs
 // (never an input, never an existing file without --force, all or nothing).
 import { UsageError, nonNegativeInt, parseArgs } from '../args.mjs';
-import { OutputTransaction, abortOnSignals, checkTargets, identity } from '../files.mjs';
-import { isUrl, openInputs, reportFetched } from '../inputs.mjs';
+import { namedInputs, withOutputs } from '../files.mjs';
+import { openInputs, reportFetched } from '../inputs.mjs';
 import { fmtBytes, printable, stringify } from '../format.mjs';
 
 export const usage = `Usage: executorch-pack extract PTE --delegate N -o FILE [--method NAME]
@@ -42,37 +42,27 @@ export async function run(argv, { init, help }) {
   const [ptePath] = positional;
 
   const et = await init();
-  const controller = new AbortController();
-  const transaction = new OutputTransaction();
-  const stopSignals = abortOnSignals(controller, transaction);
   let input = null;
   try {
-    [input] = await openInputs(et, [ptePath], { headers: options.header, env: process.env, timeout: options.timeout });
-    const request = { delegate, output: 'artifact' };
-    if (options.method !== undefined) request.method = options.method;
-    const result = et.extract(input, request);
-    // Refused before anything is written: the input itself (by file
-    // identity: links and other spellings too), an existing file, a folder.
-    checkTargets([options.output], [{ path: ptePath, id: isUrl(ptePath) ? null : identity(ptePath) }],
-      { force: Boolean(options.force), inPlace: false });
-    await transaction.stage(options.output, result.bytes, { signal: controller.signal });
-    await new Promise(setImmediate);
-    if (controller.signal.aborted) throw controller.signal.reason;
-    transaction.commit();
-    reportFetched([input]);
-    const written = { path: options.output, bytes: result.size, method: result.method, delegate: result.index, id: result.id, location: result.location, offset: result.offset };
-    if (options.json) {
-      process.stdout.write(`${stringify({ schema: 1, command: 'extract', ok: true, ...written })}\n`);
-    } else {
-      process.stdout.write(`wrote ${printable(options.output)} (${fmtBytes(result.size)}): delegate ${result.index}` +
-        `${result.id === null ? '' : ` (${printable(result.id)})`} of method ${printable(result.method)}, ${result.location}${result.offset === null ? '' : ` at offset ${result.offset}`}\n`);
-    }
-    return 0;
-  } catch (e) {
-    transaction.discard();
-    throw controller.signal.aborted ? controller.signal.reason : e;
+    return await withOutputs(async (outputs) => {
+      [input] = await openInputs(et, [ptePath], { headers: options.header, env: process.env, timeout: options.timeout });
+      const request = { delegate, output: 'artifact' };
+      if (options.method !== undefined) request.method = options.method;
+      const result = et.extract(input, request);
+      // Refused before anything is written: the input itself (by file
+      // identity: links and other spellings too), an existing file, a folder.
+      await outputs.write([{ path: options.output, artifact: result.bytes }], { inputs: namedInputs([ptePath]), force: options.force });
+      reportFetched([input]);
+      const written = { path: options.output, bytes: result.size, method: result.method, delegate: result.index, id: result.id, location: result.location, offset: result.offset };
+      if (options.json) {
+        process.stdout.write(`${stringify({ schema: 1, command: 'extract', ok: true, ...written })}\n`);
+      } else {
+        process.stdout.write(`wrote ${printable(options.output)} (${fmtBytes(result.size)}): delegate ${result.index}` +
+          `${result.id === null ? '' : ` (${printable(result.id)})`} of method ${printable(result.method)}, ${result.location}${result.offset === null ? '' : ` at offset ${result.offset}`}\n`);
+      }
+      return 0;
+    });
   } finally {
-    stopSignals();
     input?.close();
   }
 }

@@ -5,8 +5,8 @@
 import { basename } from 'node:path';
 import { Artifact } from '../../artifact.mjs';
 import { UsageError, parseArgs } from '../args.mjs';
-import { OutputTransaction, abortOnSignals, checkTargets, identity } from '../files.mjs';
-import { isUrl, openInputs, reportFetched } from '../inputs.mjs';
+import { namedInputs, withOutputs } from '../files.mjs';
+import { openInputs, reportFetched } from '../inputs.mjs';
 import { fmtBytes, printable, stringify } from '../format.mjs';
 
 export const usage = `Usage: executorch-pack graph PTE [PTD...] [--method NAME] [--format json|dot|mermaid] [-o FILE]
@@ -46,43 +46,35 @@ export async function run(argv, { init, help }) {
 
   const et = await init();
   const inputs = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
-  const transaction = new OutputTransaction();
-  const controller = new AbortController();
-  const stopSignals = options.output === undefined ? () => {} : abortOnSignals(controller, transaction);
   try {
-    // The data files by their base names (a name met twice gets #2), as validate names them.
-    const data = Object.create(null);
-    positional.slice(1).forEach((p, i) => {
-      const base = basename(p.replace(/[?#].*$/, ''));
-      let name = base;
-      for (let n = 2; name in data; ++n) name = `${base}#${n}`;
-      data[name] = inputs[i + 1];
-    });
-    const request = { data, format };
-    if (options.method !== undefined) request.method = options.method;
-    const result = et.graph(inputs[0], request);
-    const text = format === 'json' ? `${stringify(result)}\n` : result;
-    reportFetched(inputs);
-    if (options.output === undefined) {
-      process.stdout.write(text);
+    // Printing needs no signal handling of its own: a signal just ends it.
+    return await withOutputs(async (outputs) => {
+      // The data files by their base names (a name met twice gets #2), as validate names them.
+      const data = Object.create(null);
+      positional.slice(1).forEach((p, i) => {
+        const base = basename(p.replace(/[?#].*$/, ''));
+        let name = base;
+        for (let n = 2; name in data; ++n) name = `${base}#${n}`;
+        data[name] = inputs[i + 1];
+      });
+      const request = { data, format };
+      if (options.method !== undefined) request.method = options.method;
+      const result = et.graph(inputs[0], request);
+      const text = format === 'json' ? `${stringify(result)}\n` : result;
+      reportFetched(inputs);
+      if (options.output === undefined) {
+        process.stdout.write(text);
+        return 0;
+      }
+      const bytes = new TextEncoder().encode(text);
+      // Refused before anything is written: an input (by file identity:
+      // links and other spellings too), an existing file, a folder.
+      await outputs.write([{ path: options.output, artifact: new Artifact([{ bytes }], bytes.byteLength) }],
+        { inputs: namedInputs(positional), force: options.force });
+      process.stderr.write(`wrote ${printable(options.output)} (${fmtBytes(bytes.byteLength)}, ${format})\n`);
       return 0;
-    }
-    // Refused before anything is written: an input (by file identity:
-    // links and other spellings too), an existing file, a folder.
-    checkTargets([options.output], positional.map((p) => ({ path: p, id: isUrl(p) ? null : identity(p) })),
-      { force: Boolean(options.force), inPlace: false });
-    const bytes = new TextEncoder().encode(text);
-    await transaction.stage(options.output, new Artifact([{ bytes }], bytes.byteLength), { signal: controller.signal });
-    await new Promise(setImmediate);
-    if (controller.signal.aborted) throw controller.signal.reason;
-    transaction.commit();
-    process.stderr.write(`wrote ${printable(options.output)} (${fmtBytes(bytes.byteLength)}, ${format})\n`);
-    return 0;
-  } catch (e) {
-    transaction.discard();
-    throw controller.signal.aborted ? controller.signal.reason : e;
+    }, { stopOnSignals: options.output !== undefined });
   } finally {
-    stopSignals();
     for (const input of inputs) input.close?.();
   }
 }

@@ -6,8 +6,8 @@
 // all or nothing).
 import { Artifact } from '../../artifact.mjs';
 import { UsageError, parseArgs } from '../args.mjs';
-import { OutputTransaction, abortOnSignals, checkTargets, identity } from '../files.mjs';
-import { isUrl, openInputs, reportFetched } from '../inputs.mjs';
+import { namedInputs, withOutputs } from '../files.mjs';
+import { openInputs, reportFetched } from '../inputs.mjs';
 import { printable, stringify, table } from '../format.mjs';
 
 export const usage = `Usage: executorch-pack profile PTE [PTD...] --etdump FILE [--json] [--trace-out FILE]
@@ -64,33 +64,25 @@ export async function run(argv, { init, help }) {
   const methods = options.methods !== undefined ? options.methods.split(',').map((m) => (m === '-' ? null : m)) : options.method;
 
   const et = await init();
-  const controller = new AbortController();
-  const transaction = new OutputTransaction();
-  const stopSignals = abortOnSignals(controller, transaction);
   const paths = [positional[0], options.etdump, ...positional.slice(1)];
   let inputs = [];
   try {
-    inputs = await openInputs(et, paths, { headers: options.header, env: process.env, timeout: options.timeout });
-    const [pte, etdump, ...data] = inputs;
-    const result = et.profile(etdump, pte, { data, ...(methods === undefined ? {} : { methods }) });
-    if (traceOut !== undefined) {
-      checkTargets([traceOut], paths.map((p) => ({ path: p, id: isUrl(p) ? null : identity(p) })),
-        { force: Boolean(options.force), inPlace: false });
-      const text = new TextEncoder().encode(JSON.stringify(et.profileTrace(result)));
-      await transaction.stage(traceOut, new Artifact([{ bytes: text }], text.byteLength), { signal: controller.signal });
-      await new Promise(setImmediate);
-      if (controller.signal.aborted) throw controller.signal.reason;
-      transaction.commit();
-    }
-    reportFetched(inputs);
-    if (options.json) process.stdout.write(`${stringify({ schema: 1, command: 'profile', ok: true, ...result })}\n`);
-    else process.stdout.write(profileText(result) + (traceOut === undefined ? '' : `wrote ${printable(traceOut)} (Chrome trace-event JSON)\n`));
-    return 0;
-  } catch (e) {
-    transaction.discard();
-    throw controller.signal.aborted ? controller.signal.reason : e;
+    // Without --trace-out nothing is written: a signal just ends it.
+    return await withOutputs(async (outputs) => {
+      inputs = await openInputs(et, paths, { headers: options.header, env: process.env, timeout: options.timeout });
+      const [pte, etdump, ...data] = inputs;
+      const result = et.profile(etdump, pte, { data, ...(methods === undefined ? {} : { methods }) });
+      if (traceOut !== undefined) {
+        const text = new TextEncoder().encode(JSON.stringify(et.profileTrace(result)));
+        await outputs.write([{ path: traceOut, artifact: new Artifact([{ bytes: text }], text.byteLength) }],
+          { inputs: namedInputs(paths), force: options.force });
+      }
+      reportFetched(inputs);
+      if (options.json) process.stdout.write(`${stringify({ schema: 1, command: 'profile', ok: true, ...result })}\n`);
+      else process.stdout.write(profileText(result) + (traceOut === undefined ? '' : `wrote ${printable(traceOut)} (Chrome trace-event JSON)\n`));
+      return 0;
+    }, { stopOnSignals: traceOut !== undefined });
   } finally {
-    stopSignals();
     for (const input of inputs) input?.close?.();
   }
 }

@@ -4,7 +4,7 @@
 // file-safety rules of ../files.mjs.
 import { join } from 'node:path';
 import { UsageError, parseArgs } from '../args.mjs';
-import { OutputTransaction, abortOnSignals, checkTargets, cliError, identity } from '../files.mjs';
+import { cliError, namedInputs, withOutputs } from '../files.mjs';
 import { openInputs } from '../inputs.mjs';
 import { fmtBytes, printable, stringify } from '../format.mjs';
 import { dtypeOf, isContiguous, scalarText, valueName } from '../bundled.mjs';
@@ -64,44 +64,36 @@ export async function run(argv, { init, help }) {
   if (positional.length !== 1) throw new UsageError('unbundle takes exactly one BPTE', 'unbundle');
   if (options.output === undefined || options.output === '') throw new UsageError('unbundle needs -o DIR', 'unbundle');
   const et = await init();
-  const controller = new AbortController();
-  const transaction = new OutputTransaction();
-  const stopSignals = abortOnSignals(controller, transaction);
   let input = null;
   try {
-    [input] = await openInputs(et, positional, {});
-    const bundle = et.deserializeBundledProgram(input);
-    let cases;
-    try {
-      cases = casesFile(et, bundle);
-    } catch (e) {
-      if (e.code) throw e;
-      throw cliError('INVALID_INPUT', e.message, 1);
-    }
-    const pte = join(options.output, 'program.pte');
-    const safetensors = join(options.output, 'cases.safetensors');
-    checkTargets([pte, safetensors], [{ path: positional[0], id: identity(positional[0]) }], { force: Boolean(options.force), inPlace: false });
-    transaction.makeFolder(options.output);
-    await transaction.stage(pte, new Artifact([{ bytes: bundle.program }], bundle.program.byteLength), { signal: controller.signal });
-    await transaction.stage(safetensors, cases.artifact, { signal: controller.signal });
-    await new Promise(setImmediate);
-    if (controller.signal.aborted) throw controller.signal.reason;
-    transaction.commit();
-    const suites = bundle.method_test_suites.length;
-    const testCases = bundle.method_test_suites.reduce((n, s) => n + s.test_cases.length, 0);
-    if (options.json) {
-      process.stdout.write(`${stringify({ schema: 1, command: 'unbundle', ok: true, program: pte, cases: safetensors,
-        programBytes: bundle.program.byteLength, casesBytes: cases.artifact.size, suites, testCases, tensors: cases.tensors })}\n`);
-    } else {
-      process.stdout.write(`wrote ${printable(pte)} (${fmtBytes(bundle.program.byteLength)}) and ${printable(safetensors)} ` +
-        `(${fmtBytes(cases.artifact.size)}): ${suites} suite(s), ${testCases} test case(s), ${cases.tensors} tensor(s)\n`);
-    }
-    return 0;
-  } catch (e) {
-    transaction.discard();
-    throw controller.signal.aborted ? controller.signal.reason : e;
+    return await withOutputs(async (outputs) => {
+      [input] = await openInputs(et, positional, {});
+      const bundle = et.deserializeBundledProgram(input);
+      let cases;
+      try {
+        cases = casesFile(et, bundle);
+      } catch (e) {
+        if (e.code) throw e;
+        throw cliError('INVALID_INPUT', e.message, 1);
+      }
+      const pte = join(options.output, 'program.pte');
+      const safetensors = join(options.output, 'cases.safetensors');
+      await outputs.write([
+        { path: pte, artifact: new Artifact([{ bytes: bundle.program }], bundle.program.byteLength) },
+        { path: safetensors, artifact: cases.artifact },
+      ], { inputs: namedInputs(positional), force: options.force, folder: options.output });
+      const suites = bundle.method_test_suites.length;
+      const testCases = bundle.method_test_suites.reduce((n, s) => n + s.test_cases.length, 0);
+      if (options.json) {
+        process.stdout.write(`${stringify({ schema: 1, command: 'unbundle', ok: true, program: pte, cases: safetensors,
+          programBytes: bundle.program.byteLength, casesBytes: cases.artifact.size, suites, testCases, tensors: cases.tensors })}\n`);
+      } else {
+        process.stdout.write(`wrote ${printable(pte)} (${fmtBytes(bundle.program.byteLength)}) and ${printable(safetensors)} ` +
+          `(${fmtBytes(cases.artifact.size)}): ${suites} suite(s), ${testCases} test case(s), ${cases.tensors} tensor(s)\n`);
+      }
+      return 0;
+    });
   } finally {
-    stopSignals();
     input?.close?.();
   }
 }
