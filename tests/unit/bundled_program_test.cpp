@@ -162,6 +162,9 @@ TEST(BundledProgram, ReaderSurvivesEveryByteFlipped) {
     if (!r.ok()) continue;
     ValidationReport report;
     check_bundle(r->bundle, nullptr, report);  // must not crash or read out of bounds
+    // And against the embedded program, when it still reads.
+    auto judged = validate_bundled_program(FileSource::in_memory(Blob::view(bytes.data(), bytes.size())), {}, {});
+    EXPECT_TRUE(judged.ok()) << i << ": " << judged.error().message;
   }
 }
 
