@@ -9,6 +9,7 @@ const EXPLAIN = [
   [/^CONSTANT_SEGMENT_NO_PLACEHOLDER$/, 'The file lacks the constant segment placeholder: the runtime\'s default CMake build refuses it (InvalidProgram); builds with the deprecated constant_buffer path load it. `executorch-pack repack` rewrites it loadably.'],
   [/^(PADDING_(AFTER|BEFORE)_SEGMENT|SLICE_PADDING)_NOT_ZERO$/, 'Bytes that should be zero padding hold data: a segment\'s size was cut or an offset moved, so the runtime would silently hand out truncated or other bytes.'],
   [/^SEGMENT_BASE_MOVED$/, 'The segment base was moved: the runtime would read every constant and delegate blob from the wrong place.'],
+  [/^BUNDLE_(METHOD_NOT_FOUND|SUITE_DUPLICATE|VALUES_UNUSED|DIM_ORDER_IGNORED|TENSOR_DATA_LONG|NO_EXPECTED_OUTPUTS)$/, 'Part of a test case of the bundled program (.bpte) that the runtime never reads (a suite for no method or a second one, values or dim-order entries past what the method uses, extra data bytes), or a case without expected outputs it cannot verify: the file still loads. The message names the suite, case and value.'],
   [/^BUNDLE_/, 'A test case of the bundled program (.bpte) does not fit its method: the runtime\'s bundled-program checks would refuse it, read past its values or compare the wrong bytes. The message names the suite, case and value.'],
   [/^FEATURE_TOO_NEW$/, 'The file uses a feature the target ExecuTorch release cannot load.'],
   [/^BACKEND_NOT_LISTED$/, 'A delegate needs a backend the target runtime does not link: load_method would fail.'],

@@ -179,6 +179,7 @@ Result<ValidationReport> validate_bundled_program(const FileSource& file,
   // inside it), with the .ptd files it uses.
   ETP_ASSIGN(ValidationReport program_report, validate_artifacts(FileSource::in_memory(bundled->program), ptds, options));
   report = std::move(program_report);
+  check_program_placement(bytes, bundled->program, report);
   Result<PteFile> program = read_pte_program(bundled->program);
   check_bundle(bundled->bundle, program.ok() ? &program->program : nullptr, report);
   return report;

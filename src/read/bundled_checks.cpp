@@ -1,22 +1,46 @@
 #include "read/bundled_checks.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 
-#include "core/checked_math.h"
-#include "model/scalar_type.h"
+#include "read/bundled_tensor_checks.h"
 
 namespace etpack {
 namespace {
 
-constexpr size_t kMaxRank = 16;  // the runtime's kTensorDimensionLimit / bundled kMaxDim
+using bundled::Role;
+using bundled::Where;
 
-// Where a value is, for paths and messages.
-struct Where {
-  std::string path;  // method_test_suites[0].test_cases[1].inputs[0]
-  std::string said;  // suite 'forward', case 1, input 0
-};
+// Python-like spelling of a double for messages (17 significant digits
+// round-trip; NaN and infinities by name).
+std::string double_text(double d) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  std::ostringstream out;
+  out.precision(17);
+  out << d;
+  return out.str();
+}
+
+double double_field(const TableValue& t, const char* name) {
+  const Value& v = t.get(name);
+  return v.is_scalar() ? v.scalar().d : 0.0;
+}
+
+// Method::set_input's comparison of a Double input with the program's value
+// (`bundled` set against `traced`): NaN equals NaN, infinities of one sign
+// are equal, else |bundled - traced| <= 1e-4 + |1e-5 * traced|.
+bool double_input_matches(double bundled, double traced) {
+  if (std::isnan(bundled) && std::isnan(traced)) return true;
+  if (!std::isfinite(bundled) && !std::isfinite(traced) && (bundled > 0) == (traced > 0)) return true;
+  const double allowed = 1e-4 + std::abs(1e-5 * traced);
+  const double actual = std::abs(bundled - traced);
+  return std::isfinite(actual) && actual <= allowed;
+}
 
 class BundleChecker {
  public:
@@ -27,14 +51,15 @@ class BundleChecker {
     for (size_t i = 0; i < plans.items().size(); ++i) {
       const Value& plan = plans.items()[i];
       if (!plan.is_table() || !plan.table().get("name").is_string()) continue;
-      methods_.emplace(plan.table().get("name").str(), &plan.table());  // first wins, as the runtime's lookup
+      methods_.emplace(plan.table().get("name").str(), &plan.table());  // first wins, as Program::load_method's lookup
     }
   }
 
   void suites(const TableValue& bundle) {
     const Value& suites = bundle.get("method_test_suites");
     if (!suites.is_items()) {
-      error(finding::kMissingField, "the bundle has no method_test_suites (the runtime reads them unchecked)", "method_test_suites");
+      // get_method_test_suite takes the list's size unchecked: a crash.
+      report_.error(finding::kMissingField, "the bundle has no method_test_suites (the runtime reads them unchecked)", "method_test_suites");
       return;
     }
     std::set<std::string> seen;
@@ -42,23 +67,33 @@ class BundleChecker {
       const std::string path = "method_test_suites[" + std::to_string(s) + "]";
       const Value& item = suites.items()[s];
       if (!item.is_table() || !item.table().get("method_name").is_string()) {
-        error(finding::kMissingField, "suite " + std::to_string(s) + " has no method_name (the runtime compares it unchecked)", path + ".method_name");
+        // The lookup compares every suite's name up to the method's, unchecked.
+        report_.error(finding::kMissingField, "suite " + std::to_string(s) + " has no method_name (the runtime compares it unchecked)",
+                      path + ".method_name");
         continue;
       }
       const TableValue& suite = item.table();
       const std::string& name = suite.get("method_name").str();
       const std::string said = "suite '" + name + "'";
-      if (!seen.insert(name).second)
-        warning(finding::kBundleSuiteDuplicate, said + " is the second suite for this method: the runtime only finds the first", path);
+      // The lookup stops at the first suite of a name: a later one, or one
+      // naming no method, is never read, so its cases are not judged.
+      if (!seen.insert(name).second) {
+        report_.warning(finding::kBundleSuiteDuplicate, said + " is the second suite for this method: the runtime only reads the first", path);
+        continue;
+      }
       const TableValue* plan = nullptr;
       if (program_ != nullptr) {
         auto it = methods_.find(name);
-        if (it == methods_.end()) error(finding::kBundleMethodNotFound, said + " names no method of the program", path + ".method_name");
-        else plan = it->second;
+        if (it == methods_.end()) {
+          report_.warning(finding::kBundleMethodNotFound, said + " names no method of the program: the runtime never reads it",
+                          path + ".method_name");
+          continue;
+        }
+        plan = it->second;
       }
       const Value& cases = suite.get("test_cases");
       if (!cases.is_items()) {
-        error(finding::kMissingField, said + " has no test_cases (the runtime reads them unchecked)", path + ".test_cases");
+        report_.error(finding::kMissingField, said + " has no test_cases (the runtime reads them unchecked)", path + ".test_cases");
         continue;
       }
       for (size_t c = 0; c < cases.items().size(); ++c) {
@@ -72,30 +107,47 @@ class BundleChecker {
 
  private:
   void one_case(const TableValue& test_case, const TableValue* plan, const Where& where) {
-    for (const bool outputs : {false, true}) {
+    for (const Role role : {Role::kInput, Role::kExpectedOutput}) {
+      const bool outputs = role == Role::kExpectedOutput;
       const char* field = outputs ? "expected_outputs" : "inputs";
       const char* noun = outputs ? "expected output" : "input";
       const Value& values = test_case.get(field);
       const std::string path = where.path + "." + field;
+      const Value* method_list = plan != nullptr ? &plan->get(outputs ? "outputs" : "inputs") : nullptr;
+      const size_t method_count = method_list != nullptr ? scalar_vector_length(*method_list, BaseType::kInt) : 0;
       if (!values.is_items()) {
-        error(finding::kMissingField, where.said + " has no " + field + " (the runtime reads them unchecked)", path);
+        // load_bundled_input indexes the inputs once per method input, and
+        // verify_method_outputs takes the expected outputs' size first:
+        // both unchecked.
+        if (!outputs && plan != nullptr && method_count == 0)
+          report_.warning(finding::kMissingField, where.said + " has no inputs; the method takes none, so the runtime never reads the field", path);
+        else
+          report_.error(finding::kMissingField, where.said + " has no " + field + " (the runtime reads them unchecked)", path);
         continue;
       }
       const size_t count = values.items().size();
-      const Value* method_list = plan != nullptr ? &plan->get(outputs ? "outputs" : "inputs") : nullptr;
-      const size_t method_count = method_list != nullptr ? scalar_vector_length(*method_list, BaseType::kInt) : 0;
       if (outputs && count == 0) {
-        warning(finding::kBundleNoExpectedOutputs, where.said + " has no expected outputs: the runtime cannot verify it", path);
-      } else if (plan != nullptr && count != method_count) {
-        error(finding::kBundleValueCount, where.said + " has " + std::to_string(count) + " " + noun + "s; the method has " +
-                                              std::to_string(method_count), path);
+        // verify_method_outputs returns NotSupported: upstream's writer
+        // makes such cases when no expected outputs are given.
+        report_.warning(finding::kBundleNoExpectedOutputs, where.said + " has no expected outputs: the runtime cannot verify it", path);
+        continue;
       }
-      for (size_t i = 0; i < count; ++i) {
+      size_t judged = count;
+      if (plan != nullptr && count < method_count) {
+        // The runtime reads method_count values by index, past the list's end.
+        report_.error(finding::kBundleValueCount, where.said + " has " + std::to_string(count) + " " + noun + "s; the method has " +
+                                                      std::to_string(method_count) + ": the runtime reads past the end of the list", path);
+      } else if (plan != nullptr && count > method_count) {
+        report_.warning(finding::kBundleValuesUnused, where.said + " has " + std::to_string(count) + " " + noun + "s; the method has " +
+                                                          std::to_string(method_count) + ": the runtime never reads the others", path);
+        judged = method_count;
+      }
+      for (size_t i = 0; i < judged; ++i) {
         const Where value_where{path + "[" + std::to_string(i) + "]", where.said + ", " + noun + " " + std::to_string(i)};
         const TableValue* method_value = nullptr;
         if (plan != nullptr && i < method_count) method_value = plan_value(*plan, scalar_vector_int(*method_list, BaseType::kInt, i));
         const Value& v = values.items()[i];
-        if (v.is_table()) one_value(v.table(), method_value, plan != nullptr && i < method_count, value_where);
+        if (v.is_table()) one_value(v.table(), method_value, role, value_where);
       }
     }
   }
@@ -109,137 +161,75 @@ class BundleChecker {
     return v.is_table() ? &v.table() : nullptr;
   }
 
-  void one_value(const TableValue& value, const TableValue* method_value, bool compare, const Where& where) {
+  void one_value(const TableValue& value, const TableValue* method_value, Role role, const Where& where) {
     const Value& val = value.get("val");
     const uint64_t type = value.get_uint("val_type");
     if (type != 0 && !val.is_table()) {
-      error(finding::kMissingField, where.said + " has a type but no value", where.path + ".val");
+      // The runtime casts the absent table and reads through it.
+      report_.error(finding::kMissingField, where.said + " has a type but no value", where.path + ".val");
       return;
     }
     const std::string kind = val.is_table() ? val.table().def->name : "None";
+    if (kind == "None") {
+      report_.error(finding::kBundleValueType, where.said + " is None: the runtime supports only Tensor, Int, Double and Bool values",
+                    where.path + ".val");
+      return;
+    }
+    if (role == Role::kExpectedOutput && kind != "Tensor") {
+      report_.error(finding::kBundleValueType, where.said + " is " + kind +
+                                                   ": the runtime's verify_method_outputs compares only Tensor expected outputs (NotSupported)",
+                    where.path + ".val");
+      return;
+    }
     const TableValue* method_val = nullptr;
-    std::string method_kind;
     if (method_value != nullptr) {
       const Value& mv = method_value->get("val");
-      method_kind = mv.is_table() ? mv.table().def->name : "Null";
-      if (mv.is_table()) method_val = &mv.table();
+      const std::string method_kind = mv.is_table() ? mv.table().def->name : "Null";
+      if (method_kind != kind) {
+        // set_input refuses another tag; toTensor() on a method output that
+        // is no tensor aborts.
+        report_.error(finding::kBundleValueType, where.said + " is " + kind + "; the method's is " + method_kind, where.path + ".val");
+      } else {
+        method_val = &mv.table();
+      }
     }
-    if (kind == "None") {
-      error(finding::kBundleValueType, where.said + " is None: the runtime's load_bundled_input supports only Tensor, Int, Double and Bool",
-            where.path + ".val");
+    if (kind == "Tensor") {
+      bundled::check_tensor(val.table(), method_val, role, where, report_);
+    } else if (method_val != nullptr) {
+      scalar_input(kind, val.table(), *method_val, where);
+    }
+  }
+
+  // set_input keeps an Int, Bool or Double input of the program as traced:
+  // the bundled value must equal it (a Double within set_input's tolerance).
+  void scalar_input(const std::string& kind, const TableValue& bundled, const TableValue& traced, const Where& where) {
+    std::string have;
+    std::string want;
+    if (kind == "Int") {
+      const int64_t b = bundled.get_int("int_val"), t = traced.get_int("int_val");
+      if (b == t) return;
+      have = std::to_string(b);
+      want = std::to_string(t);
+    } else if (kind == "Bool") {
+      const bool b = bundled.get_uint("bool_val") != 0, t = traced.get_uint("bool_val") != 0;
+      if (b == t) return;
+      have = b ? "true" : "false";
+      want = t ? "true" : "false";
+    } else if (kind == "Double") {
+      const double b = double_field(bundled, "double_val"), t = double_field(traced, "double_val");
+      if (double_input_matches(b, t)) return;
+      have = double_text(b);
+      want = double_text(t);
+    } else {
       return;
     }
-    if (compare && method_value != nullptr && method_kind != kind) {
-      error(finding::kBundleValueType, where.said + " is " + kind + "; the method's is " + method_kind, where.path + ".val");
-      method_val = nullptr;
-    }
-    if (kind == "Tensor") tensor(val.table(), method_kind == "Tensor" ? method_val : nullptr, where);
-  }
-
-  // Signed elements sign-extended, unsigned ones (dim_order's ubyte) not.
-  static std::vector<int64_t> ints(const Value& v, BaseType element) {
-    std::vector<int64_t> out;
-    const size_t n = scalar_vector_length(v, element);
-    out.reserve(n);
-    for (size_t i = 0; i < n; ++i)
-      out.push_back(is_signed_integer(element) ? scalar_vector_int(v, element, i)
-                                               : static_cast<int64_t>(scalar_vector_uint(v, element, i)));
-    return out;
-  }
-
-  static std::string list(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-  }
-
-  void tensor(const TableValue& t, const TableValue* method_tensor, const Where& where) {
-    for (const char* field : {"sizes", "data", "dim_order"}) {
-      if (t.get(field).absent()) {
-        error(finding::kMissingField, where.said + " is a tensor without " + field + " (the runtime reads it unchecked)",
-              where.path + ".val." + field);
-        return;
-      }
-    }
-    const int64_t scalar_type = t.get_int("scalar_type");
-    const std::vector<int64_t> sizes = ints(t.get("sizes"), BaseType::kInt);
-    const std::vector<int64_t> dim_order = ints(t.get("dim_order"), BaseType::kUByte);
-    const uint64_t data_size = t.get("data").scalars().size();
-    const char* type_name = scalar_type_name(scalar_type);
-    bool valid = true;
-    if (type_name == nullptr) {
-      error(finding::kBundleTensorInvalid, where.said + " has unknown scalar type " + std::to_string(scalar_type), where.path + ".val.scalar_type");
-      valid = false;
-    }
-    if (sizes.size() > kMaxRank) {
-      error(finding::kBundleTensorInvalid, where.said + " has rank " + std::to_string(sizes.size()) + " > 16", where.path + ".val.sizes");
-      return;
-    }
-    for (int64_t s : sizes) {
-      if (s < 0) {
-        error(finding::kBundleTensorInvalid, where.said + " has a negative size in " + list(sizes), where.path + ".val.sizes");
-        return;
-      }
-    }
-    bool permutation = dim_order.size() == sizes.size();
-    std::vector<bool> used(sizes.size(), false);
-    for (int64_t d : dim_order) {
-      if (!permutation || d < 0 || d >= static_cast<int64_t>(sizes.size()) || used[static_cast<size_t>(d)]) {
-        permutation = false;
-        break;
-      }
-      used[static_cast<size_t>(d)] = true;
-    }
-    if (!permutation)
-      error(finding::kBundleTensorInvalid, where.said + " has dim_order " + list(dim_order) + ", not a permutation of its " +
-                                               std::to_string(sizes.size()) + " dims", where.path + ".val.dim_order");
-    if (valid) {
-      const std::optional<uint64_t> need = tensor_nbytes(scalar_type, sizes);
-      if (!need) {
-        error(finding::kBundleTensorInvalid, where.said + " has sizes " + list(sizes) + " whose byte size overflows", where.path + ".val.sizes");
-      } else if (data_size < *need) {
-        error(finding::kBundleTensorDataShort, where.said + " holds " + std::to_string(data_size) + " data bytes; " + type_name +
-                                                   " " + list(sizes) + " needs " + std::to_string(*need), where.path + ".val.data");
-      } else if (data_size > *need) {
-        warning(finding::kBundleTensorDataLong, where.said + " holds " + std::to_string(data_size) + " data bytes; " + type_name +
-                                                    " " + list(sizes) + " needs only " + std::to_string(*need), where.path + ".val.data");
-      }
-    }
-    if (method_tensor == nullptr) return;
-    const int64_t method_type = method_tensor->get_int("scalar_type");
-    if (method_type != scalar_type) {
-      const char* method_name = scalar_type_name(method_type);
-      error(finding::kBundleTensorDtype, where.said + " is " + (type_name ? type_name : std::to_string(scalar_type)) +
-                                             "; the method's tensor is " + (method_name ? method_name : std::to_string(method_type)),
-            where.path + ".val.scalar_type");
-    }
-    const std::vector<int64_t> method_sizes = ints(method_tensor->get("sizes"), BaseType::kInt);
-    const std::vector<int64_t> method_dim_order = ints(method_tensor->get("dim_order"), BaseType::kUByte);
-    // STATIC: the sizes must match; DYNAMIC_BOUND: each at most the
-    // planned one; DYNAMIC_UNBOUND: any (the program's validate says the
-    // runtime does not support it).
-    const int64_t dynamism = method_tensor->get_int("shape_dynamism");
-    bool fits = method_sizes.size() == sizes.size();
-    for (size_t i = 0; fits && i < sizes.size(); ++i)
-      fits = dynamism == 0 ? sizes[i] == method_sizes[i] : dynamism == 1 ? sizes[i] <= method_sizes[i] : true;
-    if (!fits) {
-      error(finding::kBundleTensorShape, where.said + " has sizes " + list(sizes) + "; the method's tensor " + list(method_sizes) +
-                                             (dynamism == 1 ? " (an upper bound)" : ""), where.path + ".val.sizes");
-    } else if (permutation && !method_dim_order.empty() && method_dim_order != dim_order) {
-      error(finding::kBundleTensorShape, where.said + " has dim_order " + list(dim_order) + "; the method's tensor " +
-                                             list(method_dim_order), where.path + ".val.dim_order");
-    }
-  }
-
-  void error(const char* code, std::string message, std::string path) {
-    report_.errors.push_back(Finding{code, std::move(message), "bpte", std::nullopt, std::move(path)});
-  }
-  void warning(const char* code, std::string message, std::string path) {
-    report_.warnings.push_back(Finding{code, std::move(message), "bpte", std::nullopt, std::move(path)});
+    report_.error(finding::kBundleInputValue, where.said + " is " + have + "; the program's input holds " + want +
+                                                  ": set_input refuses a value other than the one traced",
+                  where.path + ".val");
   }
 
   const TableValue* program_;
-  ValidationReport& report_;
+  bundled::Reporter report_;
   std::map<std::string, const TableValue*> methods_;
 };
 
@@ -247,6 +237,17 @@ class BundleChecker {
 
 void check_bundle(const TableValue& bundle, const TableValue* program, ValidationReport& report) {
   BundleChecker(program, report).suites(bundle);
+}
+
+void check_program_placement(const Blob& file, const Blob& program, ValidationReport& report) {
+  if (program.empty() || program.data() < file.data()) return;
+  const uint64_t offset = static_cast<uint64_t>(program.data() - file.data());
+  if (offset % 16 == 0) return;
+  report.errors.push_back(Finding{finding::kBundleProgramMisaligned,
+                                  "the embedded program starts at byte " + std::to_string(offset) +
+                                      ", not a multiple of 16: Program::load refuses program data not aligned to "
+                                      "alignof(max_align_t) (upstream's writer aligns it to 32)",
+                                  "bpte", offset, "program"});
 }
 
 }  // namespace etpack

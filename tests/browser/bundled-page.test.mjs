@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const vectors = join(root, '..', 'shared', 'conformance-bpte');
 const session = pageSession('bpte-web');
 
-test('validator: a .bpte shows its test cases and program; a suite naming no method is an explained error', async () => {
+test('validator: a .bpte shows its test cases and program; a case the runtime refuses is an explained error, a suite it never reads a warning', async () => {
   const { page, problems } = await openPage(session, 'validator.html');
   await page.setInputFiles('#files', join(vectors, 'v02_add_three_cases', 'out.bpte'));
   await page.waitForFunction(() => document.getElementById('verdict').textContent !== '—');
@@ -20,10 +20,13 @@ test('validator: a .bpte shows its test cases and program; a suite naming no met
   assert.match(summary, /bundled program \(\.bpte\)/);
   assert.match(summary, /Test cases of forward \(3\)/);
   assert.match(summary, /aten::add/, 'the program is shown as a .pte');
-  await page.setInputFiles('#files', join(vectors, 'v17_multi_methods', 'out.bpte'));
+  await page.setInputFiles('#files', join(vectors, 'v18_all_value_types', 'out.bpte'));
   await page.waitForFunction(() => /^Invalid/.test(document.getElementById('verdict').textContent));
   const findings = await page.textContent('#findings');
-  assert.match(findings, /BUNDLE_METHOD_NOT_FOUND/);
+  assert.match(findings, /BUNDLE_VALUE_TYPE_MISMATCH/);
   assert.match(findings, /does not fit its method/);
+  await page.setInputFiles('#files', join(vectors, 'v17_multi_methods', 'out.bpte'));
+  await page.waitForFunction(() => /BUNDLE_METHOD_NOT_FOUND/.test(document.getElementById('findings').textContent));
+  assert.match(await page.textContent('#findings'), /the runtime never reads/);
   assert.deepEqual(problems, []);
 });

@@ -138,7 +138,9 @@ test('inspect and validate read a .bpte: the program as a .pte, every case again
   assert.equal(et.validate(bytesOf('v01_add_one_case', 'out.bpte')).ok, true);
   const r = et.validate(bytesOf('v17_multi_methods', 'out.bpte'));
   assert.equal(r.ok, false);
-  assert.deepEqual(r.errors.filter((f) => f.code === 'BUNDLE_METHOD_NOT_FOUND').map((f) => f.path),
+  // Suites naming no method are never read by the runtime: warnings (the
+  // verdict is the program's: its external tensors need the .ptd).
+  assert.deepEqual(r.warnings.filter((f) => f.code === 'BUNDLE_METHOD_NOT_FOUND').map((f) => f.path),
     ['method_test_suites[1].method_name', 'method_test_suites[2].method_name']);
   const short = et.serializeBundledProgram({
     version: 0, program: bytesOf('v01_add_one_case', 'program.pte'),
@@ -152,6 +154,19 @@ test('inspect and validate read a .bpte: the program as a .pte, every case again
   assert.ok(codes.includes('BUNDLE_TENSOR_DATA_SHORT method_test_suites[0].test_cases[0].inputs[1].val.data'), codes.join('\n'));
   assert.ok(codes.includes('BUNDLE_VALUE_TYPE_MISMATCH method_test_suites[0].test_cases[0].expected_outputs[0].val'), codes.join('\n'));
   assert.match(bad.errors.find((f) => f.code === 'BUNDLE_TENSOR_DATA_SHORT').message, /suite 'forward', case 0, input 1/);
+  // What the runtime reads past is a warning: a third input (forward takes
+  // two) and an input's dim order (set_input never reads it).
+  const tensor = (dimOrder) => ({ val_type: 'Tensor', val: { scalar_type: 6, sizes: [1], dim_order: dimOrder, data: new Uint8Array(4) } });
+  const odd = et.validate(et.serializeBundledProgram({
+    version: 0, program: bytesOf('v01_add_one_case', 'program.pte'),
+    method_test_suites: [{ method_name: 'forward', test_cases: [{ inputs: [tensor([5]), tensor([0]), { val_type: null, val: null }],
+      expected_outputs: [tensor([0])] }] }],
+  }));
+  assert.equal(odd.ok, true, JSON.stringify(odd.errors));
+  assert.deepEqual(odd.warnings.map((f) => `${f.code} ${f.path}`), [
+    'BUNDLE_VALUES_UNUSED method_test_suites[0].test_cases[0].inputs',
+    'BUNDLE_DIM_ORDER_IGNORED method_test_suites[0].test_cases[0].inputs[0].val.dim_order',
+  ]);
 });
 
 test('CLI: unbundle then bundle writes the same .bpte; inspect and validate take it', async (t) => {

@@ -89,19 +89,21 @@ TEST(BundledProgram, ValidateNamesSuiteCaseAndValue) {
   EXPECT_TRUE(has(r.errors, finding::kBundleTensorShape, "method_test_suites[0].test_cases[1].inputs[0].val.sizes")) << describe(r);
   EXPECT_TRUE(has(r.errors, finding::kBundleValueType, "method_test_suites[0].test_cases[1].inputs[1].val")) << describe(r);
   EXPECT_TRUE(has(r.warnings, finding::kBundleNoExpectedOutputs, "method_test_suites[0].test_cases[1].expected_outputs")) << describe(r);
-  EXPECT_TRUE(has(r.errors, finding::kBundleMethodNotFound, "method_test_suites[1].method_name")) << describe(r);
+  // A suite naming no method is never read by the runtime: a warning.
+  EXPECT_TRUE(has(r.warnings, finding::kBundleMethodNotFound, "method_test_suites[1].method_name")) << describe(r);
 }
 
 TEST(BundledProgram, ValidateJudgesTheEmbeddedProgram) {
-  // Vector v30 embeds an empty program; v17 names methods add.pte lacks.
+  // Vector v30 embeds an empty program; v17 names methods its program lacks
+  // (suites the runtime never reads: warnings).
   auto empty = validate_bundled_program(FileSource::in_memory(load_file(bpte_root() / "v30_empty_program_bytes" / "out.bpte")), {}, {});
   ASSERT_TRUE(empty.ok());
   EXPECT_FALSE(empty->ok());
   EXPECT_TRUE(has(empty->errors, finding::kMissingField, "program")) << describe(*empty);
   auto names = validate_bundled_program(FileSource::in_memory(load_file(bpte_root() / "v17_multi_methods" / "out.bpte")), {}, {});
   ASSERT_TRUE(names.ok());
-  EXPECT_TRUE(has(names->errors, finding::kBundleMethodNotFound, "method_test_suites[1].method_name")) << describe(*names);
-  EXPECT_TRUE(has(names->errors, finding::kBundleMethodNotFound, "method_test_suites[2].method_name")) << describe(*names);
+  EXPECT_TRUE(has(names->warnings, finding::kBundleMethodNotFound, "method_test_suites[1].method_name")) << describe(*names);
+  EXPECT_TRUE(has(names->warnings, finding::kBundleMethodNotFound, "method_test_suites[2].method_name")) << describe(*names);
 }
 
 TEST(BundledProgram, WriterRefusesWhatUpstreamsDataclassesCannotHold) {
@@ -160,6 +162,9 @@ TEST(BundledProgram, ReaderSurvivesEveryByteFlipped) {
     if (!r.ok()) continue;
     ValidationReport report;
     check_bundle(r->bundle, nullptr, report);  // must not crash or read out of bounds
+    // And against the embedded program, when it still reads.
+    auto judged = validate_bundled_program(FileSource::in_memory(Blob::view(bytes.data(), bytes.size())), {}, {});
+    EXPECT_TRUE(judged.ok()) << i << ": " << judged.error().message;
   }
 }
 
