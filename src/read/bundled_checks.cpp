@@ -141,9 +141,7 @@ class BundleChecker {
     std::vector<int64_t> out;
     const size_t n = scalar_vector_length(v, element);
     out.reserve(n);
-    for (size_t i = 0; i < n; ++i)
-      out.push_back(is_signed_integer(element) ? scalar_vector_int(v, element, i)
-                                               : static_cast<int64_t>(scalar_vector_uint(v, element, i)));
+    for (size_t i = 0; i < n; ++i) out.push_back(scalar_vector_int(v, element, i));
     return out;
   }
 
