@@ -1,6 +1,10 @@
 // The embind surface: every function takes JSON text (plus a host object for
 // external bytes) and returns an Output. Nothing here throws; failures are
 // Outputs with a code, which the JS glue turns into Error objects.
+// This file: the Output class, writing (serializeForExecutorch,
+// serializePteBinary, programToJson, ptdSerialize), repack and extract.
+// Reading a file is read_api.cpp, the NamedDataStore store_api.cpp; the
+// other *_api.cpp files hold one feature each.
 #include <cstring>
 #include <malloc.h>
 
@@ -8,27 +12,16 @@
 
 #include "bindings/host_call.h"
 #include "bindings/marshal.h"
-#include "bindings/memory_options.h"
-#include "bindings/program_reply.h"
-#include "format/file_kinds.h"
+#include "bindings/request.h"
 #include "ops/deserialize.h"
 #include "ops/extract.h"
-#include "ops/inspect.h"
 #include "ops/repack.h"
 #include "ops/serialize_for_executorch.h"
-#include "ops/validate.h"
-#include "read/requirements.h"
 
 namespace etpack::bindings {
 namespace {
 
 using emscripten::val;
-
-Result<Json> parse_request(const std::string& text) {
-  auto j = parse_json(text);
-  if (!j.ok()) return make_error(ErrorCode::kInvalidArgument, "bad request: " + j.error().message);
-  return j;
-}
 
 // A JS data serializer: given the payload (bytes by reference), it returns a
 // reference to the bytes it wrote, which become the file unchanged.
@@ -174,45 +167,6 @@ Output* serialize_pte_binary_js(double text_ptr, double text_len, std::string re
   });
 }
 
-Result<FileSource> file_source_from_json(const Json& request) {
-  const Json* head = request.find("head");
-  const Json* file = request.find("file");
-  if (head == nullptr || file == nullptr) return make_error(ErrorCode::kInvalidArgument, "request needs head and file");
-  FileSource source;
-  ETP_ASSIGN(source.head, blob_from_json(*head));
-  ETP_ASSIGN(source.file, blob_from_json(*file));
-  return source;
-}
-
-Output* deserialize_pte_binary_js(std::string request_text, val host) {
-  HostScope scope(host);
-  return run_output([&](Output& out) -> Status {
-    ETP_ASSIGN(Json request, parse_request(request_text));
-    ETP_ASSIGN(FileSource source, file_source_from_json(request));
-    ETP_ASSIGN(PteProgramBytes pte, deserialize_pte_file(source));
-    // {"mutable_data": ..., "named_data": ..., "program": {...}, "fixups": [...]}:
-    // the small parts as documents with blob markers, then the program
-    // streamed straight from the flatbuffer into the same string
-    // (bindings/program_reply.h), then its fixups.
-    const PteRestored& restored = pte.restored;
-    Json mutable_data = Json::null();
-    if (restored.mutable_data) {
-      mutable_data = Json::array();
-      for (const Blob& b : *restored.mutable_data) mutable_data.push(blob_marker(out.add_blob(b)));
-    }
-    std::string text = "{\"mutable_data\":" + write_json(mutable_data) + ",\"named_data\":" +
-                       (restored.named_data ? write_json(store_output_to_json(*restored.named_data, out)) : std::string("null")) +
-                       ",\"program\":";
-    std::string fixups;
-    ETP_TRY(write_program_reply(pte, out, text, fixups));
-    text += ",\"fixups\":";
-    text += fixups;
-    text.push_back('}');
-    out.set_json(std::move(text));
-    return {};
-  });
-}
-
 // Bytes malloc holds right now (the benchmark's check that a call gives
 // back all it took; the wasm memory itself never shrinks).
 double heap_in_use_js() { return static_cast<double>(mallinfo().uordblks); }
@@ -251,118 +205,6 @@ Output* ptd_serialize_js(std::string request_text, val host) {
     ETP_ASSIGN(Cord cord, serializer.serialize(payload));
     out.add_cord(std::move(cord));
     out.set_json("{}");
-    return {};
-  });
-}
-
-Output* ptd_deserialize_js(std::string request_text, val host) {
-  HostScope scope(host);
-  return run_output([&](Output& out) -> Status {
-    ETP_ASSIGN(Json request, parse_request(request_text));
-    ETP_ASSIGN(FileSource source, file_source_from_json(request));
-    ETP_ASSIGN(PtdFile ptd, deserialize_ptd_file(source));
-    Json result = Json::object();
-    Json buffers = Json::array();
-    for (const Blob& b : ptd.payload.buffers) buffers.push(blob_marker(out.add_blob(b)));
-    result.set("buffers", std::move(buffers));
-    result.set("named_data", entries_to_json(ptd.payload.named_data));
-    out.set_json(write_json(result));
-    return {};
-  });
-}
-
-// The kind named by the glue ("pte", "ptd": format/file_kinds.def).
-Result<FileKind> file_kind_from_name(const std::string& name) {
-  std::optional<FileKind> kind = file_kind_named(name);
-  if (!kind) return make_error(ErrorCode::kInvalidArgument, "unknown file kind '" + name + "'");
-  return *kind;
-}
-
-Output* head_size_js(std::string kind_name, std::string request_text) {
-  return run_output([&](Output& out) -> Status {
-    ETP_ASSIGN(FileKind kind, file_kind_from_name(kind_name));
-    ETP_ASSIGN(Json request, parse_request(request_text));
-    ETP_ASSIGN(Blob probe, blob_from_json(*request.find("probe")));
-    auto size = request.find("size") ? request.find("size")->as_uint64() : std::nullopt;
-    if (!size) return make_error(ErrorCode::kInvalidArgument, "request needs the file size");
-    // Validation and inspection read what they can of a malformed file and
-    // report on it; the readers need a well-formed head.
-    const bool lenient = request.find("lenient") && request.find("lenient")->is_bool() && request.find("lenient")->bool_value();
-    ETP_ASSIGN(uint64_t head, head_bytes(kind, probe, *size, lenient));
-    Json result = Json::object();
-    result.set("head_size", Json::unsigned_integer(head));
-    out.set_json(write_json(result));
-    return {};
-  });
-}
-
-Output* inspect_js(std::string kind_name, std::string request_text, val host) {
-  HostScope scope(host);
-  return run_output([&](Output& out) -> Status {
-    ETP_ASSIGN(FileKind kind, file_kind_from_name(kind_name));
-    ETP_ASSIGN(Json request, parse_request(request_text));
-    ETP_ASSIGN(FileSource file, file_source_from_json(request));
-    const Json* data_files = request.find("dataFiles");  // how many .ptd files (npm/src/ops/inspect.mjs)
-    const std::optional<uint64_t> count = data_files ? data_files->as_uint64() : std::optional<uint64_t>(0);
-    if (!count) return make_error(ErrorCode::kInvalidArgument, "request.dataFiles must be a count");
-    ETP_ASSIGN(InspectReply reply, inspect_file(kind, file, *count > SIZE_MAX ? SIZE_MAX : static_cast<size_t>(*count)));
-    out.set_json(std::move(reply.json));
-    for (std::string& names : reply.names) out.add_text(std::move(names));
-    return {};
-  });
-}
-
-// {"deprecatedConstantBuffer": bool, "runtime": "X.Y", "backends": [id, ...]}
-// (each optional) as ValidateOptions.
-Result<ValidateOptions> validate_options_from_json(const Json* json) {
-  ValidateOptions options;
-  if (json == nullptr || json->is_null()) return options;
-  if (!json->is_object()) return make_error(ErrorCode::kInvalidArgument, "validate options must be an object");
-  if (const Json* d = json->find("deprecatedConstantBuffer"); d && !d->is_null()) {
-    if (!d->is_bool()) return make_error(ErrorCode::kInvalidArgument, "options.deprecatedConstantBuffer must be a boolean");
-    options.deprecated_constant_buffer = d->bool_value();
-  }
-  if (const Json* r = json->find("runtime"); r && !r->is_null()) {
-    std::optional<Release> release = r->is_string() ? parse_release(r->text()) : std::nullopt;
-    if (!release)
-      return make_error(ErrorCode::kInvalidArgument, "options.runtime must be a release like \"1.0\" or \"0.7\"");
-    options.runtime = std::make_pair(release->major, release->minor);
-  }
-  if (const Json* b = json->find("backends"); b && !b->is_null()) {
-    if (!b->is_array()) return make_error(ErrorCode::kInvalidArgument, "options.backends must be an array of backend ids");
-    std::vector<std::string> ids;
-    for (const Json& id : b->items()) {
-      if (!id.is_string()) return make_error(ErrorCode::kInvalidArgument, "options.backends must hold strings");
-      ids.push_back(id.text());
-    }
-    options.backends = std::move(ids);
-  }
-  ETP_TRY(bindings::method_allocator_option_from_json(json->find("methodAllocator"), options));
-  return options;
-}
-
-// Files arrive as {head, file}: the head in the heap, the rest referenced
-// (padding past the head is peeked at through the host).
-Output* validate_js(std::string request_text, val host) {
-  HostScope scope(host);
-  return run_output([&](Output& out) -> Status {
-    ETP_ASSIGN(Json request, parse_request(request_text));
-    const Json* main = request.find("pte");
-    if (main == nullptr) return make_error(ErrorCode::kInvalidArgument, "request needs pte");
-    ETP_ASSIGN(ValidateOptions options, validate_options_from_json(request.find("options")));
-    ETP_ASSIGN(FileSource pte, file_source_from_json(*main));
-    std::vector<std::pair<std::string, FileSource>> ptds;
-    if (const Json* list = request.find("ptds"); list && list->is_object())
-      for (const auto& [name, ref] : list->members()) {
-        ETP_ASSIGN(FileSource f, file_source_from_json(ref));
-        ptds.emplace_back(name, std::move(f));
-      }
-    // A .ptd given as the main file is validated on its own, and so is
-    // every other file given with it (ops/validate.h).
-    const Json* name = request.find("name");
-    ETP_ASSIGN(ValidationReport report,
-               validate_files(name && name->is_string() ? name->text() : "ptd", pte, ptds, options));
-    out.set_json(write_json(report.to_json()));
     return {};
   });
 }
@@ -484,77 +326,6 @@ Output* extract_js(std::string request_text, val host) {
   });
 }
 
-// The NamedDataStore, held in wasm; its buffers reference JS sources.
-class StoreHandle {
- public:
-  Output* add(std::string key, std::string ref_text, double alignment, std::string tag, bool has_tag, std::string layout_text, val host) {
-    HostScope scope(host);
-    return run_output([&](Output&) -> Status {
-      auto ref = parse_json(ref_text);
-      if (!ref.ok()) return make_error(ErrorCode::kInvalidArgument, ref.error().message);
-      ETP_ASSIGN(Blob data, blob_from_json(*ref));
-      if (!(alignment >= 0) || alignment > 9007199254740991.0 || alignment != static_cast<double>(static_cast<uint64_t>(alignment)))
-        return make_error(ErrorCode::kInvalidAlignment, "Alignment must be greater than 0, received " + std::to_string(alignment) + ".");
-      std::optional<TensorLayout> layout;
-      if (!layout_text.empty()) {
-        auto lj = parse_json(layout_text);
-        if (!lj.ok()) return make_error(ErrorCode::kInvalidArgument, lj.error().message);
-        if (!lj->is_null()) {
-          ETP_ASSIGN(TensorLayout l, layout_from_json(*lj));
-          layout = std::move(l);
-        }
-      }
-      return journaled(scope, [&] {
-        return store_.add_named_data(key, std::move(data), static_cast<uint64_t>(alignment),
-                                     has_tag ? std::optional<std::string>(tag) : std::nullopt, std::move(layout));
-      });
-    });
-  }
-  Output* merge(std::string output_text, val host) {
-    HostScope scope(host);
-    return run_output([&](Output&) -> Status {
-      ETP_ASSIGN(Json j, parse_request(output_text));
-      ETP_ASSIGN(NamedDataStoreOutput other, store_output_from_json(j));
-      return journaled(scope, [&] { return store_.merge_named_data_store(other); });
-    });
-  }
-  Output* externalize(double max_bytes, std::string prefix, val host) {
-    HostScope scope(host);
-    return run_output([&](Output&) -> Status {
-      if (!(max_bytes > 0) || max_bytes != static_cast<double>(static_cast<uint64_t>(max_bytes)))
-        return make_error(ErrorCode::kInvalidArgument, "external data shard cap must be a positive integer, received " +
-                                                           std::to_string(max_bytes));
-      return store_.externalize_pte_data(static_cast<uint64_t>(max_bytes), prefix);
-    });
-  }
-  Output* output() {
-    return run_output([&](Output& out) -> Status {
-      out.set_json(write_json(store_output_to_json(store_.get_named_data_store_output(), out)));
-      return {};
-    });
-  }
-
- private:
-  // Runs adds that the store can take back: when a source failed under them
-  // (an unopened Blob asked for its digest), the store is left as it was,
-  // since the glue releases the sources of a failed call and rethrows the
-  // host's error. Without this the store would keep a dangling reference.
-  template <typename Adds>
-  Status journaled(const HostScope& scope, Adds adds) {
-    store_.begin_adds();
-    Status status = adds();
-    if (scope.host()->failed()) {
-      store_.undo_adds();
-      if (status.ok()) status = make_error(ErrorCode::kInternal, "a byte source failed while the store read it");
-    }
-    store_.end_adds();
-    return status;
-  }
-
-  NamedDataStore store_;
-};
-
-
 }  // namespace
 }  // namespace etpack::bindings
 
@@ -575,21 +346,10 @@ EMSCRIPTEN_BINDINGS(executorch_pack) {
       .function("cordSize", &Output::cord_size)
       .function("cordPieces", &Output::cord_pieces)
       .function("blobList", &Output::blob_list);
-  class_<StoreHandle>("StoreHandle")
-      .constructor<>()
-      .function("add", &StoreHandle::add, allow_raw_pointers())
-      .function("merge", &StoreHandle::merge, allow_raw_pointers())
-      .function("externalize", &StoreHandle::externalize, allow_raw_pointers())
-      .function("output", &StoreHandle::output, allow_raw_pointers());
   function("serializeForExecutorch", &serialize_for_executorch_js, allow_raw_pointers());
   function("serializePteBinary", &serialize_pte_binary_js, allow_raw_pointers());
-  function("deserializePteBinary", &deserialize_pte_binary_js, allow_raw_pointers());
   function("programToJson", &program_to_json_js, allow_raw_pointers());
   function("ptdSerialize", &ptd_serialize_js, allow_raw_pointers());
-  function("ptdDeserialize", &ptd_deserialize_js, allow_raw_pointers());
-  function("headSize", &head_size_js, allow_raw_pointers());
-  function("inspect", &inspect_js, allow_raw_pointers());
-  function("validate", &validate_js, allow_raw_pointers());
   function("repack", &repack_js, allow_raw_pointers());
   function("extract", &extract_js, allow_raw_pointers());
   function("heapInUse", &heap_in_use_js);

@@ -104,6 +104,10 @@ uint64_t scalar_vector_uint(const Value& v, BaseType element, size_t index) {
 }
 
 int64_t scalar_vector_int(const Value& v, BaseType element, size_t index) {
+  // Only signed elements are sign-extended: a [ubyte] dim_order entry of
+  // 200 is 200, not -56. (A ulong above INT64_MAX has no int64 value; it
+  // wraps, as the callers that read ulong vectors use scalar_vector_uint.)
+  if (!is_signed_integer(element)) return static_cast<int64_t>(scalar_vector_uint(v, element, index));
   const uint8_t* p = v.scalars().data() + index * scalar_size(element);
   switch (scalar_size(element)) {
     case 1: return static_cast<int8_t>(read_le<uint8_t>(p));

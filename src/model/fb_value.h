@@ -229,6 +229,8 @@ struct TableValue {
 // Little-endian raw vector of uint64 / int32 etc. helpers for scalar vectors.
 size_t scalar_vector_length(const Value& v, BaseType element);
 uint64_t scalar_vector_uint(const Value& v, BaseType element, size_t index);
+// Element `index` (< scalar_vector_length) as int64: sign-extended when
+// `element` is a signed integer type, zero-extended when unsigned.
 int64_t scalar_vector_int(const Value& v, BaseType element, size_t index);
 Blob make_uint64_vector(const std::vector<uint64_t>& values);
 

@@ -14,14 +14,12 @@ namespace {
 
 constexpr size_t kMaxRank = 16;  // the runtime's kTensorDimensionLimit: no method tensor has more dims
 
-// Signed elements sign-extended, unsigned ones (dim_order's ubyte) not.
+// The vector's elements widened (scalar_vector_int keeps dim_order's ubyte unsigned).
 std::vector<int64_t> ints(const Value& v, BaseType element) {
   std::vector<int64_t> out;
   const size_t n = scalar_vector_length(v, element);
   out.reserve(n);
-  for (size_t i = 0; i < n; ++i)
-    out.push_back(is_signed_integer(element) ? scalar_vector_int(v, element, i)
-                                             : static_cast<int64_t>(scalar_vector_uint(v, element, i)));
+  for (size_t i = 0; i < n; ++i) out.push_back(scalar_vector_int(v, element, i));
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "core/checked_math.h"
 #include "core/json.h"
 #include "core/json_lexer.h"
+#include "read/strict_json_reader.h"
 
 namespace etpack {
 namespace {
@@ -33,7 +34,11 @@ const Dtype* find_dtype(std::string_view name) {
 
 class HeaderParser {
  public:
-  HeaderParser(std::string_view text, const std::string& file) : text_(text), lex_(text), file_(file) {}
+  HeaderParser(std::string_view text, const std::string& file)
+      : text_(text),
+        // Offsets count from the file's start: the header's text follows its 8-byte length.
+        reader_(text, file, {ErrorCode::kSafetensorsHeader, 8, "the header is not JSON (", " of the header)"}),
+        lex_(reader_.lex()) {}
 
   Status parse(SafetensorsHeader& out) {
     // The reference refuses a header that does not start with '{': a BOM or
@@ -41,60 +46,33 @@ class HeaderParser {
     if (text_.empty() || text_[0] != '{') return fail(0, "the header does not start with '{' (a BOM or leading bytes)");
     if (size_t bad = first_invalid_utf8(text_); bad != std::string_view::npos)
       return fail(bad, "the header is not valid UTF-8");
-    ETP_TRY(json(lex_.expect('{')));
     // Each tensor entry is at least 48 bytes of text: room for them all at
     // once (no reallocation of a million-element vector as it grows).
     out.tensors.reserve(text_.size() / 48);
     key_offsets_.reserve(text_.size() / 48);
     bool metadata_seen = false;
-    if (lex_.peek() == '}') {
-      lex_.seek(lex_.pos() + 1);
-    } else {
-      while (true) {
-        const size_t key_at = lex_.pos();
-        ETP_ASSIGN(std::string_view key, name(out));
-        ETP_TRY(json(lex_.expect(':')));
-        if (key == "__metadata__") {
-          if (metadata_seen) return fail(key_at, "key \"__metadata__\" appears twice");
-          metadata_seen = true;
-          ETP_TRY(metadata(out));
-        } else {
-          key_offsets_.push_back(static_cast<uint32_t>(key_at));
-          ETP_TRY(tensor(key, out));
-        }
-        const char next = lex_.peek();
-        if (next == ',') {
-          lex_.seek(lex_.pos() + 1);
-          continue;
-        }
-        ETP_TRY(json(lex_.expect('}')));
-        break;
+    ETP_TRY(reader_.object([&](std::string_view key, size_t key_at) -> Status {
+      if (key == "__metadata__") {
+        if (metadata_seen) return fail(key_at, "key \"__metadata__\" appears twice");
+        metadata_seen = true;
+        return metadata(out);
       }
-    }
+      key_offsets_.push_back(static_cast<uint32_t>(key_at));
+      return tensor(name(key, out), out);
+    }));
     if (!lex_.at_end()) return fail(lex_.pos(), "bytes after the header object (only spaces may pad it)");
     return duplicates(out);
   }
 
  private:
-  Error fail(size_t pos, const std::string& what) const {
-    return make_error(ErrorCode::kSafetensorsHeader, file_ + ": " + what + " at offset " + std::to_string(8 + pos));
-  }
-  Status json(Status s) const {
-    if (s.ok()) return s;
-    return fail(lex_.pos(), "the header is not JSON (" + s.error().message + " of the header)");
-  }
-  // A key: a view of the text when it has no escapes (nearly always), else
-  // decoded into the header's own list.
-  Result<std::string_view> name(SafetensorsHeader& out) {
-    auto token = lex_.string_token(scratch_);
-    if (!token.ok()) return json(token.take_error()).take_error();
-    std::string_view s = *token;
-    if (s.data() != scratch_.data()) return s;  // the text was checked as UTF-8 as a whole
-    // Escapes decode to UTF-8 but a lone \udxxx becomes a surrogate's bytes:
-    // the reference refuses those.
-    if (first_invalid_utf8(s) != std::string_view::npos) return fail(lex_.pos(), "a string holds a lone surrogate escape");
-    out.decoded_names.push_back(scratch_);
-    return std::string_view(out.decoded_names.back());
+  Error fail(size_t pos, const std::string& what) const { return reader_.fail(pos, what); }
+
+  // A tensor's name, kept: the key's view of the text when it has no
+  // escapes (nearly always), else decoded into the header's own list.
+  std::string_view name(std::string_view key, SafetensorsHeader& out) {
+    if (!reader_.decoded(key)) return key;
+    out.decoded_names.emplace_back(key);
+    return out.decoded_names.back();
   }
   // A key that appears twice: found by sorting the tensors' indices by name
   // (4 bytes a tensor, where a set of names cost tens). Reported as reading
@@ -109,15 +87,6 @@ class HeaderParser {
       if (t[order[k]].name == t[order[k - 1]].name) repeat = std::min<size_t>(repeat, order[k]);
     if (repeat == SIZE_MAX) return {};
     return fail(key_offsets_[repeat], "key " + escaped_name(t[repeat].name) + " appears twice");
-  }
-  Result<std::string> string() {
-    auto token = lex_.string_token(scratch_);
-    if (!token.ok()) return json(token.take_error()).take_error();
-    std::string s(*token);
-    // Escapes decode to UTF-8 but a lone \udxxx becomes a surrogate's bytes:
-    // the reference refuses those.
-    if (first_invalid_utf8(s) != std::string_view::npos) return fail(lex_.pos(), "a string holds a lone surrogate escape");
-    return s;
   }
   // A JSON integer token (digits only: 36.0, 48e0 and -1 are refused).
   // `where` names it, built only for a message.
@@ -141,49 +110,28 @@ class HeaderParser {
   }
   template <typename Where>
   Result<std::vector<uint64_t>> integers(const Where& where, size_t max) {
-    ETP_TRY(json(lex_.expect('[')));
     std::vector<uint64_t> out;
-    if (lex_.peek() == ']') {
-      lex_.seek(lex_.pos() + 1);
-      return out;
-    }
-    while (true) {
-      if (out.size() == max) return fail(lex_.pos(), where() + " has more than " + std::to_string(max) + " entries");
-      const size_t i = out.size();
+    ETP_TRY(reader_.array([&](size_t i) -> Status {
+      if (i == max) return fail(lex_.pos(), where() + " has more than " + std::to_string(max) + " entries");
       ETP_ASSIGN(uint64_t v, integer([&] { return where() + "[" + std::to_string(i) + "]"; }));
       out.push_back(v);
-      if (lex_.peek() == ',') {
-        lex_.seek(lex_.pos() + 1);
-        continue;
-      }
-      ETP_TRY(json(lex_.expect(']')));
-      return out;
-    }
+      return {};
+    }));
+    return out;
   }
 
   Status metadata(SafetensorsHeader& out) {
     if (lex_.consume("null")) return {};  // the reference's Option: null is no metadata
     if (lex_.peek() != '{') return fail(lex_.pos(), "__metadata__ is not an object");
-    lex_.seek(lex_.pos() + 1);
     std::unordered_set<std::string> keys;
-    if (lex_.peek() == '}') {
-      lex_.seek(lex_.pos() + 1);
-      return {};
-    }
-    while (true) {
-      const size_t key_at = lex_.pos();
-      ETP_ASSIGN(std::string key, string());
+    return reader_.object([&](std::string_view view, size_t key_at) -> Status {
+      std::string key(view);  // the view lasts only until the next string is read
       if (!keys.insert(key).second) return fail(key_at, "__metadata__ key " + escaped_name(key) + " appears twice");
-      ETP_TRY(json(lex_.expect(':')));
       if (lex_.peek() != '"') return fail(lex_.pos(), "__metadata__[" + escaped_name(key) + "] is not a string");
-      ETP_ASSIGN(std::string value, string());
+      ETP_ASSIGN(std::string value, reader_.string());
       out.metadata.emplace_back(std::move(key), std::move(value));
-      if (lex_.peek() == ',') {
-        lex_.seek(lex_.pos() + 1);
-        continue;
-      }
-      return json(lex_.expect('}'));
-    }
+      return {};
+    });
   }
 
   Status tensor(std::string_view name, SafetensorsHeader& out) {
@@ -193,48 +141,40 @@ class HeaderParser {
     auto where = [&] { return "tensor " + escaped_name(t.name); };
     const size_t at = lex_.pos();
     if (lex_.peek() != '{') return fail(at, where() + " is not an object");
-    lex_.seek(lex_.pos() + 1);
     bool has_dtype = false, has_shape = false, has_offsets = false;
     std::vector<uint64_t> offsets;
-    if (lex_.peek() != '}') {
-      while (true) {
-        const size_t key_at = lex_.pos();
-        ETP_ASSIGN(std::string key, string());
-        ETP_TRY(json(lex_.expect(':')));
-        bool* seen = key == "dtype" ? &has_dtype : key == "shape" ? &has_shape : key == "data_offsets" ? &has_offsets : nullptr;
-        if (seen && *seen) return fail(key_at, where() + " has " + key + " twice");
-        if (seen) *seen = true;
-        if (key == "dtype") {
-          const size_t dtype_at = lex_.pos();
-          if (lex_.peek() != '"') return fail(dtype_at, where() + " dtype is not a string");
-          ETP_ASSIGN(std::string dtype, string());
-          const Dtype* d = find_dtype(dtype);
-          if (!d) return fail(dtype_at, where() + " has unknown dtype " + escaped_name(dtype));
-          t.dtype = d->name;
-          if (d->scalar_type >= 0) t.scalar_type = d->scalar_type;
-        } else if (key == "shape") {
-          auto shape = integers([&] { return where() + " shape"; }, kMaxSafetensorsRank);
-          if (!shape.ok()) return Error{ErrorCode::kSafetensorsShape, shape.error().message};
-          t.shape = std::move(*shape);
-        } else if (key == "data_offsets") {
-          auto o = integers([&] { return where() + " data_offsets"; }, 2);
-          if (!o.ok()) return Error{ErrorCode::kSafetensorsOffsets, o.error().message};
-          offsets = std::move(*o);
-          if (offsets.size() != 2) return Error{ErrorCode::kSafetensorsOffsets, fail(key_at, where() + " data_offsets is not [begin, end]").message};
-        } else {
-          // Unknown fields are ignored, as the reference's reader does.
-          ETP_TRY(json(lex_.skip_value(0, 64)));
-        }
-        if (lex_.peek() == ',') {
-          lex_.seek(lex_.pos() + 1);
-          continue;
-        }
-        ETP_TRY(json(lex_.expect('}')));
-        break;
+    ETP_TRY(reader_.object([&](std::string_view key, size_t key_at) -> Status {
+      // Decided before the value is read: reading a string may reuse the key's bytes.
+      enum class Field { kDtype, kShape, kOffsets, kOther };
+      const Field field = key == "dtype" ? Field::kDtype : key == "shape" ? Field::kShape
+                          : key == "data_offsets" ? Field::kOffsets : Field::kOther;
+      bool* seen = field == Field::kDtype ? &has_dtype : field == Field::kShape ? &has_shape
+                   : field == Field::kOffsets ? &has_offsets : nullptr;
+      if (seen && *seen) return fail(key_at, where() + " has " + std::string(key) + " twice");
+      if (seen) *seen = true;
+      if (field == Field::kDtype) {
+        const size_t dtype_at = lex_.pos();
+        if (lex_.peek() != '"') return fail(dtype_at, where() + " dtype is not a string");
+        ETP_ASSIGN(std::string_view dtype, reader_.string_view());
+        const Dtype* d = find_dtype(dtype);
+        if (!d) return fail(dtype_at, where() + " has unknown dtype " + escaped_name(dtype));
+        t.dtype = d->name;
+        if (d->scalar_type >= 0) t.scalar_type = d->scalar_type;
+      } else if (field == Field::kShape) {
+        auto shape = integers([&] { return where() + " shape"; }, kMaxSafetensorsRank);
+        if (!shape.ok()) return Error{ErrorCode::kSafetensorsShape, shape.error().message};
+        t.shape = std::move(*shape);
+      } else if (field == Field::kOffsets) {
+        auto o = integers([&] { return where() + " data_offsets"; }, 2);
+        if (!o.ok()) return Error{ErrorCode::kSafetensorsOffsets, o.error().message};
+        offsets = std::move(*o);
+        if (offsets.size() != 2) return Error{ErrorCode::kSafetensorsOffsets, fail(key_at, where() + " data_offsets is not [begin, end]").message};
+      } else {
+        // Unknown fields are ignored, as the reference's reader does.
+        return reader_.json(lex_.skip_value(0, 64));
       }
-    } else {
-      lex_.seek(lex_.pos() + 1);
-    }
+      return {};
+    }));
     if (!has_dtype || !has_shape || !has_offsets)
       return fail(at, where() + " lacks " + (!has_dtype ? "dtype" : !has_shape ? "shape" : "data_offsets"));
     t.begin = offsets[0];
@@ -244,9 +184,8 @@ class HeaderParser {
   }
 
   std::string_view text_;
-  JsonLexer lex_;
-  const std::string& file_;
-  std::string scratch_;
+  StrictJsonReader reader_;
+  JsonLexer& lex_;
   std::vector<uint32_t> key_offsets_;  // each tensor's key, for messages (the header is < 4 GB)
 };
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/blob.h"
@@ -50,6 +51,39 @@ class FindingSink {
   size_t errors_kept_ = 0;
   size_t warnings_kept_ = 0;
   bool cut_ = false;
+};
+
+// "base[i]", the path of a list's item in findings.
+inline std::string indexed_path(const std::string& base, size_t i) { return base + "[" + std::to_string(i) + "]"; }
+
+// MISSING_FIELD when `table` (at `path`) lacks `field`, which the runtime requires.
+inline void require_field(FindingSink& sink, const TableValue& table, const char* field, const std::string& path) {
+  if (!table.has(field))
+    sink.error(finding::kMissingField, path + "." + field + " is absent; the runtime requires it", std::nullopt,
+               path + "." + field);
+}
+
+// Spends from a WorkBudget for one pass of checks: the first time the budget
+// runs out it reports VALIDATION_LIMIT_EXCEEDED with `message`, and from then
+// on answers false without a word (the pass stops; one finding is enough).
+class BudgetGate {
+ public:
+  BudgetGate(FindingSink& sink, WorkBudget& budget, std::string message)
+      : sink_(sink), budget_(budget), message_(std::move(message)) {}
+  bool spend(uint64_t units) {
+    if (budget_.spend(units)) return true;
+    if (!reported_) {
+      reported_ = true;
+      sink_.error(finding::kValidationLimitExceeded, message_);
+    }
+    return false;
+  }
+
+ private:
+  FindingSink& sink_;
+  WorkBudget& budget_;
+  std::string message_;
+  bool reported_ = false;
 };
 
 // Reports a reader error (decode/verify) as a finding; the offset is taken
@@ -98,6 +132,12 @@ std::optional<std::pair<uint64_t, uint8_t>> first_non_zero(const FileSource& fil
 // can read past the head).
 void check_program(FindingSink& sink, WorkBudget& budget, const Blob& head, const PteFile& pte,
                    const std::vector<SegmentCheck>& segments, std::vector<ZeroSpan>& zero_spans);
+
+// The indices of every method (validate_method_indices.cpp): the plan's
+// required fields, inputs/outputs and each chain's lists and instructions
+// (values, operators, delegates, jump targets) in range. False when `gate`
+// ran out; check_program runs it first, sharing its gate.
+bool check_method_indices(FindingSink& sink, BudgetGate& gate, const TableValue& program);
 
 // Rules of the runtime's loader beyond the file's structure
 // (runtime_rules.cpp): the constant segment placeholder, what Method::init

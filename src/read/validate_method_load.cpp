@@ -42,12 +42,14 @@ constexpr uint8_t kKernelTypeNull = 1;
 // TensorShapeDynamism.DYNAMIC_UNBOUND
 constexpr int64_t kDynamicUnbound = 2;
 
-std::string indexed(const std::string& base, size_t i) { return base + "[" + std::to_string(i) + "]"; }
-
 class MethodLoad {
  public:
   MethodLoad(FindingSink& sink, WorkBudget& budget, const Blob& head, const PteFile& pte)
-      : sink_(sink), budget_(budget), head_(head), pte_(pte) {}
+      : sink_(sink),
+        gate_(sink, budget,
+              "the program's vectors are shared so often that checking them all would cost too much; method load "
+              "checks stopped"),
+        head_(head), pte_(pte) {}
 
   void run() {
     const Value& plans = pte_.program.get("execution_plan");
@@ -58,16 +60,6 @@ class MethodLoad {
   }
 
  private:
-  bool spend(uint64_t units) {
-    if (budget_.spend(units)) return true;
-    if (!stopped_) {
-      stopped_ = true;
-      sink_.error(finding::kValidationLimitExceeded, "the program's vectors are shared so often that checking them all "
-                                                     "would cost too much; method load checks stopped");
-    }
-    return false;
-  }
-
   std::string refuses(const std::string& error, size_t p, const std::string& when) const {
     return "; the runtime refuses this: " + error + " when load_method('" + method_name_ + "') (execution_plan[" +
            std::to_string(p) + "]) " + when;
@@ -75,13 +67,13 @@ class MethodLoad {
 
   bool method(size_t p, const TableValue& plan) {
     method_name_ = plan.get("name").is_string() ? plan.get("name").str() : std::string();
-    const std::string path = indexed("execution_plan", p);
+    const std::string path = indexed_path("execution_plan", p);
     // MethodMeta::memory_planned_buffer_size: entries 1.. are the buffers a
     // loader allocates (entry 0 is reserved and never read).
     const Value& sizes = plan.get("non_const_buffer_sizes");
     buffer_sizes_.clear();
     const size_t buffers = scalar_vector_length(sizes, BaseType::kLong);
-    if (!spend(buffers)) return false;
+    if (!gate_.spend(buffers)) return false;
     buffer_sizes_.reserve(buffers);  // bounded: 8 bytes of the file per entry
     for (size_t i = 0; i < buffers; ++i) {
       const int64_t size = scalar_vector_int(sizes, BaseType::kLong, i);
@@ -95,7 +87,7 @@ class MethodLoad {
     const Value& values = plan.get("values");
     if (!values.is_items()) return true;
     const size_t count = values.items().size();
-    if (!spend(count)) return false;
+    if (!gate_.spend(count)) return false;
     std::vector<size_t> without_val;
     for (size_t v = 0; v < count; ++v) {
       const Value& val = values.items()[v].table().get("val");
@@ -271,7 +263,7 @@ class MethodLoad {
             const ValueAt& at) {
     const size_t count = values.items().size();
     const size_t n = scalar_vector_length(items, kind == "IntList" ? BaseType::kLong : BaseType::kInt);  // IntList: [long]
-    if (!spend(n)) return false;
+    if (!gate_.spend(n)) return false;
     const char* code = kind == "IntList"      ? finding::kIntListItemInvalid
                        : kind == "TensorList" ? finding::kTensorListItemInvalid
                                               : finding::kOptionalTensorListItemInvalid;
@@ -314,7 +306,7 @@ class MethodLoad {
   void delegates_need_segments() {
     if (pte_.header && pte_.header->segment_base_offset != 0) return;
     for_each_segment_delegate(pte_.program, [&](size_t p, size_t d, const TableValue& delegate, uint64_t index) {
-      const std::string path = indexed(indexed("execution_plan", p) + ".delegates", d);
+      const std::string path = indexed_path(indexed_path("execution_plan", p) + ".delegates", d);
       const std::string id = delegate.get("id").is_string() ? " (" + delegate.get("id").str() + ")" : "";
       sink_.error(finding::kDelegateSegmentWithoutSegments,
                   path + id + " has its data in segment " + std::to_string(index) + ", but the file has " +
@@ -325,13 +317,12 @@ class MethodLoad {
   }
 
   FindingSink& sink_;
-  WorkBudget& budget_;
+  BudgetGate gate_;
   const Blob& head_;
   const PteFile& pte_;
   std::string method_name_;
   std::vector<int64_t> buffer_sizes_;
   std::unique_ptr<AlignedBytes> aligned_;  // the program flatbuffer, for null_values
-  bool stopped_ = false;
 };
 
 }  // namespace
@@ -355,7 +346,7 @@ void check_method_allocator(FindingSink& sink, const PteFile& pte, const Validat
     const uint64_t need = method_allocator_bytes(plan, pool.arch, pool.temp_allocator, merged);
     if (need <= pool.bytes) continue;
     const std::string name = plan.get("name").is_string() ? plan.get("name").str() : std::string();
-    const std::string path = indexed("execution_plan", p);
+    const std::string path = indexed_path("execution_plan", p);
     sink.error(finding::kMethodAllocatorTooSmall,
                "load_method('" + name + "') (" + path + ") needs " + std::to_string(need) + " bytes of the method allocator on " +
                    arch + (pool.temp_allocator ? " with a temp allocator" : " without a temp allocator") +

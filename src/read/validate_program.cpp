@@ -14,8 +14,6 @@
 namespace etpack {
 namespace {
 
-std::string indexed(const std::string& base, size_t i) { return base + "[" + std::to_string(i) + "]"; }
-
 // A SubsegmentOffsets table (constant_segment, mutable_data_segments[i])
 // resolved against its segment.
 struct Subsegment {
@@ -31,11 +29,15 @@ class ProgramChecker {
  public:
   ProgramChecker(FindingSink& sink, WorkBudget& budget, const Blob& file, const PteFile& pte,
                  const std::vector<SegmentCheck>& segments, std::vector<ZeroSpan>& zero_spans)
-      : sink_(sink), budget_(budget), file_(file), program_(pte.program), segments_(segments),
+      : sink_(sink),
+        gate_(sink, budget,
+              "the program's vectors are shared so often that checking them all would cost more than " +
+                  std::to_string(budget.units()) + " steps; checks stopped"),
+        file_(file), program_(pte.program), segments_(segments),
         referenced_(segments.size(), false), zero_spans_(zero_spans) {}
 
   void run() {
-    check_methods();
+    check_method_indices(sink_, gate_, program_);
     check_delegates();
     check_named_data();
     const Value& cs = program_.get("constant_segment");
@@ -49,7 +51,7 @@ class ProgramChecker {
                         " mutable_data_segments; the runtime reads only the first and no reader can restore the rest",
                     std::nullopt, "mutable_data_segments");
       for (size_t i = 0; i < mds.items().size(); ++i) {
-        Subsegment s = subsegment(mds.items()[i].table(), indexed("mutable_data_segments", i));
+        Subsegment s = subsegment(mds.items()[i].table(), indexed_path("mutable_data_segments", i));
         if (i == 0) mutable_ = std::move(s);
       }
     }
@@ -61,23 +63,12 @@ class ProgramChecker {
     for (size_t i = 0; i < referenced_.size(); ++i)
       if (!referenced_[i])
         sink_.warning(finding::kSegmentUnreferenced,
-                      indexed("segments", i) + " (" + std::to_string(segments_[i].size) +
+                      indexed_path("segments", i) + " (" + std::to_string(segments_[i].size) +
                           " bytes) is not used by constants, mutable data, delegates or named data",
-                      segments_[i].start, indexed("segments", i));
+                      segments_[i].start, indexed_path("segments", i));
   }
 
  private:
-  bool spend(uint64_t units) {
-    if (budget_.spend(units)) return true;
-    if (!budget_reported_) {
-      budget_reported_ = true;
-      sink_.error(finding::kValidationLimitExceeded,
-                  "the program's vectors are shared so often that checking them all would cost more than " +
-                      std::to_string(budget_.units()) + " steps; checks stopped");
-    }
-    return false;
-  }
-
   // Marks segment `index` as used; false (after an error) when it does not exist.
   bool reference_segment(uint64_t index, const std::string& path) {
     if (index < segments_.size()) {
@@ -91,116 +82,6 @@ class ProgramChecker {
     return false;
   }
 
-  void require(const TableValue& table, const char* field, const std::string& path) {
-    if (!table.has(field))
-      sink_.error(finding::kMissingField, path + "." + field + " is absent; the runtime requires it", std::nullopt,
-                  path + "." + field);
-  }
-
-  void check_methods() {
-    const Value& plans = program_.get("execution_plan");
-    if (!plans.is_items()) return;
-    for (size_t p = 0; p < plans.items().size(); ++p) {
-      const TableValue& plan = plans.items()[p].table();
-      const std::string path = indexed("execution_plan", p);
-      for (const char* field : {"name", "values", "inputs", "outputs", "non_const_buffer_sizes"}) require(plan, field, path);
-      const Value& values = plan.get("values");
-      size_t count = values.is_items() ? values.items().size() : 0;
-      for (const char* list : {"inputs", "outputs"}) {
-        const Value& indices = plan.get(list);
-        size_t n = scalar_vector_length(indices, BaseType::kInt);
-        if (!spend(n)) return;
-        std::optional<size_t> first_bad;
-        size_t bad = 0;
-        for (size_t i = 0; i < n; ++i) {
-          int64_t v = scalar_vector_int(indices, BaseType::kInt, i);
-          if (v >= 0 && static_cast<uint64_t>(v) < count) continue;
-          if (!first_bad) first_bad = i;
-          ++bad;
-        }
-        if (first_bad) {
-          std::string at = path + "." + list + "[" + std::to_string(*first_bad) + "]";
-          sink_.error(finding::kValueIndexOutOfRange,
-                      at + " is value " + std::to_string(scalar_vector_int(indices, BaseType::kInt, *first_bad)) +
-                          ", outside the method's " + std::to_string(count) + " values" +
-                          (bad > 1 ? " (" + std::to_string(bad - 1) + " more " + list + " are too)" : ""),
-                      std::nullopt, at);
-        }
-      }
-      if (!check_chains(plan, path, count)) return;
-    }
-  }
-
-  // An index the runtime uses unchecked: error when outside [0, count).
-  void index_in_range(int64_t index, size_t count, const char* code, const std::string& at, const std::string& what) {
-    if (index >= 0 && static_cast<uint64_t>(index) < count) return;
-    sink_.error(code, at + " is " + std::to_string(index) + ", outside the method's " + std::to_string(count) + " " + what,
-                std::nullopt, at);
-  }
-
-  // The first value index of `list` outside [0, count), reported once.
-  void value_list_in_range(const Value& list, size_t count, const std::string& at) {
-    const size_t n = scalar_vector_length(list, BaseType::kInt);
-    for (size_t i = 0; i < n; ++i) {
-      const int64_t v = scalar_vector_int(list, BaseType::kInt, i);
-      if (v >= 0 && static_cast<uint64_t>(v) < count) continue;
-      index_in_range(v, count, finding::kValueIndexOutOfRange, at + "[" + std::to_string(i) + "]", "values");
-      return;
-    }
-  }
-
-  // Chains: their inputs/outputs and every instruction's indices (values,
-  // operators, delegates, jump targets). False when the work budget ran out.
-  bool check_chains(const TableValue& plan, const std::string& path, size_t values) {
-    const Value& chains = plan.get("chains");
-    if (!chains.is_items()) return true;
-    const Value& ops = plan.get("operators");
-    const Value& delegates = plan.get("delegates");
-    const size_t op_count = ops.is_items() ? ops.items().size() : 0;
-    const size_t delegate_count = delegates.is_items() ? delegates.items().size() : 0;
-    for (size_t c = 0; c < chains.items().size(); ++c) {
-      const TableValue& chain = chains.items()[c].table();
-      const std::string at = path + "." + indexed("chains", c);
-      for (const char* list : {"inputs", "outputs"}) {
-        if (!spend(scalar_vector_length(chain.get(list), BaseType::kInt) + 1)) return false;
-        value_list_in_range(chain.get(list), values, at + "." + list);
-      }
-      const Value& instructions = chain.get("instructions");
-      if (!instructions.is_items()) continue;
-      const size_t count = instructions.items().size();
-      for (size_t i = 0; i < count; ++i) {
-        const TableValue& instruction = instructions.items()[i].table();
-        const std::string here = at + "." + indexed("instructions", i) + ".instr_args";
-        const Value& args = instruction.get("instr_args");
-        if (!args.is_table()) continue;  // an absent instruction: nothing the runtime indexes
-        const TableValue& call = args.table();
-        const std::string& kind = call.def->name;
-        if (!spend(1)) return false;
-        if (kind == "KernelCall" || kind == "DelegateCall") {
-          const bool kernel = kind == "KernelCall";
-          if (kernel)
-            index_in_range(call.get_int("op_index"), op_count, finding::kOperatorIndexOutOfRange, here + ".op_index", "operators");
-          else
-            index_in_range(call.get_int("delegate_index"), delegate_count, finding::kDelegateIndexOutOfRange,
-                           here + ".delegate_index", "delegates");
-          if (!spend(scalar_vector_length(call.get("args"), BaseType::kInt))) return false;
-          value_list_in_range(call.get("args"), values, here + ".args");
-        } else if (kind == "MoveCall") {
-          index_in_range(call.get_int("move_from"), values, finding::kValueIndexOutOfRange, here + ".move_from", "values");
-          index_in_range(call.get_int("move_to"), values, finding::kValueIndexOutOfRange, here + ".move_to", "values");
-        } else if (kind == "JumpFalseCall") {
-          index_in_range(call.get_int("cond_value_index"), values, finding::kValueIndexOutOfRange,
-                         here + ".cond_value_index", "values");
-          index_in_range(call.get_int("destination_instruction"), count, finding::kInstructionIndexOutOfRange,
-                         here + ".destination_instruction", "instructions in this chain");
-        } else if (kind == "FreeCall") {
-          index_in_range(call.get_int("value_index"), values, finding::kValueIndexOutOfRange, here + ".value_index", "values");
-        }
-      }
-    }
-    return true;
-  }
-
   void check_delegates() {
     const Value& bdd = program_.get("backend_delegate_data");
     size_t inline_count = bdd.is_items() ? bdd.items().size() : 0;
@@ -210,8 +91,8 @@ class ProgramChecker {
       const Value& delegates = plans.items()[p].table().get("delegates");
       for (size_t d = 0; delegates.is_items() && d < delegates.items().size(); ++d) {
         const TableValue& delegate = delegates.items()[d].table();
-        const std::string path = indexed(indexed("execution_plan", p) + ".delegates", d);
-        require(delegate, "id", path);
+        const std::string path = indexed_path(indexed_path("execution_plan", p) + ".delegates", d);
+        require_field(sink_, delegate, "id", path);
         const Value& ref = delegate.get("processed");
         if (!ref.is_table()) {
           sink_.error(finding::kDelegateReferenceMissing, path + " has no `processed` data reference", std::nullopt,
@@ -247,8 +128,8 @@ class ProgramChecker {
     for (size_t i = 0; i < inline_count; ++i)
       if (!inline_used[i])
         sink_.warning(finding::kDelegateDataUnreferenced,
-                      indexed("backend_delegate_data", i) + " is not used by any delegate", std::nullopt,
-                      indexed("backend_delegate_data", i));
+                      indexed_path("backend_delegate_data", i) + " is not used by any delegate", std::nullopt,
+                      indexed_path("backend_delegate_data", i));
   }
 
   void check_named_data() {
@@ -260,7 +141,7 @@ class ProgramChecker {
     std::unordered_set<std::string> keys;
     for (size_t i = 0; i < named.items().size(); ++i) {
       const TableValue& entry = named.items()[i].table();
-      const std::string path = indexed("named_data", i);
+      const std::string path = indexed_path("named_data", i);
       const Value& key = entry.get("key");
       if (!key.is_string()) {
         sink_.error(finding::kNamedDataKeyMissing, path + " has no key", std::nullopt, path + ".key");
@@ -278,7 +159,7 @@ class ProgramChecker {
     const SegmentCheck& seg = segments_[index];
     const Value& offsets = table.get("offsets");
     size_t n = scalar_vector_length(offsets, BaseType::kULong);
-    if (!seg.in_bounds || !spend(n)) return out;
+    if (!seg.in_bounds || !gate_.spend(n)) return out;
     out.usable = true;
     out.segment_size = seg.size;
     out.segment_start = seg.start;
@@ -467,7 +348,7 @@ class ProgramChecker {
   }
 
   FindingSink& sink_;
-  WorkBudget& budget_;
+  BudgetGate gate_;  // shared with check_method_indices, so the limit is reported once
   const Blob& file_;
   const TableValue& program_;
   const std::vector<SegmentCheck>& segments_;
@@ -475,7 +356,6 @@ class ProgramChecker {
   std::vector<ZeroSpan>& zero_spans_;
   Subsegment constants_, mutable_;
   size_t constant_offsets_ = 0;
-  bool budget_reported_ = false;
 };
 
 }  // namespace

@@ -100,9 +100,7 @@ bool same_bytes(const Blob& a, const Blob& b) {
 
 std::vector<int64_t> ints(const Value& v, BaseType element) {
   std::vector<int64_t> out;
-  for (size_t i = 0; i < scalar_vector_length(v, element); ++i)
-    out.push_back(is_signed_integer(element) ? scalar_vector_int(v, element, i)
-                                             : static_cast<int64_t>(scalar_vector_uint(v, element, i)));
+  for (size_t i = 0; i < scalar_vector_length(v, element); ++i) out.push_back(scalar_vector_int(v, element, i));
   return out;
 }
 

@@ -106,5 +106,21 @@ TEST(Value, CopiedTablesAreSharedUntilWritten) {
   EXPECT_NE(&std::as_const(a).table(), &std::as_const(b).table());
 }
 
+// Vector elements widen by their own signedness: a [ubyte] dim_order entry
+// of 200 reads 200 (it once read -56), the same bytes as [byte] read -56.
+TEST(ScalarVector, UnsignedElementsAreNotSignExtended) {
+  const Value bytes = Value::from_scalars(Blob::own({200, 7}));
+  ASSERT_EQ(scalar_vector_length(bytes, BaseType::kUByte), 2u);
+  EXPECT_EQ(scalar_vector_int(bytes, BaseType::kUByte, 0), 200);
+  EXPECT_EQ(scalar_vector_int(bytes, BaseType::kUByte, 1), 7);
+  EXPECT_EQ(scalar_vector_int(bytes, BaseType::kByte, 0), -56);
+  EXPECT_EQ(scalar_vector_int(bytes, BaseType::kBool, 0), 200);
+  const Value wide = Value::from_scalars(Blob::own({0xff, 0xff, 0xff, 0xff}));
+  EXPECT_EQ(scalar_vector_int(wide, BaseType::kUShort, 1), 0xffff);
+  EXPECT_EQ(scalar_vector_int(wide, BaseType::kShort, 1), -1);
+  EXPECT_EQ(scalar_vector_int(wide, BaseType::kUInt, 0), int64_t{0xffffffff});
+  EXPECT_EQ(scalar_vector_int(wide, BaseType::kInt, 0), -1);
+}
+
 }  // namespace
 }  // namespace etpack

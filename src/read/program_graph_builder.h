@@ -1,0 +1,130 @@
+// One method's plan graph as program_graph() (program_graph.h) builds it,
+// shared by the builder's source files; not part of the API:
+//   program_graph.cpp               the driver: run() per method, the values' table, program_graph()
+//   program_graph_text.cpp          nodes and edges written as JSON text, and the refs DOT/Mermaid draw
+//   program_graph_instructions.cpp  the walk over the chains: each instruction's node and the edges of its values
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/json.h"
+#include "core/result.h"
+#include "model/scalar_type.h"
+#include "read/file_source.h"
+#include "read/program_graph.h"
+#include "read/program_tensors.h"
+#include "read/pte_reader.h"
+#include "read/work_budget.h"
+
+namespace etpack {
+namespace graph_build {
+
+inline Json u64(uint64_t v) { return Json::unsigned_integer(v); }
+inline Json opt_u64(std::optional<uint64_t> v) { return v ? u64(*v) : Json::null(); }
+inline Json opt_string(const Value& v) { return v.is_string() ? Json::string(v.str()) : Json::null(); }
+
+// Work units one node or edge costs (a read element costs 1), as inspect
+// charges its JSON objects.
+constexpr uint64_t kObjectCost = 16;
+constexpr uint32_t kNoNode = UINT32_MAX;
+
+inline std::string type_text(const TensorView& t) {
+  const char* name = scalar_type_name(t.scalar_type);
+  return std::string(name ? name : "?") + (t.rank ? shape_text(t.sizes) : "");
+}
+
+// What the builder knows of one EValue.
+struct ValueInfo {
+  std::string type = "None";     // the KernelTypes member's name
+  const TableValue* val = nullptr;  // the member's table
+  std::optional<TensorView> tensor;
+  const Value* items = nullptr;  // a TensorList's / OptionalTensorList's items
+  uint32_t producer = kNoNode;
+  uint64_t stamp = 0;            // 1 + the order of the last instruction that named it
+  std::optional<uint64_t> first, last;
+  std::string edge_json, edge_text;  // an edge's dtype and shape members, and its label's type part
+};
+
+// The graph of execution_plan[index]; run() appends its JSON to `out`.
+class MethodGraph {
+ public:
+  MethodGraph(const FileSource& file, const PteFile& pte, const PtdKeyFiles& keys, size_t index, WorkBudget& budget,
+              std::string& out)
+      : json_(out), file_(file), pte_(pte), keys_(keys), index_(index),
+        plan_(pte.program.get("execution_plan").items()[index].table()), budget_(budget) {}
+
+  Result<GraphMethodRefs> run();
+
+ private:
+  std::string& json_;  // the program's JSON text, this method's appended by run()
+
+  // program_graph.cpp
+  // One ValueInfo per EValue (tensors viewed once). False when the budget ran out.
+  bool read_values();
+  ValueInfo* value(int64_t v) {
+    return v >= 0 && static_cast<uint64_t>(v) < values_.size() ? &values_[static_cast<size_t>(v)] : nullptr;
+  }
+  // The method's "values" array's items, appended to `text`.
+  void values_json(std::string& text);
+
+  // program_graph_text.cpp
+  // A new node: its JSON object stays open in nodes_text_ (members may
+  // still be added with member()) until the next one starts. Written as
+  // text, never as a Json tree: 20,000 nodes' trees would cost the wasm
+  // heap tens of MiB.
+  uint32_t add_node(std::string id, const char* kind, std::optional<std::pair<size_t, size_t>> at, std::string label);
+  // One more member of the open node.
+  void member(const char* key, const Json& v);
+  // Closes the open node's JSON object, if any.
+  void flush();
+  // An input or output node ("in<position>" / "out<position>") for value `v`;
+  // an input node produces its value.
+  uint32_t io_node(const char* kind, const char* prefix, size_t position, int64_t v);
+  // Constants, mutable buffers with initial data and external tensors: the
+  // value's own node is its producer.
+  void data_nodes();
+  // The .ptd file holding an external tensor's key (keys_), or null.
+  Json external_file(const TensorView& t) const;
+  // An edge from node `from` to node `to` carrying value `v` (a control edge
+  // carries none), its JSON and its ref.
+  void edge(uint32_t from, uint32_t to, std::optional<int64_t> v, bool control = false);
+
+  // program_graph_instructions.cpp
+  // Instruction `node` names value `v`: an edge from its producer (once
+  // per instruction), or, for an unproduced tensor and `may_produce`, the
+  // instruction becomes its producer.
+  bool use(uint32_t node, int64_t v, bool may_produce);
+  // The args of a KernelCall or DelegateCall, tensor lists' items included.
+  bool use_args(uint32_t node, const Value& args);
+  // A node per instruction of every chain, in order, then the control edges
+  // of JumpFalse calls. False when the budget ran out.
+  bool instructions();
+  // plan_.delegates[d], or null when out of range.
+  const TableValue* delegate_at(int64_t d) const;
+  // The open delegate node's members but its args. False when the budget ran out.
+  bool delegate_members(const TableValue* delegate, int64_t d, std::optional<uint64_t> size);
+  // The processed blob's size, inline or in a segment (as inspect reports it).
+  std::optional<uint64_t> blob_size(const TableValue& delegate) const;
+
+  const FileSource& file_;
+  const PteFile& pte_;
+  const PtdKeyFiles& keys_;
+  size_t index_;
+  const TableValue& plan_;
+  WorkBudget& budget_;
+  std::vector<ValueInfo> values_;
+  bool open_ = false;               // the last node's JSON object is still open
+  std::vector<GraphNodeRef> refs_;  // every node so far
+  std::string nodes_text_;          // JSON of the finished nodes
+  std::vector<GraphEdgeRef> edges_;
+  std::string edges_text_;          // JSON of the edges
+  std::vector<uint64_t> chain_sizes_;
+  uint64_t order_ = 0;
+};
+
+}  // namespace graph_build
+}  // namespace etpack
