@@ -256,7 +256,7 @@ test('validator: a key 100,000 entries repeat is one finding', async () => {
   assert.match(await page.textContent('#verdict'), /^Invalid — 1 error\(s\), 0 warning/);
   const findings = await page.$$eval('#findings .finding', (f) => f.map((e) => e.textContent));
   assert.equal(findings.length, 1);
-  assert.match(findings[0], /DUPLICATE_KEY \(error\) — shared-key\.ptd, at named_data\[1\]\.key/);
+  assert.match(findings[0], /DUPLICATE_KEY \(error\) — .*at named_data\[1\]\.key/);
   assert.match(findings[0], /repeats the key 'w' of named_data\[0\]; 99999 entries repeat it: named_data\[1\], named_data\[2\], named_data\[3\] and 99996 more/);
   assert.deepEqual(problems, []);
   await page.close();
