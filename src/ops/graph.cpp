@@ -16,11 +16,8 @@ Result<ProgramGraph> graph_of(const FileSource& pte, const std::vector<std::pair
       Error e = table.take_error();
       return make_error(e.code, name + ": " + e.message);
     }
-    const Value& named = table->root.get("named_data");
-    for (size_t i = 0; named.is_items() && i < named.items().size(); ++i) {
-      const Value& key = named.items()[i].table().get("key");
-      if (key.is_string()) keys.emplace(key.str(), name);  // the first file holding a key wins
-    }
+    for (size_t i = 0; i < table->named_count(); ++i)
+      if (auto key = table->key(i)) keys.emplace(std::string(*key), name);  // the first file holding a key wins
   }
   return program_graph(pte, program, keys, method);
 }

@@ -49,6 +49,19 @@ void named_data_owner(const Value& named, size_t index, std::string& out) {
   if (key.is_string()) out.append(" ").append(key.str());
 }
 
+void named_data_owner(const PtdTable& ptd, size_t index, std::string& out) {
+  out.assign("named_data[").append(std::to_string(index)).append("]");
+  if (auto key = ptd.key(index)) out.append(" ").append(*key);
+}
+
+std::vector<SegmentRange> segment_ranges(const Value& segments) {
+  std::vector<SegmentRange> out;
+  if (!segments.is_items()) return out;
+  out.reserve(segments.items().size());
+  for (const Value& s : segments.items()) out.push_back({s.table().get_uint("offset"), s.table().get_uint("size")});
+  return out;
+}
+
 const char* region_kind_name(RegionKind kind) {
   switch (kind) {
     case RegionKind::kPreamble: return "preamble";
@@ -98,17 +111,15 @@ std::vector<SegmentUse> pte_segment_uses(const TableValue& program, size_t count
 
 namespace {
 
-// Declares each segment of `segments` (a [DataSegment] value) at `base`,
-// of the kind its use gives (owners stay with the use).
-void declare_segments(std::vector<Region>& out, const Value& segments, uint64_t base,
+// Declares each segment at `base`, of the kind its use gives (owners stay
+// with the use).
+void declare_segments(std::vector<Region>& out, const std::vector<SegmentRange>& segments, uint64_t base,
                       const std::vector<SegmentUse>& uses) {
-  if (!segments.is_items()) return;
-  for (size_t i = 0; i < segments.items().size(); ++i) {
-    const TableValue& s = segments.items()[i].table();
-    auto start = checked_add(base, s.get_uint("offset"));
+  for (size_t i = 0; i < segments.size(); ++i) {
+    auto start = checked_add(base, segments[i].offset);
     if (!start) continue;
     const RegionKind kind = i < uses.size() && uses[i].kind ? *uses[i].kind : RegionKind::kSegment;
-    declare(out, *start, s.get_uint("size"), kind, i);
+    declare(out, *start, segments[i].size, kind, i);
   }
 }
 
@@ -131,9 +142,14 @@ void declare_inline_data(std::vector<Region>& out, const Blob& file, const Table
 
 }  // namespace
 
-std::vector<SegmentUse> ptd_segment_uses(const TableValue& flat_tensor, size_t count) {
-  std::vector<SegmentUse> uses(count);
-  use_named_data(uses, flat_tensor.get("named_data"));
+std::vector<SegmentUse> ptd_segment_uses(const PtdTable& ptd) {
+  std::vector<SegmentUse> uses(ptd.segments.size());
+  for (size_t i = 0; i < ptd.named_count(); ++i) {
+    const uint32_t index = ptd.segment_index[i];
+    if (index >= uses.size()) continue;
+    if (!uses[index].kind) uses[index].kind = RegionKind::kNamedData;
+    uses[index].named_data.push_back(static_cast<uint32_t>(i));  // a vector's length fits 32 bits in a flatbuffer
+  }
   return uses;
 }
 
@@ -215,7 +231,7 @@ std::vector<Region> pte_layout(const Blob& head, uint64_t size, const PteFile& p
       auto end = checked_add(base, pte.header->segment_data_size);
       data_end = end ? std::min(*end, size) : size;
     }
-    declare_segments(declared, segments, base, uses);
+    declare_segments(declared, segment_ranges(segments), base, uses);
   } else {
     data_end = program_end;
   }
@@ -233,8 +249,7 @@ std::vector<Region> ptd_layout(const Blob& head, uint64_t size, const PtdTable& 
   declare(declared, objects, ptd.flatbuffer_end - objects, RegionKind::kFlatbuffer);
   uint64_t data_end = size;
   if (auto end = checked_add(h.segment_base_offset, h.segment_data_size)) data_end = std::min(*end, size);
-  const Value& segments = ptd.root.get("segments");
-  declare_segments(declared, segments, h.segment_base_offset, uses);
+  declare_segments(declared, ptd.segments, h.segment_base_offset, uses);
   return partition_regions(std::move(declared), size, data_end);
 }
 

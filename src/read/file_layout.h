@@ -75,13 +75,18 @@ struct SegmentUse {
 // mutable_data_segments, SEGMENT delegates and named_data; references past
 // `count` are ignored.
 std::vector<SegmentUse> pte_segment_uses(const TableValue& program, size_t count);
-// Uses by a FlatTensor's named_data.
-std::vector<SegmentUse> ptd_segment_uses(const TableValue& flat_tensor, size_t count);
+// Uses by a FlatTensor's named_data (segments 0..ptd.segments.size()-1).
+std::vector<SegmentUse> ptd_segment_uses(const PtdTable& ptd);
 
 // The owner name of entry `index` of `named` ([NamedData] of either
 // schema), "named_data[3] weight" ("named_data[3]" without a key), written
 // into `out` (cleared first).
 void named_data_owner(const Value& named, size_t index, std::string& out);
+// The same for entry `index` of a .ptd's named_data.
+void named_data_owner(const PtdTable& ptd, size_t index, std::string& out);
+
+// A [DataSegment] value's (offset, size) pairs ([] when absent).
+std::vector<SegmentRange> segment_ranges(const Value& segments);
 
 // Layout of a .pte that read_pte_program accepted (`pte` is its result):
 // `head` holds the file's first bytes (at least through the flatbuffer),

@@ -1,5 +1,4 @@
 // inspect_ptd: the .ptd half of inspect (see inspect.h for the shape).
-#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -27,54 +26,46 @@ std::string small_ints(const std::vector<int64_t>& values) {
 // namedData in columns (see layout_json.h): key, segment, size, and layout,
 // an index into the distinct tensor layouts (the table's "layouts": {dtype,
 // shape, dimOrder}, in order of first use; null: the entry has none). A
-// million entries of one layout write it once.
-ColumnsText named_data_columns(const Blob& file, const TableValue& root) {
+// million entries of one layout write it once; two layout tables of equal
+// content are one layout.
+std::string layout_text(const TensorView& t) {
+  const char* dtype = scalar_type_name(t.scalar_type);
+  std::string text = "{\"dtype\": ";
+  text += dtype ? "\"" + std::string(dtype) + "\"" : "null";
+  text += ", \"shape\": ";
+  text += t.rank && *t.rank <= kMaxTensorRank ? small_ints(t.sizes) : "null";
+  text += ", \"dimOrder\": ";
+  text += t.dim_order_length && *t.dim_order_length <= kMaxTensorRank
+              ? small_ints(std::vector<int64_t>(t.dim_order.begin(), t.dim_order.end()))
+              : "null";
+  return text + "}";
+}
+
+ColumnsText named_data_columns(const PtdTable& ptd) {
   enum { kKey, kSegment, kSize, kLayout };
   ColumnsText out({"key", "segment", "size", "layout"});
-  const Value& named = root.get("named_data");
-  const Value& segments = root.get("segments");
-  std::unordered_map<std::string, size_t> layout_index;
+  constexpr size_t kUnset = SIZE_MAX;
+  std::vector<size_t> shown(ptd.layouts.size(), kUnset);  // a layout table's index among the distinct texts
+  std::unordered_map<std::string, size_t> text_index;
   std::string layouts = "[";
-  std::string text;
-  std::optional<TensorView> last;  // the previous row's layout, and its index
-  size_t last_index = 0;
-  for (size_t i = 0; named.is_items() && i < named.items().size(); ++i) {
-    const TableValue& entry = named.items()[i].table();
-    uint64_t index = entry.get_uint("segment_index");
-    const Value& key = entry.get("key");
-    out.joined_name(kKey, key.is_string() ? &key.str() : nullptr);
+  for (size_t i = 0; i < ptd.named_count(); ++i) {
+    const uint64_t index = ptd.segment_index[i];
+    out.joined_name(kKey, ptd.key(i));
     out.u64(kSegment, index);
-    bool known = segments.is_items() && index < segments.items().size();
-    known ? out.u64(kSize, segments.items()[index].table().get_uint("size")) : out.null(kSize);
-    const Value& layout = entry.get("tensor_layout");
-    if (!layout.is_table()) {
+    index < ptd.segments.size() ? out.u64(kSize, ptd.segments[index].size) : out.null(kSize);
+    const uint32_t layout = ptd.layout[i];
+    if (layout == PtdTable::kNoLayout) {
       out.null(kLayout);
       out.end_row();
       continue;
     }
-    const TensorView t = view_tensor(layout.table(), file);
-    // Runs of one layout (the common case) skip the text and the lookup.
-    if (last && t.scalar_type == last->scalar_type && t.rank == last->rank && t.sizes == last->sizes &&
-        t.dim_order_length == last->dim_order_length && t.dim_order == last->dim_order) {
-      out.u64(kLayout, last_index);
-      out.end_row();
-      continue;
+    if (shown[layout] == kUnset) {  // once per layout table
+      std::string text = layout_text(ptd.layouts[layout].view);
+      auto [it, added] = text_index.emplace(text, text_index.size());
+      if (added) layouts += (it->second ? ", " : "") + text;
+      shown[layout] = it->second;
     }
-    const char* dtype = scalar_type_name(t.scalar_type);
-    text = "{\"dtype\": ";
-    text += dtype ? "\"" + std::string(dtype) + "\"" : "null";
-    text += ", \"shape\": ";
-    text += t.rank && *t.rank <= kMaxTensorRank ? small_ints(t.sizes) : "null";
-    text += ", \"dimOrder\": ";
-    text += t.dim_order_length && *t.dim_order_length <= kMaxTensorRank
-                ? small_ints(std::vector<int64_t>(t.dim_order.begin(), t.dim_order.end()))
-                : "null";
-    text += "}";
-    auto [it, added] = layout_index.emplace(text, layout_index.size());
-    if (added) layouts += (it->second ? ", " : "") + text;
-    last = t;
-    last_index = it->second;
-    out.u64(kLayout, it->second);
+    out.u64(kLayout, shown[layout]);
     out.end_row();
   }
   out.extra("layouts", layouts + "]");
@@ -106,27 +97,26 @@ Result<InspectReply> inspect_ptd_reply(const FileSource& source) {
   header.set("segmentBaseOffset", u64(h.segment_base_offset));
   header.set("segmentDataSize", u64(h.segment_data_size));
   out.set("header", std::move(header));
-  out.set("version", u64(table.root.get_uint("version")));
+  out.set("version", u64(table.version));
   // A table in the FlatTensor layout of ExecuTorch 0.6 still decodes with
   // today's schema (its fields read as other fields): summarized, and the
   // old fields named, so the user learns why validate refuses it.
   auto old = ptd_old_layout_fields(ptd);
   out.set("oldLayoutFields", old ? Json::string(*old) : Json::null());
-  const Value& segments = table.root.get("segments");
-  auto alignment = actual_segment_alignment(segments, h.segment_base_offset);
+  auto alignment = actual_segment_alignment(table.segments, h.segment_base_offset);
   out.set("segmentAlignment", alignment ? u64(*alignment) : Json::null());
   // The long lists are written as column text at their place (null here).
   out.set("namedData", Json::null());
-  out.set("requirements", requirements_json(ptd_requirements(ptd, table.root)));
-  size_t count = segments.is_items() ? segments.items().size() : 0;
-  std::vector<SegmentUse> uses = ptd_segment_uses(table.root, count);
+  out.set("requirements", requirements_json(ptd_requirements(table)));
+  std::vector<SegmentUse> uses = ptd_segment_uses(table);
   out.set("segments", Json::null());
   std::vector<Region> layout = ptd_layout(ptd, source.size(), table, uses);
   out.set("segmentMap", Json::null());
   out.set("bytesByCategory", bytes_by_category_json(layout));
   std::vector<std::pair<std::string, ColumnsText>> tables;
-  tables.emplace_back("namedData", named_data_columns(ptd, table.root));
-  tables.emplace_back("segments", segments_columns(segments, h.segment_base_offset, uses, table.root.get("named_data")));
+  tables.emplace_back("namedData", named_data_columns(table));
+  tables.emplace_back("segments", segments_columns(table.segments, h.segment_base_offset, uses,
+                                                   [&table](size_t index, std::string& name) { named_data_owner(table, index, name); }));
   tables.emplace_back("segmentMap", segment_map_columns(layout, uses));
   return write_with_tables(out, std::move(tables));
 }

@@ -77,6 +77,10 @@ void ColumnsText::join(Column& c, std::string_view name) {
 }
 
 void ColumnsText::joined_name(size_t column, const std::string* name) {
+  joined_name(column, name ? std::optional<std::string_view>(*name) : std::nullopt);
+}
+
+void ColumnsText::joined_name(size_t column, std::optional<std::string_view> name) {
   Column& c = columns_[column];
   c.joined = true;
   c.same = false;
@@ -152,16 +156,16 @@ void ColumnsText::write_to(std::string& out, std::vector<std::string>& names) {
   out += "}";
 }
 
-ColumnsText segments_columns(const Value& segments, uint64_t base, const std::vector<SegmentUse>& uses, const Value& named) {
+ColumnsText segments_columns(const std::vector<SegmentRange>& segments, uint64_t base, const std::vector<SegmentUse>& uses,
+                             const std::function<void(size_t, std::string&)>& owner_name) {
   enum { kIndex, kOffset, kSize, kKind, kOwners, kOwnerCount };
   ColumnsText out({"index", "offset", "size", "kind", "owners", "ownerCount"});
   std::string name;
-  for (size_t i = 0; segments.is_items() && i < segments.items().size(); ++i) {
-    const TableValue& s = segments.items()[i].table();
+  for (size_t i = 0; i < segments.size(); ++i) {
     const SegmentUse* use = i < uses.size() ? &uses[i] : nullptr;
     out.u64(kIndex, i);
-    out.opt_u64(kOffset, checked_add(base, s.get_uint("offset")));
-    out.u64(kSize, s.get_uint("size"));
+    out.opt_u64(kOffset, checked_add(base, segments[i].offset));
+    out.u64(kSize, segments[i].size);
     out.string(kKind, region_kind_name(use && use->kind ? *use->kind : RegionKind::kSegment));
     if (use) {
       for (const std::string& owner : use->owners) out.list_name(kOwners, owner);
@@ -170,7 +174,7 @@ ColumnsText segments_columns(const Value& segments, uint64_t base, const std::ve
       // ownerCount counts them all and namedData.segment tells which.
       const size_t shown = std::min(use->named_data.size(), kNamedDataOwnersShown);
       for (size_t k = 0; k < shown; ++k) {
-        named_data_owner(named, use->named_data[k], name);
+        owner_name(use->named_data[k], name);
         out.list_name(kOwners, name);
       }
     }
@@ -179,6 +183,11 @@ ColumnsText segments_columns(const Value& segments, uint64_t base, const std::ve
     out.end_row();
   }
   return out;
+}
+
+ColumnsText segments_columns(const Value& segments, uint64_t base, const std::vector<SegmentUse>& uses, const Value& named) {
+  return segments_columns(segment_ranges(segments), base, uses,
+                          [&named](size_t index, std::string& out) { named_data_owner(named, index, out); });
 }
 
 ColumnsText segment_map_columns(const std::vector<Region>& layout, const std::vector<SegmentUse>& uses) {
@@ -200,14 +209,18 @@ ColumnsText segment_map_columns(const std::vector<Region>& layout, const std::ve
   return out;
 }
 
-std::optional<uint64_t> actual_segment_alignment(const Value& segments, uint64_t base) {
-  if (base == 0 || !segments.is_items() || segments.items().empty()) return std::nullopt;
+std::optional<uint64_t> actual_segment_alignment(const std::vector<SegmentRange>& segments, uint64_t base) {
+  if (base == 0 || segments.empty()) return std::nullopt;
   uint64_t bits = base;
-  for (const Value& s : segments.items()) {
-    auto start = checked_add(base, s.table().get_uint("offset"));
+  for (const SegmentRange& s : segments) {
+    auto start = checked_add(base, s.offset);
     if (start) bits |= *start;
   }
   return bits & (~bits + 1);  // lowest set bit
+}
+
+std::optional<uint64_t> actual_segment_alignment(const Value& segments, uint64_t base) {
+  return actual_segment_alignment(segment_ranges(segments), base);
 }
 
 Json bytes_by_category_json(const std::vector<Region>& layout) {

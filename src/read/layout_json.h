@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +49,7 @@ class ColumnsText {
   // A joined column's value (a column takes one kind of value: joined
   // names, joined lists of names, or the others).
   void joined_name(size_t column, const std::string* name);  // nullptr: null
+  void joined_name(size_t column, std::optional<std::string_view> name);  // nullopt: null
   // A list: its names one by one, then end_list.
   void list_name(size_t column, std::string_view name);
   void end_list(size_t column);
@@ -91,6 +93,9 @@ inline constexpr size_t kNamedDataOwnersShown = 3;
 // kNamedDataOwnersShown named-data entries ("named_data[i] key"); ownerCount:
 // all referrers, every named-data entry included. `named` is the file's
 // named_data, which `uses` refer to.
+// `owner_name(i, out)` writes entry i's name into `out` (named_data_owner).
+ColumnsText segments_columns(const std::vector<SegmentRange>& segments, uint64_t base, const std::vector<SegmentUse>& uses,
+                             const std::function<void(size_t, std::string&)>& owner_name);
 ColumnsText segments_columns(const Value& segments, uint64_t base, const std::vector<SegmentUse>& uses, const Value& named);
 
 // The map in columns start, end, size, kind, segment, owners, ownerCount,
@@ -103,6 +108,7 @@ ColumnsText segment_map_columns(const std::vector<Region>& layout, const std::ve
 // The largest power of two dividing `base` and every segment's absolute
 // start (the alignment the segments have, whatever was asked); nullopt
 // without segments or when base is 0.
+std::optional<uint64_t> actual_segment_alignment(const std::vector<SegmentRange>& segments, uint64_t base);
 std::optional<uint64_t> actual_segment_alignment(const Value& segments, uint64_t base);
 
 // {header, flatbufferMetadata, constants, mutableData, delegateBlobs,

@@ -1,14 +1,25 @@
-// The FlatTensor table of a .ptd, decoded but not interpreted: what inspect
-// and validate walk. Unlike deserialize_ptd, segments and named data are not
-// checked here, so a file whose flatbuffer is sound can still be described
-// and each of its problems reported.
+// The FlatTensor table of a .ptd, read but not interpreted: what inspect,
+// validate and graph walk. Unlike deserialize_ptd, segments and named data
+// are not checked here, so a file whose flatbuffer is sound can still be
+// described and each of its problems reported.
+//
+// The table is read in columns (issue 29): a .ptd can hold a million
+// named-data entries, so an entry costs a key view and two integers, not a
+// decoded table of its own; the tensor layouts entries point at are decoded
+// once per distinct table (a million entries sharing one layout decode it
+// once), and the segments are a plain vector of (offset, size).
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
 #include "core/blob.h"
-#include "read/file_source.h"
 #include "core/result.h"
 #include "format/headers.h"
-#include "model/fb_value.h"
+#include "read/file_source.h"
+#include "read/program_tensors.h"
 
 namespace etpack {
 
@@ -25,17 +36,48 @@ struct PtdHead {
 // kUnsupportedVersion (another FTxx identifier); each names the offset.
 Result<PtdHead> check_ptd_head(const Blob& first_bytes, uint64_t file_size);
 
+// One DataSegment: offset from the segment base, and size.
+struct SegmentRange {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+// One distinct TensorLayout table of the file.
+struct PtdLayout {
+  uint64_t table_offset = 0;  // where the table lies in the file
+  TensorView view;            // scalar_type, rank, sizes, dim_order, sizes_offset (view_tensor's fields)
+};
+
 struct PtdTable {
+  static constexpr uint32_t kNoLayout = UINT32_MAX;
+
   PtdHeader header;
   uint64_t flatbuffer_end = 0;  // header.flatbuffer_offset + flatbuffer_size, checked
-  TableValue root{flat_tensor_schema().root};
+  uint64_t version = 0;         // FlatTensor.version (0 when absent)
+  bool has_segments = false;    // the FlatTensor table holds the field
+  bool has_named_data = false;
+  std::vector<SegmentRange> segments;
+  // named_data, one row per entry, in file order.
+  std::vector<std::string_view> keys;  // views into the file's head; data() == nullptr: no key
+  std::vector<uint32_t> segment_index;
+  std::vector<uint32_t> layout;  // index into `layouts`, or kNoLayout
+  std::vector<PtdLayout> layouts;  // in order of first use
+
+  size_t named_count() const { return keys.size(); }
+  std::optional<std::string_view> key(size_t i) const {
+    if (keys[i].data() == nullptr) return std::nullopt;
+    return keys[i];
+  }
+  const PtdLayout* layout_of(size_t i) const { return layout[i] == kNoLayout ? nullptr : &layouts[layout[i]]; }
 };
 
 // Checks the head (check_ptd_head): identifier, header, flatbuffer range,
-// then decodes and verifies the flatbuffer. The version field is not
-// checked. The tree's vectors are slices of `file`.
+// then reads and verifies the flatbuffer (every offset bounds-checked as
+// read/fb_decoder.cpp checks it, with the same messages, then flatc's
+// verifier). The version field is not checked. The keys are views of the
+// head, which must outlive the table.
 // Errors: kMalformedFile (naming the offset), kUnsupportedVersion (another
-// FTxx identifier), kLimitExceeded (nesting), kResourceLimit (memory budget).
+// FTxx identifier).
 Result<PtdTable> read_ptd_table(const Blob& file);
 // The same from the file's first bytes (`head`, in memory, ending at or
 // after the flatbuffer) and its size; kInvalidArgument when the head is

@@ -210,13 +210,12 @@ Release Requirements::min_runtime() const {
 
 Requirements pte_requirements(const Blob& head, const PteFile& pte) { return Collector(head, pte).run(); }
 
-Requirements ptd_requirements(const Blob& file, const TableValue& flat_tensor) {
+Requirements ptd_requirements(const PtdTable& ptd) {
   Requirements out;
   out.features.push_back({Feature::kPtdFile, ""});
-  const Value& named = flat_tensor.get("named_data");
-  for (size_t i = 0; named.is_items() && i < named.items().size(); ++i) {
-    const Value& layout = named.items()[i].table().get("tensor_layout");
-    if (layout.is_table() && view_tensor(layout.table(), file).scalar_type == kBFloat16) {
+  for (size_t i = 0; i < ptd.named_count(); ++i) {
+    const PtdLayout* layout = ptd.layout_of(i);
+    if (layout && layout->view.scalar_type == kBFloat16) {
       out.features.push_back({Feature::kBFloat16, "named_data[" + std::to_string(i) + "].tensor_layout"});
       break;
     }

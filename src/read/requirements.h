@@ -14,6 +14,7 @@
 #include "core/json.h"
 #include "read/program_tensors.h"
 #include "read/pte_reader.h"
+#include "read/ptd_table.h"
 
 namespace etpack {
 
@@ -74,10 +75,9 @@ Requirements pte_requirements(const Blob& head, const PteFile& pte);
 //  "operators", "unusedOperators", "externalData": [{key, dtype, shape, bytes, methods}]}
 Json requirements_json(const Requirements& r);
 
-// The requirements of a .ptd's FlatTensor table (`file`: the bytes it was
-// decoded from): the .ptd layout and bfloat16 layouts; no backends,
-// operators or external data.
-Requirements ptd_requirements(const Blob& file, const TableValue& flat_tensor);
+// The requirements of a .ptd's FlatTensor table: the .ptd layout and
+// bfloat16 layouts; no backends, operators or external data.
+Requirements ptd_requirements(const PtdTable& ptd);
 
 // A .ptd written with the FlatTensor layout of ExecuTorch 0.6 (fields
 // tensor_alignment and tensors at ids 1 and 2, segments and named_data at 3

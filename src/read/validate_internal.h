@@ -104,6 +104,8 @@ struct SegmentCheck {
 // `alignment` is the segment alignment the header implies, if any.
 std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segments, uint64_t base, uint64_t data_size,
                                          std::optional<uint64_t> alignment);
+std::vector<SegmentCheck> check_segments(FindingSink& sink, const std::vector<SegmentRange>& segments, uint64_t base,
+                                         uint64_t data_size, std::optional<uint64_t> alignment);
 
 // Warns about padding regions of `layout` (see file_layout.h) holding
 // non-zero bytes and about unused bytes past the declared data. (How much

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
-#include <unordered_set>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 
 #include "core/checked_math.h"
 #include "core/le_bytes.h"
@@ -102,22 +104,80 @@ bool check_ptd_header(FindingSink& sink, const FileSource& file, bool& segments_
   return true;
 }
 
-void check_named_data(FindingSink& sink, const Blob& file, const TableValue& root,
-                      const std::vector<SegmentCheck>& segments, PtdIndex* index) {
+// Keys more than one entry holds: for each, in order of its first repeat,
+// the entry that holds it first and the entries that repeat it. One
+// finding per key, however many repeat it (a million entries of one key
+// are one problem, not a million).
+struct RepeatedKey {
+  size_t first = 0;             // the entry holding the key first
+  std::vector<size_t> repeats;  // the first few entries repeating it
+  size_t count = 0;             // every entry repeating it
+};
+constexpr size_t kRepeatsNamed = 3;
+
+struct KeyRepeats {
+  std::vector<bool> repeat;                         // per entry: its key was held by an earlier entry
+  std::unordered_map<size_t, RepeatedKey> by_first_repeat;  // a key's first repeat -> the key's repeats
+};
+
+KeyRepeats repeated_keys(const PtdTable& ptd) {
+  KeyRepeats out;
+  out.repeat.assign(ptd.named_count(), false);
+  std::unordered_map<std::string_view, size_t> first;  // key -> its first entry (views into the file)
+  std::unordered_map<size_t, size_t> first_repeat_of;  // first entry -> its key's first repeat
+  for (size_t i = 0; i < ptd.named_count(); ++i) {
+    auto key = ptd.key(i);
+    if (!key) continue;
+    auto [it, added] = first.emplace(*key, i);
+    if (added) continue;
+    out.repeat[i] = true;
+    auto [r, fresh] = first_repeat_of.emplace(it->second, i);
+    RepeatedKey& repeated = out.by_first_repeat[r->second];
+    if (fresh) repeated.first = it->second;
+    if (repeated.repeats.size() < kRepeatsNamed) repeated.repeats.push_back(i);
+    ++repeated.count;
+  }
+  return out;
+}
+
+std::string repeat_message(const std::string& path, std::string_view key, const RepeatedKey& r) {
+  std::string out = path + " repeats the key '" + std::string(key) + "' of named_data[" + std::to_string(r.first) + "]";
+  if (r.count == 1) return out;
+  out += "; " + std::to_string(r.count) + " entries repeat it: ";
+  for (size_t k = 0; k < r.repeats.size(); ++k) out += (k ? ", named_data[" : "named_data[") + std::to_string(r.repeats[k]) + "]";
+  if (r.count > r.repeats.size()) out += " and " + std::to_string(r.count - r.repeats.size()) + " more";
+  return out;
+}
+
+// What validate says of one distinct tensor layout table, worked out once
+// however many entries share it.
+struct LayoutCheck {
+  std::vector<ShapeProblem> problems;
+  std::optional<uint64_t> nbytes;  // when it has no problems
+};
+
+void check_named_data(FindingSink& sink, const PtdTable& ptd, const std::vector<SegmentCheck>& segments, PtdIndex* index) {
   std::vector<bool> referenced(segments.size(), false);
-  std::unordered_set<std::string> keys;
-  const Value& named = root.get("named_data");
-  for (size_t i = 0; named.is_items() && i < named.items().size(); ++i) {
-    const TableValue& entry = named.items()[i].table();
+  const KeyRepeats repeated = repeated_keys(ptd);
+  std::vector<LayoutCheck> layouts;
+  layouts.reserve(ptd.layouts.size());
+  for (const PtdLayout& l : ptd.layouts) {
+    LayoutCheck c{shape_problems(l.view), std::nullopt};
+    if (c.problems.empty()) c.nbytes = view_nbytes(l.view);
+    layouts.push_back(std::move(c));
+  }
+  for (size_t i = 0; i < ptd.named_count(); ++i) {
     const std::string path = "named_data[" + std::to_string(i) + "]";
-    const Value& key = entry.get("key");
+    const std::optional<std::string_view> key = ptd.key(i);
     bool unique = false;
-    if (!key.is_string()) {
+    if (!key) {
       sink.error(finding::kNamedDataKeyMissing, path + " has no key", std::nullopt, path + ".key");
-    } else if (!(unique = keys.insert(key.str()).second)) {
-      sink.error(finding::kDuplicateKey, path + " repeats the key '" + key.str() + "'", std::nullopt, path + ".key");
+    } else if (!(unique = !repeated.repeat[i])) {
+      auto r = repeated.by_first_repeat.find(i);
+      if (r != repeated.by_first_repeat.end())
+        sink.error(finding::kDuplicateKey, repeat_message(path, *key, r->second), std::nullopt, path + ".key");
     }
-    uint64_t segment = entry.get_uint("segment_index");
+    uint64_t segment = ptd.segment_index[i];
     const SegmentCheck* seg = nullptr;
     if (segment < segments.size()) {
       referenced[segment] = true;
@@ -129,16 +189,13 @@ void check_named_data(FindingSink& sink, const Blob& file, const TableValue& roo
                  std::nullopt, path + ".segment_index");
     }
     PtdEntry out;
-    out.file = sink.file();
-    out.path = path;
     if (seg && seg->in_bounds) out.data_size = seg->size;
-    const Value& layout = entry.get("tensor_layout");
-    if (layout.is_table()) {
-      TensorView view = view_tensor(layout.table(), file);
-      std::vector<ShapeProblem> problems = shape_problems(view);
-      for (const ShapeProblem& p : problems)
+    if (const PtdLayout* layout = ptd.layout_of(i)) {
+      const TensorView& view = layout->view;
+      const LayoutCheck& check = layouts[ptd.layout[i]];
+      for (const ShapeProblem& p : check.problems)
         sink.error(finding::kLayoutInvalid, path + ".tensor_layout " + p.message, view.sizes_offset, path + ".tensor_layout");
-      std::optional<uint64_t> nbytes = problems.empty() ? view_nbytes(view) : std::nullopt;
+      const std::optional<uint64_t>& nbytes = check.nbytes;
       if (nbytes && out.data_size && *nbytes > *out.data_size)
         sink.error(finding::kLayoutLargerThanData,
                    path + ".tensor_layout " + shape_text(view.sizes) + " needs " + std::to_string(*nbytes) +
@@ -150,9 +207,13 @@ void check_named_data(FindingSink& sink, const Blob& file, const TableValue& roo
                      path + ".tensor_layout " + shape_text(view.sizes) + " needs " + std::to_string(*nbytes) +
                          " bytes; its segment has " + std::to_string(*out.data_size),
                      seg->start, path);
-      out.layout = std::move(view);
+      if (index && unique) out.layout = view;  // copied only for the cross-file index
     }
-    if (index && unique) (*index)[key.str()].push_back(std::move(out));
+    if (index && unique) {
+      out.file = sink.file();
+      out.path = path;
+      (*index)[std::string(*key)].push_back(std::move(out));
+    }
   }
   for (size_t i = 0; i < referenced.size(); ++i)
     if (!referenced[i])
@@ -191,14 +252,13 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
   }
   const PtdTable& ptd = table.value();
   const PtdHeader& h = ptd.header;
-  if (uint64_t version = ptd.root.get_uint("version"); version != 0)
+  if (uint64_t version = ptd.version; version != 0)
     sink.error(finding::kUnsupportedVersion, "FlatTensor version " + std::to_string(version) + " is not the supported 0",
                std::nullopt, "version");
-  for (const char* field : {"segments", "named_data"})
-    if (!ptd.root.has(field))
+  for (const auto& [field, present] : {std::pair{"segments", ptd.has_segments}, std::pair{"named_data", ptd.has_named_data}})
+    if (!present)
       sink.error(finding::kMissingField, std::string("FlatTensor.") + field + " is absent; the runtime requires it",
                  std::nullopt, field);
-  const Value& segments = ptd.root.get("segments");
   std::vector<SegmentCheck> checked;
   if (segments_ok) {
     const uint64_t base = h.segment_base_offset;
@@ -217,16 +277,13 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
                      "base was moved, and the runtime would silently read every tensor from other bytes",
                  32, "header.segment_base_offset");
     uint64_t data_size = std::min(h.segment_data_size, file.size() - h.segment_base_offset);
-    checked = check_segments(sink, segments, h.segment_base_offset, data_size,
+    checked = check_segments(sink, ptd.segments, h.segment_base_offset, data_size,
                              infer_segment_alignment(ptd.flatbuffer_end, h.segment_base_offset));
-  } else if (segments.is_items()) {
-    checked.resize(segments.items().size());
+  } else {
+    checked.resize(ptd.segments.size());
   }
-  check_named_data(sink, file.head, ptd.root, checked, index);
-  if (segments_ok) {
-    auto uses = ptd_segment_uses(ptd.root, segments.is_items() ? segments.items().size() : 0);
-    check_layout_bytes(sink, file, ptd_layout(file.head, file.size(), ptd, uses));
-  }
+  check_named_data(sink, ptd, checked, index);
+  if (segments_ok) check_layout_bytes(sink, file, ptd_layout(file.head, file.size(), ptd, ptd_segment_uses(ptd)));
 }
 
 }  // namespace etpack

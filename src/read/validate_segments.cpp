@@ -24,14 +24,17 @@ std::string range_text(uint64_t start, uint64_t end) {
 
 std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segments, uint64_t base, uint64_t data_size,
                                          std::optional<uint64_t> alignment) {
+  return check_segments(sink, segment_ranges(segments), base, data_size, alignment);
+}
+
+std::vector<SegmentCheck> check_segments(FindingSink& sink, const std::vector<SegmentRange>& segments, uint64_t base,
+                                         uint64_t data_size, std::optional<uint64_t> alignment) {
   std::vector<SegmentCheck> out;
-  if (!segments.is_items()) return out;
   uint64_t prev_offset = 0, prev_end = 0;
-  for (size_t i = 0; i < segments.items().size(); ++i) {
-    const TableValue& s = segments.items()[i].table();
+  for (size_t i = 0; i < segments.size(); ++i) {
     SegmentCheck c;
-    c.offset = s.get_uint("offset");
-    c.size = s.get_uint("size");
+    c.offset = segments[i].offset;
+    c.size = segments[i].size;
     c.start = checked_add(base, c.offset);
     c.in_bounds = range_within(c.offset, c.size, data_size);
     const std::string path = "segments[" + std::to_string(i) + "]";

@@ -11,18 +11,26 @@ namespace etpack {
 namespace {
 
 template <typename Verify>
-Result<TableValue> decode_verified(const Blob& flatbuffer, const TableDef& root, const char* what, size_t max_depth,
-                                   size_t max_tables, Verify verify) {
-  ETP_ASSIGN(TableValue tree, decode_flatbuffer(flatbuffer, root));
+Status verify(const Blob& flatbuffer, const char* what, size_t max_depth, size_t max_tables, Verify check) {
   AlignedBytes aligned(flatbuffer.data(), static_cast<size_t>(flatbuffer.size()));
   flatbuffers::Verifier verifier(aligned.data(), aligned.size(), static_cast<flatbuffers::uoffset_t>(max_depth),
                                  static_cast<flatbuffers::uoffset_t>(max_tables));
-  if (!verify(verifier))
+  if (!check(verifier))
     return make_error(ErrorCode::kMalformedFile, std::string("the ") + what + " flatbuffer (bytes 0.." +
                                                      std::to_string(flatbuffer.size()) +
                                                      ") fails flatbuffers verification (at byte offset 0)");
+  return {};
+}
+
+template <typename Verify>
+Result<TableValue> decode_verified(const Blob& flatbuffer, const TableDef& root, const char* what, size_t max_depth,
+                                   size_t max_tables, Verify check) {
+  ETP_ASSIGN(TableValue tree, decode_flatbuffer(flatbuffer, root));
+  ETP_TRY(verify(flatbuffer, what, max_depth, max_tables, check));
   return tree;
 }
+
+const auto verify_flat_tensor_buffer = [](flatbuffers::Verifier& v) { return flat_tensor_flatbuffer::VerifyFlatTensorBuffer(v); };
 
 }  // namespace
 
@@ -32,8 +40,11 @@ Result<TableValue> decode_verified_program(const Blob& flatbuffer) {
 }
 
 Result<TableValue> decode_verified_flat_tensor(const Blob& flatbuffer) {
-  return decode_verified(flatbuffer, *flat_tensor_schema().root, "FlatTensor", 64, 10000000,
-                         [](flatbuffers::Verifier& v) { return flat_tensor_flatbuffer::VerifyFlatTensorBuffer(v); });
+  return decode_verified(flatbuffer, *flat_tensor_schema().root, "FlatTensor", 64, 10000000, verify_flat_tensor_buffer);
+}
+
+Status verify_flat_tensor(const Blob& flatbuffer) {
+  return verify(flatbuffer, "FlatTensor", 64, 10000000, verify_flat_tensor_buffer);
 }
 
 }  // namespace etpack

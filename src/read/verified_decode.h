@@ -15,5 +15,8 @@ namespace etpack {
 // decode_flatbuffer).
 Result<TableValue> decode_verified_program(const Blob& flatbuffer);
 Result<TableValue> decode_verified_flat_tensor(const Blob& flatbuffer);
+// flatc's verifier alone, for readers that check the offsets they follow
+// themselves (read/ptd_table.cpp's columns): the same error as above.
+Status verify_flat_tensor(const Blob& flatbuffer);
 
 }  // namespace etpack

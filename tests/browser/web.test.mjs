@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { axeViolations } from './helpers/chromium.mjs';
 import init from '../../npm/index.node.mjs';
 import { float32, safetensorsBytes } from '../js/helpers/safetensors.mjs';
-import { manySegmentsPte } from '../js/helpers/hostile_files.mjs';
+import { manySegmentsPte, sharedKeyPtd } from '../js/helpers/hostile_files.mjs';
 import { openPage, pageSession } from './helpers/pages.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -222,6 +222,24 @@ test('validator: a thousand findings show 100 at first, then more on request', a
   assert.equal(await shown(), total);
   assert.equal(await page.$$eval('#findings .show-more', (b) => b.length), 0);
   assert.equal(await page.$$eval('#findings .finding code', (c) => c.at(-1).textContent), report.warnings.at(-1).code);
+  assert.deepEqual(problems, []);
+  await page.close();
+  rmSync(file);
+});
+
+// A .ptd whose 100,000 entries share one key (issue 29): one DUPLICATE_KEY
+// finding that counts the repeats, not a thousand and a cut.
+test('validator: a key 100,000 entries repeat is one finding', async () => {
+  const file = join(session.tmp, 'shared-key.ptd');
+  writeFileSync(file, sharedKeyPtd(100_000));
+  const { page, problems } = await openPage(session, 'validator.html');
+  await page.setInputFiles('#files', file);
+  await page.waitForFunction(() => document.getElementById('verdict').textContent !== '—', null, { timeout: 60_000 });
+  assert.match(await page.textContent('#verdict'), /^Invalid — 1 error\(s\), 0 warning/);
+  const findings = await page.$$eval('#findings .finding', (f) => f.map((e) => e.textContent));
+  assert.equal(findings.length, 1);
+  assert.match(findings[0], /DUPLICATE_KEY \(error\) — .*at named_data\[1\]\.key/);
+  assert.match(findings[0], /repeats the key 'w' of named_data\[0\]; 99999 entries repeat it: named_data\[1\], named_data\[2\], named_data\[3\] and 99996 more/);
   assert.deepEqual(problems, []);
   await page.close();
   rmSync(file);

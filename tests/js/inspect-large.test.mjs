@@ -124,3 +124,16 @@ test('a segment many entries share: owners name the first 3, ownerCount counts t
   assert.equal(json.stdout.match(/named_data\[/g).length, 6, 'three names in segments, three in the map');
   assert.equal(JSON.parse(json.stdout).segments[0].ownerCount, count);
 });
+
+// The same file's repeated key is one DUPLICATE_KEY finding (issue 29), not
+// one per entry: at the first repeat, counting every repeat.
+test('a key 100,000 entries share is one DUPLICATE_KEY finding that counts them', async () => {
+  const count = 100_000;
+  const r = et.validate(sharedKeyPtd(count));
+  const repeats = r.errors.filter((f) => f.code === 'DUPLICATE_KEY');
+  assert.equal(repeats.length, 1);
+  assert.equal(repeats[0].path, 'named_data[1].key');
+  assert.equal(repeats[0].message,
+    `named_data[1] repeats the key 'w' of named_data[0]; ${count - 1} entries repeat it: named_data[1], named_data[2], named_data[3] and ${count - 4} more`);
+  assert.equal(r.warnings.filter((f) => f.code === 'TOO_MANY_FINDINGS').length, 0);
+});

@@ -510,6 +510,31 @@ TEST(ValidatePtd, LayoutsAgainstTheirData) {
   EXPECT_EQ(dup->path, "named_data[3].key");
 }
 
+// A key many entries repeat is one finding (issue 29: a million entries of
+// one key were a million findings): at the first repeat, naming the first
+// holder, the count and the first few repeats.
+TEST(ValidatePtd, RepeatedKeyIsOneFindingPerKey) {
+  std::vector<uint8_t> weights(16, 7);
+  DataPayload payload;
+  payload.buffers.push_back(Blob::view(weights.data(), weights.size()));
+  DataEntry entry{0, 16, TensorLayout{6, {4}, {0}}};
+  payload.named_data = {{"w", entry}, {"v", entry}, {"w", entry}, {"w", entry}, {"v", entry},
+                        {"w", entry}, {"w", entry}, {"w", entry}};
+  std::vector<uint8_t> ptd = write_ptd(payload);
+  ValidationReport r = validate_ptd("w.ptd", view(ptd));
+  std::vector<const Finding*> repeats;
+  for (const Finding& f : r.errors)
+    if (f.code == finding::kDuplicateKey) repeats.push_back(&f);
+  ASSERT_EQ(repeats.size(), 2u) << r.errors.size();
+  EXPECT_EQ(repeats[0]->path, "named_data[2].key");
+  EXPECT_EQ(repeats[0]->message,
+            "named_data[2] repeats the key 'w' of named_data[0]; 5 entries repeat it: named_data[2], named_data[3], "
+            "named_data[5] and 2 more");
+  EXPECT_EQ(repeats[1]->path, "named_data[4].key");
+  EXPECT_EQ(repeats[1]->message, "named_data[4] repeats the key 'v' of named_data[1]");
+  EXPECT_EQ(repeats[0]->offset, std::nullopt);
+}
+
 TEST(ValidatePtd, HeaderDefects) {
   std::vector<uint8_t> ptd = read_bytes(conformance("13_everything") / "model.ptd");
   ASSERT_TRUE(validate_ptd("m.ptd", view(ptd)).ok());
