@@ -16,6 +16,8 @@ const EXPLAIN = [
   [/^METHOD_ALLOCATOR_TOO_SMALL$/, 'A method needs more bytes of the method allocator than the pool given: load_method would fail (MemoryAllocationFailed) or crash.'],
   [/^(PLANNED_(TENSOR_PAST_BUFFER|MEMORY_ID_INVALID|BUFFER_SIZE_NEGATIVE)|(INT|OPTIONAL_TENSOR|TENSOR)_LIST_ITEM_INVALID|VALUE_NULL|TENSOR_DYNAMISM_UNSUPPORTED|TENSOR_SIZES_OVERFLOW|DELEGATE_SEGMENT_WITHOUT_SEGMENTS)$/, 'The runtime refuses this when the method loads (load_method): the message names the value and the runtime error.'],
   [/^TENSOR_NAME_SHARED$/, 'One name is used by tensors of different shapes or dtypes: the runtime resolves an external name by the first tensor that uses it, so the others fail to load ("Dim mismatch") or read the wrong layout; weights imports refuse such names.'],
+  [/^DUPLICATE_KEY$/, 'A named-data key is listed twice in one file: Module refuses a .ptd that repeats a key (Duplicate key), and a lookup only ever finds the first entry. The message counts the repeats.'],
+  [/^DUPLICATE_KEY_ACROSS_FILES$/, 'Two of the .ptd files given hold the same key: Module merges the data files into one map and refuses a key in two of them (Duplicate key), so no method loads. Keep each key in one file.'],
   [/^CONSTANT_OFFSET_MOVED$/, 'A constant\'s offset was moved: the runtime would silently hand that tensor other bytes.'],
   [/^HEADER_(SIZE_LARGER|LENGTH_UNUSUAL)$/, 'A header field is larger than needed; the runtime reads past it and loads the same bytes. Odd, not fatal.'],
   [/^PTD_OLD_LAYOUT$/, 'The .ptd was written in the FlatTensor layout of ExecuTorch 0.6, which newer runtimes misread.'],

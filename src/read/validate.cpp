@@ -108,6 +108,7 @@ Result<ValidationReport> validate_artifacts(const FileSource& pte,
   std::optional<PteFile> program = validate_pte_into(report, pte, options);
   PtdIndex index;
   for (const auto& [name, file] : ptds) validate_ptd_into(report, name, file, &index);
+  if (ptds.size() > 1) check_data_files_merge(report, index);
   if (program) {
     FindingSink sink(report, "pte");
     check_external_tensors(sink, pte.head, *program, index, !ptds.empty());

@@ -80,6 +80,7 @@ constexpr const char* kDelegateIndexOutOfRange = "DELEGATE_INDEX_OUT_OF_RANGE"; 
 constexpr const char* kDelegateDataUnreferenced = "DELEGATE_DATA_UNREFERENCED";  // W backend_delegate_data entry no delegate uses
 // Named data
 constexpr const char* kDuplicateKey = "DUPLICATE_KEY";                // E a key listed twice in one file (.ptd: one per repeated key, counting its repeats)
+constexpr const char* kDuplicateKeyAcrossFiles = "DUPLICATE_KEY_ACROSS_FILES";  // E a key in two of the .ptd files given (one per pair of files)
 constexpr const char* kNamedDataKeyMissing = "NAMED_DATA_KEY_MISSING";  // E an entry without a key
 constexpr const char* kLayoutInvalid = "LAYOUT_INVALID";                // E .ptd tensor_layout with a bad type, sizes or dim order
 constexpr const char* kLayoutLargerThanData = "LAYOUT_LARGER_THAN_DATA";    // E the layout needs more bytes than its segment has
@@ -87,7 +88,6 @@ constexpr const char* kLayoutSmallerThanData = "LAYOUT_SMALLER_THAN_DATA";  // W
 // External tensors (.pte against its .ptd files)
 constexpr const char* kExternalTensorUnresolved = "EXTERNAL_TENSOR_UNRESOLVED";  // E no .ptd given to resolve it (load_method: InvalidState)
 constexpr const char* kExternalTensorNotFound = "EXTERNAL_TENSOR_NOT_FOUND";    // E in none of the given .ptd files
-constexpr const char* kExternalTensorAmbiguous = "EXTERNAL_TENSOR_AMBIGUOUS";    // W in more than one .ptd file
 constexpr const char* kExternalTensorNoName = "EXTERNAL_TENSOR_NO_NAME";        // E EXTERNAL without fully_qualified_name
 constexpr const char* kExternalTensorNoLayout = "EXTERNAL_TENSOR_NO_LAYOUT";    // E the .ptd entry has no tensor_layout
 constexpr const char* kExternalTensorTypeMismatch = "EXTERNAL_TENSOR_TYPE_MISMATCH";    // E scalar types differ

@@ -2,8 +2,10 @@
 // the runtime resolves them (Method::parse_external_constants and
 // validateTensorLayout): the key must exist, with a tensor layout of the
 // same scalar type, sizes and dim order, and exactly the tensor's bytes.
+#include <algorithm>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "model/scalar_type.h"
 #include "read/validate_internal.h"
@@ -24,7 +26,7 @@ std::string dims_text(const TensorView& t) {
 
 void check_external_tensors(FindingSink& sink, const Blob& file, const PteFile& pte, const PtdIndex& index,
                             bool have_ptds) {
-  std::unordered_set<std::string> reported;  // fqns already reported as missing/unresolved/ambiguous
+  std::unordered_set<std::string> reported;  // fqns already reported as missing or unresolved
   for_each_tensor(pte.program, [&](size_t p, size_t v, const TableValue& table) {
     if (!is_external(tensor_data(table))) return;  // no view for the other tensors
     TensorView t = view_tensor(table, file);
@@ -48,11 +50,8 @@ void check_external_tensors(FindingSink& sink, const Blob& file, const PteFile& 
       return;
     }
     const PtdEntry& entry = found->second.front();
-    if (found->second.size() > 1 && reported.insert(fqn).second)
-      sink.warning(finding::kExternalTensorAmbiguous,
-                   "'" + fqn + "' is in " + std::to_string(found->second.size()) + " .ptd files (" + entry.file + ", " +
-                       found->second[1].file + (found->second.size() > 2 ? ", ..." : "") + "); checked against " + entry.file,
-                   t.sizes_offset, path);
+    // A key in several files is refused before any tensor is resolved
+    // (check_data_files_merge); the first file is the one judged here.
     const std::string where = "'" + fqn + "' in " + entry.file + " (" + entry.path + ")";
     if (!entry.layout) {
       sink.error(finding::kExternalTensorNoLayout,
@@ -81,6 +80,60 @@ void check_external_tensors(FindingSink& sink, const Blob& file, const PteFile& 
                      std::to_string(*entry.data_size) + "; the runtime would silently hand the tensor other bytes",
                  t.sizes_offset, path);
   });
+}
+
+}  // namespace etpack
+
+namespace etpack {
+
+// Module hands load_method its .ptd files through one MergedDataMap
+// (extension/named_data_map, the only upstream way to give several), and
+// MergedDataMap::load refuses a key held by two of them: InvalidArgument
+// "Duplicate key ... in named data maps", before any method loads. One
+// finding per pair of files, on the later file's entry of the first such key,
+// with the count and the first keys, in key order (the index is unordered).
+void check_data_files_merge(ValidationReport& report, const PtdIndex& index) {
+  struct Pair {
+    std::string first_file, second_file, path;
+    std::vector<std::string> keys;
+  };
+  std::vector<std::pair<std::string, const std::vector<PtdEntry>*>> shared;
+  for (const auto& [key, entries] : index) {
+    for (const PtdEntry& e : entries)
+      if (e.file != entries.front().file) {
+        shared.emplace_back(key, &entries);
+        break;
+      }
+  }
+  if (shared.empty()) return;
+  std::sort(shared.begin(), shared.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Pair> pairs;
+  for (const auto& [key, entries] : shared) {
+    const PtdEntry& first = entries->front();
+    const PtdEntry* second = nullptr;
+    for (const PtdEntry& e : *entries)
+      if (e.file != first.file) {
+        second = &e;
+        break;
+      }
+    auto it = std::find_if(pairs.begin(), pairs.end(), [&](const Pair& p) {
+      return p.first_file == first.file && p.second_file == second->file;
+    });
+    if (it == pairs.end()) it = pairs.insert(pairs.end(), Pair{first.file, second->file, second->path, {}});
+    it->keys.push_back(key);
+  }
+  for (const Pair& p : pairs) {
+    std::string named;
+    for (size_t i = 0; i < p.keys.size() && i < 3; ++i) named += (i ? ", '" : "'") + p.keys[i] + "'";
+    if (p.keys.size() > 3) named += " and " + std::to_string(p.keys.size() - 3) + " more";
+    FindingSink sink(report, p.second_file);
+    sink.error(finding::kDuplicateKeyAcrossFiles,
+               p.first_file + " and " + p.second_file + " both hold " + std::to_string(p.keys.size()) +
+                   (p.keys.size() == 1 ? " key (" : " keys (") + named +
+                   "); Module merges the .ptd files it is given into one map and refuses a key in two of them "
+                   "(InvalidArgument: Duplicate key), so no method loads. Keep each key in one file",
+               std::nullopt, p.path + ".key");
+  }
 }
 
 }  // namespace etpack

@@ -182,4 +182,8 @@ std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSou
 void check_external_tensors(FindingSink& sink, const Blob& head, const PteFile& pte, const PtdIndex& index,
                             bool have_ptds);
 
+// Keys held by two of the .ptd files given (Module's MergedDataMap refuses
+// them): DUPLICATE_KEY_ACROSS_FILES, one per pair of files.
+void check_data_files_merge(ValidationReport& report, const PtdIndex& index);
+
 }  // namespace etpack

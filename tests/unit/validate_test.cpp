@@ -25,6 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::describe;
+using testing::with_code;
 using testing::conformance;
 using testing::artifact;
 using testing::view;
@@ -473,11 +474,24 @@ TEST_F(External, TypeShapeAndSizeMismatches) {
   EXPECT_NE(size->message.find("36"), std::string::npos);
 }
 
-TEST_F(External, AmbiguousWhenTwoPtdsHaveTheKey) {
+// Module merges the .ptd files it is given and refuses a key in two of them
+// (extension/named_data_map's MergedDataMap: "Duplicate key"): one error
+// per pair of files, on the later file, counting the keys.
+TEST_F(External, KeyInTwoPtdsIsRefused) {
   std::vector<uint8_t> pte = read_bytes(dir / "out.pte");
   ValidationReport r = validate_artifacts(view(pte), {{"model.ptd", view(model)}, {"copy.ptd", view(model)}});
-  EXPECT_TRUE(r.ok()) << describe(r);
-  EXPECT_FINDING(r.warnings, finding::kExternalTensorAmbiguous, r);
+  EXPECT_FALSE(r.ok()) << describe(r);
+  auto found = with_code(r.errors, finding::kDuplicateKeyAcrossFiles);
+  ASSERT_EQ(found.size(), 1u) << describe(r);
+  EXPECT_EQ(found[0]->file, "copy.ptd");
+  EXPECT_EQ(found[0]->path, "named_data[2].key");  // ext.w, the first key in key order
+  EXPECT_NE(found[0]->message.find("model.ptd and copy.ptd both hold 3 keys ('ext.w', 'lin.bias', 'lin.weight')"),
+            std::string::npos) << found[0]->message;
+  EXPECT_EQ(r.errors.size(), 1u) << describe(r);
+  EXPECT_TRUE(r.warnings.empty()) << describe(r);
+  // One file alone, or two without a shared key, is no such finding.
+  EXPECT_TRUE(with_code(validate_artifacts(view(pte), {{"model.ptd", view(model)}}).errors,
+                        finding::kDuplicateKeyAcrossFiles).empty());
 }
 
 // --- .ptd ---------------------------------------------------------------------
