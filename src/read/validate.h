@@ -79,7 +79,8 @@ constexpr const char* kDelegateLocationInvalid = "DELEGATE_LOCATION_INVALID";   
 constexpr const char* kDelegateIndexOutOfRange = "DELEGATE_INDEX_OUT_OF_RANGE";  // E past backend_delegate_data / segments
 constexpr const char* kDelegateDataUnreferenced = "DELEGATE_DATA_UNREFERENCED";  // W backend_delegate_data entry no delegate uses
 // Named data
-constexpr const char* kDuplicateKey = "DUPLICATE_KEY";                // E a key listed twice in one file (.ptd: one per repeated key, counting its repeats)
+constexpr const char* kDuplicateKey = "DUPLICATE_KEY";                // E a key listed twice in one file (.ptd: one per repeated key, counting its repeats; .pte: a repeat on other data)
+constexpr const char* kDuplicateKeySameData = "DUPLICATE_KEY_SAME_DATA";  // W a .pte key repeated on the same segment (the lookup finds the first)
 constexpr const char* kDuplicateKeyAcrossFiles = "DUPLICATE_KEY_ACROSS_FILES";  // E a key in two of the .ptd files given (one per pair of files)
 constexpr const char* kNamedDataKeyMissing = "NAMED_DATA_KEY_MISSING";  // E an entry without a key
 constexpr const char* kLayoutInvalid = "LAYOUT_INVALID";                // E .ptd tensor_layout with a bad type, sizes or dim order

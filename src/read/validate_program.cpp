@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -138,17 +139,32 @@ class ProgramChecker {
     if (!program_.has("segments"))
       sink_.error(finding::kMissingField, "the program has named_data but no segments list; the runtime rejects it",
                   std::nullopt, "segments");
-    std::unordered_set<std::string> keys;
+    // The runtime's PteDataMap answers a key with the first entry that has
+    // it and never looks further: a repeat on the first entry's segment is
+    // harmless, a repeat on another segment is data no lookup reaches.
+    std::unordered_map<std::string, std::pair<size_t, uint64_t>> first_of;  // key -> (entry, segment_index)
     for (size_t i = 0; i < named.items().size(); ++i) {
       const TableValue& entry = named.items()[i].table();
       const std::string path = indexed_path("named_data", i);
       const Value& key = entry.get("key");
+      const uint64_t segment = entry.get_uint("segment_index");
       if (!key.is_string()) {
         sink_.error(finding::kNamedDataKeyMissing, path + " has no key", std::nullopt, path + ".key");
-      } else if (!keys.insert(key.str()).second) {
-        sink_.error(finding::kDuplicateKey, path + " repeats the key '" + key.str() + "'", std::nullopt, path + ".key");
+      } else if (auto [it, fresh] = first_of.emplace(key.str(), std::make_pair(i, segment)); !fresh) {
+        const std::string first = indexed_path("named_data", it->second.first);
+        if (it->second.second == segment)
+          sink_.warning(finding::kDuplicateKeySameData,
+                        path + " repeats the key '" + key.str() + "' of " + first + " on the same segment " +
+                            std::to_string(segment) + ": the runtime's lookup finds " + first + " and the same bytes",
+                        std::nullopt, path + ".key");
+        else
+          sink_.error(finding::kDuplicateKey,
+                      path + " repeats the key '" + key.str() + "' of " + first + " with other data (segment " +
+                          std::to_string(segment) + ", not " + std::to_string(it->second.second) +
+                          "): the runtime's lookup finds only " + first + ", so " + path + "'s data is never loaded",
+                      std::nullopt, path + ".key");
       }
-      reference_segment(entry.get_uint("segment_index"), path + ".segment_index");
+      reference_segment(segment, path + ".segment_index");
     }
   }
 

@@ -413,6 +413,30 @@ TEST(ValidateProgram, DuplicateNamedDataKey) {
   const Finding* f = EXPECT_FINDING(report.errors, finding::kDuplicateKey, report);
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->message.find("xnnpack.weight.a"), std::string::npos);
+  EXPECT_NE(f->message.find("with other data (segment 5, not 4)"), std::string::npos) << f->message;
+}
+
+// A .pte key repeated on the first entry's own segment: the runtime's lookup
+// (PteDataMap, first match) finds the same bytes, so a warning. 13_everything's
+// 'xnnpack.weight.a_alias' shares segment 4 with 'xnnpack.weight.a'; its string
+// is cut to 'xnnpack.weight.a' (length prefix 16, terminator after it).
+TEST(ValidateProgram, DuplicateNamedDataKeyOnTheSameSegmentIsAWarning) {
+  std::vector<uint8_t> file = read_bytes(conformance("13_everything") / "out.pte");
+  std::string text(file.begin(), file.end());
+  size_t at = text.find("xnnpack.weight.a_alias");
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_GE(at, 4u);
+  file[at - 4] = 16;
+  file[at - 3] = file[at - 2] = file[at - 1] = 0;
+  file[at + 16] = 0;
+  const std::vector<uint8_t> model = read_bytes(conformance("13_everything") / "model.ptd");
+  const std::vector<uint8_t> shard = read_bytes(conformance("13_everything") / "shard_b.ptd");
+  ValidationReport report = validate_artifacts(view(file), {{"model.ptd", view(model)}, {"shard_b.ptd", view(shard)}});
+  EXPECT_TRUE(report.ok()) << describe(report);
+  const Finding* f = EXPECT_FINDING(report.warnings, finding::kDuplicateKeySameData, report);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->path, "named_data[3].key");
+  EXPECT_NE(f->message.find("of named_data[0] on the same segment 4"), std::string::npos) << f->message;
 }
 
 // --- External tensors ---------------------------------------------------------
