@@ -13,38 +13,15 @@
 // Targets: inspect --json of the 1M-entry .ptd well under 1 s with peak RSS
 // a small multiple of the file; the 1M-tensor checkpoint's header read with
 // memory under ~3x the header (on top of Node's own ~50 MiB).
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import init from '../npm/index.node.mjs';
+import { runCli } from './measure.mjs';
 import { manyKeysPtd, sharedKeyPtd } from '../tests/js/helpers/hostile_files.mjs';
 import { safetensorsBytes } from '../tests/js/helpers/safetensors.mjs';
 
-const cli = fileURLToPath(new URL('../npm/bin/executorch-pack.mjs', import.meta.url));
 const MiB = 1 << 20;
-
-// Peak RSS from the child's own process.resourceUsage(), written at exit by
-// a preloaded module.
-function runCli(dir, args) {
-  const rssFile = join(dir, 'rss.txt');
-  const preload = join(dir, 'rss-at-exit.mjs');
-  writeFileSync(preload, "import { writeFileSync } from 'node:fs';\n" +
-    "process.on('exit', () => writeFileSync(process.env.ETPACK_BENCH_RSS, String(process.resourceUsage().maxRSS)));\n");
-  rmSync(rssFile, { force: true });
-  const start = performance.now();
-  const child = spawnSync(process.execPath, ['--import', preload, cli, ...args], {
-    encoding: 'buffer', env: { ...process.env, ETPACK_BENCH_RSS: rssFile }, maxBuffer: 1 << 30, timeout: 300_000,
-  });
-  const ms = performance.now() - start;
-  let rssMiB = NaN;
-  try { rssMiB = Number(readFileSync(rssFile, 'utf8')) / 1024; } catch { /* killed before exit */ }
-  const text = `${child.stdout ?? ''}`.slice(0, 4096) + `${child.stderr ?? ''}`;
-  const first = text.split('\n').find((l) => l.trim()) ?? '';
-  return { ms, rssMiB, status: child.status ?? child.signal, outMiB: (child.stdout?.length ?? 0) / MiB, first: first.trim().slice(0, 80) };
-}
 
 // A checkpoint of `count` one-element F32 tensors with 15-character names
 // (about 57 bytes of header per tensor: 57 MB for a million).
@@ -87,7 +64,7 @@ try {
       const r = runCli(dir, args);
       const shown = args.filter((a) => !a.startsWith('/')).join(' ');
       console.log(`${c.name.padEnd(23)} ${`${(size / MiB).toFixed(1)} MiB`.padEnd(10)} ${shown.padEnd(17)} ${`${(r.ms / 1000).toFixed(2)} s`.padEnd(9)} ` +
-        `${`${r.rssMiB.toFixed(0)} MiB`.padEnd(10)} ${`${r.outMiB.toFixed(1)} MiB`.padEnd(10)} ${String(r.status).padEnd(5)} ${r.first}`);
+        `${`${r.rssMiB.toFixed(0)} MiB`.padEnd(10)} ${`${r.outMiB.toFixed(1)} MiB`.padEnd(10)} ${String(r.status).padEnd(5)} ${r.first.slice(0, 80)}`);
     }
     rmSync(path, { force: true });
   }

@@ -14,16 +14,14 @@
 // Targets: each small hostile file refused or checked in < 2 s with
 // < 256 MiB RSS; a 1M-key .ptd inspected in < 5 s; a 150k-segment .pte
 // inspected, also in the validator page (Chromium; a "page" row).
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import init from '../npm/index.node.mjs';
+import { runCli } from './measure.mjs';
 import { dagPte, manyKeysPtd, manySegmentsPte } from '../tests/js/helpers/hostile_files.mjs';
 
-const cli = fileURLToPath(new URL('../npm/bin/executorch-pack.mjs', import.meta.url));
 const MiB = 1 << 20;
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS) || 1);
 
@@ -35,25 +33,6 @@ function specialDoublesPte(et) {
     '{"val": {"items": [NaN, Infinity, -Infinity, -0.0]}, "val_type": "DoubleList"}], ' +
     '"inputs": [], "outputs": [], "chains": [], "operators": [], "delegates": [], "non_const_buffer_sizes": []}]}';
   return et.serializePteBinary({ program: text });
-}
-
-// Runs the CLI in a child; peak RSS comes from the child's own
-// process.resourceUsage(), written by a preloaded module at exit.
-function runCli(dir, args) {
-  const rssFile = join(dir, 'rss.txt');
-  const preload = join(dir, 'rss-at-exit.mjs');
-  writeFileSync(preload, "import { writeFileSync } from 'node:fs';\n" +
-    "process.on('exit', () => writeFileSync(process.env.ETPACK_BENCH_RSS, String(process.resourceUsage().maxRSS)));\n");
-  rmSync(rssFile, { force: true });
-  const start = performance.now();
-  const child = spawnSync(process.execPath, ['--import', preload, cli, ...args], {
-    encoding: 'utf8', env: { ...process.env, ETPACK_BENCH_RSS: rssFile }, maxBuffer: 1 << 28, timeout: 300_000,
-  });
-  const ms = performance.now() - start;
-  let rssMiB = NaN;
-  try { rssMiB = Number(readFileSync(rssFile, 'utf8')) / 1024; } catch { /* killed before exit */ }
-  const text = `${child.stdout ?? ''}${child.stderr ?? ''}`.split('\n').find((l) => l.trim()) ?? '';
-  return { ms, rssMiB, status: child.status ?? child.signal, first: text.trim().slice(0, 110) };
 }
 
 // The validator page in Debian's chromium (playwright-core, as the browser
@@ -117,7 +96,7 @@ try {
       const target = f.small ? (r.ms < 2000 && r.rssMiB < 256 ? ' ✓' : ' ✗ (target < 2 s, < 256 MiB)') : '';
       console.log(`${f.name.padEnd(21)} ${`${(size / MiB).toFixed(2)} MiB`.padEnd(9)} ${command.padEnd(9)} ` +
         `${`${(r.ms / 1000).toFixed(2)} s`.padEnd(9)} ${`${r.rssMiB.toFixed(0)} MiB`.padEnd(9)} ${String(r.status).padEnd(5)} ` +
-        `${r.first}${target}${RUNS > 1 ? ` (fastest of ${RUNS}; slowest ${(slowest / 1000).toFixed(2)} s)` : ''}`);
+        `${r.first.slice(0, 110)}${target}${RUNS > 1 ? ` (fastest of ${RUNS}; slowest ${(slowest / 1000).toFixed(2)} s)` : ''}`);
     }
     if (f.page && page) {
       const r = await page.check(path);
