@@ -1,3 +1,4 @@
+/// <reference path="./types/dispose.d.ts" />
 // Types for executorch-pack: ExecuTorch's .pte/.ptd serializer, inspector and
 // validator, compiled to WebAssembly. Names follow upstream's Python API
 // (serialize_for_executorch -> serializeForExecutorch); the Program keeps

@@ -1,3 +1,4 @@
+/// <reference path="./dispose.d.ts" />
 // Types for executorch-pack, part of ./index.d.ts (which re-exports them all):
 // The named-data store, its output and the data serializer (NamedDataStore, FlatTensorSerializer), and
 // what serialize/deserialize take and give.

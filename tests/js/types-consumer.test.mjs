@@ -25,6 +25,22 @@ test('a strict consumer of the whole API compiles against the Node and browser t
   assert.equal(browser.status, 0, browser.output);
 });
 
+test('a browser project without @types/node and with lib es2022 + dom compiles (Symbol.dispose declared by our types)', { timeout: 180_000 }, (t) => {
+  // tsc --strict --module esnext --moduleResolution bundler --lib es2022,dom --types ''
+  const dir = project(t);
+  const plain = { strict: true, noEmit: true, skipLibCheck: false, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'dom'], types: [] };
+  const r = tsc(dir, 'browser-plain', plain, ['browser-consumer.ts']);
+  assert.equal(r.status, 0, r.output);
+  // The members that need it are there and callable: a store disposed by hand.
+  const disposing = compile(dir, 'dispose', plain, { 'dispose.ts': `import init from 'executorch-pack';
+const et = await init();
+const store = new et.NamedDataStore();
+store[Symbol.dispose]();
+export {};
+` });
+  assert.equal(disposing.status, 0, disposing.output);
+});
+
 test('the types catch misspelt fields, unknown codes, unchecked .ptd tags and values that do not exist', { timeout: 180_000 }, (t) => {
   const dir = project(t);
   const nodeCases = {
