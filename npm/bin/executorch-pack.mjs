@@ -1,17 +1,28 @@
 #!/usr/bin/env node
 // executorch-pack CLI: a dispatcher over the command registry
-// (src/cli/commands/index.mjs: one file per command). Exit codes: 0 success
-// (validate: no errors), 1 validate found errors or an operation failed on
-// the file's contents (coded error), 2 usage or I/O problems, 128+N stopped
-// by signal N.
+// (src/cli/commands/index.mjs: one file per command). One contract for
+// every command (src/cli/contract.mjs): exit 0 success; 1 an input is
+// invalid or differs (validate found errors, diff found differences, a
+// malformed file or one of the wrong kind, a refusal for the files'
+// contents); 2 usage, I/O, network, or an output that may not be written;
+// 128+N stopped by signal N. With --json every reply, errors included, is
+// one JSON document on stdout with `ok`; every error names its file.
 import { readFileSync } from 'node:fs';
 import init from '../index.node.mjs';
 import { UsageError, closest, parseArgs } from '../src/cli/args.mjs';
-import { errorDocument, exitStatus, reportError } from '../src/cli/report.mjs';
+import { errorDocument, exitStatus, jsonReply, reportError } from '../src/cli/report.mjs';
 import { stringify } from '../src/cli/format.mjs';
 import { COMMANDS, commandNamed } from '../src/cli/commands/index.mjs';
-import { commandUsage, mainUsage } from '../src/cli/usage.mjs';
+import { commandList, commandUsage, mainUsage } from '../src/cli/usage.mjs';
 import { quietOnClosedPipes } from '../src/cli/files.mjs';
+import { attribute } from '../src/cli/contract.mjs';
+import { openedInputs } from '../src/cli/inputs.mjs';
+
+// `--json` before a `--`: every reply, errors included, is JSON.
+function wantsJson(argv) {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+}
 
 // Prints a command's usage (the main usage for none or an unknown one).
 async function help(command) {
@@ -19,16 +30,25 @@ async function help(command) {
   return 0;
 }
 
-async function main(argv) {
-  const [name, ...rest] = argv;
+const version = () => JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+async function main(argv, json) {
+  const args = json && !commandNamed(argv[0]) ? argv.filter((a) => a !== '--json') : argv;
+  const [name, ...rest] = args;
   if (name === undefined) {
-    process.stderr.write(await mainUsage());
-    return 2;
+    if (!json) {
+      process.stderr.write(await mainUsage());
+      return 2;
+    }
+    throw new UsageError(`a command is needed: ${COMMANDS.map((c) => c.name).join(', ')} (executorch-pack --help)`);
   }
-  if (name === '--help' || name === '-h' || name === 'help') return help(rest[0]);
+  if (name === '--help' || name === '-h' || name === 'help') {
+    if (!json || commandNamed(rest[0])) return help(rest[0]);
+    process.stdout.write(jsonReply(null, { version: version(), commands: await commandList() }));
+    return 0;
+  }
   if (name === '--version' || name === '-v') {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    process.stdout.write(`${pkg.version}\n`);
+    process.stdout.write(json ? jsonReply(null, { version: version() }) : `${version()}\n`);
     return 0;
   }
   const command = commandNamed(name);
@@ -39,20 +59,18 @@ async function main(argv) {
   return (await command.load()).run(rest, { init, parseArgs, UsageError, help });
 }
 
-// `--json` among a known command's arguments (before a `--`): its errors
-// are a JSON document on stdout too, whichever command failed and how.
-function jsonCommand(argv) {
-  const [name, ...rest] = argv;
-  const end = rest.indexOf('--');
-  return commandNamed(name) && (end < 0 ? rest : rest.slice(0, end)).includes('--json') ? name : null;
-}
-
 quietOnClosedPipes();  // `validate X | true`: the status of the work, no EPIPE stack
+const argv = process.argv.slice(2);
+const json = wantsJson(argv);
 try {
-  process.exitCode = await main(process.argv.slice(2));
+  process.exitCode = await main(argv, json);
 } catch (e) {
+  const command = commandNamed(argv[0]);
+  // Inputs were opened, so the core is loaded: it reads them again, one at
+  // a time, to find the file an error is about (contract.mjs).
+  const et = openedInputs().length > 1 ? await init().catch(() => null) : null;
+  attribute(e, command, et);
   reportError(e);
-  const json = jsonCommand(process.argv.slice(2));
-  if (json) process.stdout.write(`${stringify(errorDocument(json, e))}\n`);
+  if (json) process.stdout.write(`${stringify(errorDocument(command?.name ?? null, e))}\n`);
   process.exitCode = exitStatus(e);
 }

@@ -120,7 +120,7 @@ test('exit codes as --help states: usage and I/O 2, content 1; did you mean', as
     assert.equal(r.stdout, '');
   });
   const help = await runCli(['--help']);
-  assert.match(help.stdout, /Exit status: 0 success; 1 [^]*2 usage or I\/O problems/);
+  assert.match(help.stdout, /Exit status \(every command\): 0 success; 1 [^]*2 usage, I\/O or network problems/);
 });
 
 test('alignments must be positive integers the runtime can load; tags must be plain file names', async () => {

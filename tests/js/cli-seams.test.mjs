@@ -22,7 +22,7 @@ test('export-weights of a model whose constants have no names: NOTHING_TO_EXPORT
   const r = await runCli(['export-weights', LINEAR, '-o', out]);
   assert.equal(r.status, 1, r.stderr);
   assert.equal(r.stdout, '');
-  assert.match(r.stderr, /^executorch-pack: error \[NOTHING_TO_EXPORT\]: no tensor to export: nothing was written$/m);
+  assert.match(r.stderr, /^executorch-pack: error \[NOTHING_TO_EXPORT\]: \S*module_linear_no_constant_segment\.pte: no tensor to export: nothing was written$/m);
   assert.match(r.stderr, /constant\(s\) have no names/);
   assert.equal(existsSync(out), false, 'no empty file left');
 
@@ -94,17 +94,19 @@ test('formatDiff prints "none" for a value absent on one side', async () => {
   assert.doesNotMatch(text, /undefined/);
 });
 
-test('diff of an unreadable input: exit 2, the dispatcher\'s message, and a JSON document with --json', async () => {
+test('diff of an input that is no model: exit 1, the dispatcher\'s message naming it, and a JSON document with --json', async () => {
   const notModel = join(NPM, 'package.json');
   const r = await runCli(['diff', notModel, LINEAR]);
-  assert.equal(r.status, 2);
+  assert.equal(r.status, 1);
   assert.match(r.stderr, /^executorch-pack: error \[[A-Z_]+\]: /m);
+  assert.ok(r.stderr.includes(notModel), r.stderr);
   const json = await runCli(['diff', notModel, LINEAR, '--json']);
-  assert.equal(json.status, 2);
+  assert.equal(json.status, 1);
   const doc = JSON.parse(json.stdout);
   assert.equal(doc.command, 'diff');
   assert.equal(doc.ok, false);
-  assert.equal(doc.error.exitStatus, 2);
+  assert.equal(doc.error.exitStatus, 1);
+  assert.equal(doc.error.file, notModel);
   assert.match(doc.error.code, /^[A-Z_]+$/);
 });
 

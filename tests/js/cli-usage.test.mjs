@@ -10,6 +10,7 @@ import { NPM } from './helpers/common.mjs';
 import { all, runCli } from './helpers/cli.mjs';
 
 const { COMMANDS } = await import(join(NPM, 'src', 'cli', 'commands', 'index.mjs'));
+const { CONTRACT } = await import(join(NPM, 'src', 'cli', 'usage.mjs'));
 
 test('the usage lists every registered command, with its synopsis and summary', async () => {
   assert.ok(COMMANDS.length >= 6);
@@ -37,7 +38,7 @@ test('each command prints its own usage with --help and through help', async () 
     const { usage } = await c.load();
     for (const r of [runs[2 * i], runs[2 * i + 1]]) {
       assert.equal(r.status, 0, `${c.name}: ${r.stderr}`);
-      assert.equal(r.stdout, usage);
+      assert.equal(r.stdout, `${usage}\n${CONTRACT}`, 'its usage, then the contract every command keeps');
     }
   }
 });

@@ -99,11 +99,12 @@ test('CLI diff: exit 0 equivalent, 1 different with changes listed, 2 usage or I
   r = await run(['diff', join(EVERYTHING, 'out.pte'), join(tmp, 'missing.pte')]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /IO_ERROR/);
-  // A truncated input is not "different": it cannot be compared (exit 2, coded).
+  // A truncated input is an invalid input (exit 1, as "different"; 2 is
+  // usage or I/O), coded and named.
   const cut = file('cut.pte', readFileSync(join(EVERYTHING, 'out.pte')).subarray(0, 300));
   r = await run(['diff', join(EVERYTHING, 'out.pte'), cut]);
-  assert.equal(r.status, 2);
-  assert.match(r.stderr, /error \[[A-Z_]+\]/);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /error \[[A-Z_]+\]: .*cut\.pte: /);
 });
 
 test('CLI diff of URLs (range requests) gives what the same local files give', async (t) => {

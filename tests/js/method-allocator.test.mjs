@@ -131,7 +131,9 @@ test('CLI inspect PTE PTD...: the figures count the data files, the human output
   assert.equal(human.status, 0, human.stderr);
   assert.match(human.stdout, /Method allocator for every method in one pool with 2 \.ptd file\(s\) \(a merged data map per method\): 64-bit \d+ bytes/);
   assert.match(alone.stdout, /Method allocator for every method in one pool: 64-bit 376 bytes \(548 without a temp allocator\), arm32 224 bytes \(320 without a temp allocator\) \(ExecuTorch at cff6f4dd/);
+  // A .pte where a .ptd goes: an invalid input (exit 1), the file named.
   const notPtd = await runCli(['inspect', PTE, ADD]);
-  assert.equal(notPtd.status, 2, notPtd.stdout);
+  assert.equal(notPtd.status, 1, notPtd.stdout);
   assert.match(notPtd.stderr, /INVALID_ARGUMENT|not a \.ptd/);
+  assert.ok(notPtd.stderr.includes(ADD), notPtd.stderr);
 });

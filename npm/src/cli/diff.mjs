@@ -1,6 +1,6 @@
 // `executorch-pack diff A B`: two .pte (with their .ptd files) or two .ptd
-// compared by meaning (see npm/src/diff.mjs). Exit 0 equivalent, 1 not,
-// 2 usage, I/O or unreadable inputs.
+// compared by meaning (see npm/src/diff.mjs). Exit 0 equivalent, 1 not
+// (or a malformed input), 2 usage or I/O.
 import { fmtBytes, printable, stringify } from './format.mjs';
 import { openInputs, reportFetched, shownName } from './inputs.mjs';
 
@@ -14,8 +14,8 @@ shape, size, SHA-256 of its bytes), named data by key. Layout differences
 not make files different. Tensor bytes are hashed by streaming. Every file
 may be an http(s):// URL (read by range requests).
 
-Exit status: 0 equivalent, 1 different, 2 usage problem or an input that
-cannot be read or parsed.
+Exit status: 0 equivalent, 1 different or an input that is malformed,
+2 usage problem or an input that cannot be read.
 
 Options:
   --data-a PTD   a .ptd file of A (repeatable)
@@ -98,18 +98,13 @@ export async function cmdDiff(argv, { init, parseArgs, UsageError, help }) {
   // while they are hashed.
   const inputs = await openInputs(et, [a, b, ...dataA, ...dataB], { headers: options.header, env: process.env, timeout: options.timeout });
   const named = (list, from) => Object.fromEntries(list.map((p, i) => [p, inputs[from + i]]));
-  let result;
-  try {
-    result = await et.diff(inputs[0], inputs[1], { dataA: named(dataA, 2), dataB: named(dataB, 2 + dataA.length) });
-    reportFetched(inputs);
-  } catch (e) {
-    // Exit 1 means "different": an input that cannot be read or parsed is 2.
-    // The dispatcher prints the error (and its JSON document with --json).
-    if (e !== null && typeof e === 'object') e.exitStatus = 2;
-    throw e;
-  }
+  // An input that cannot be parsed is exit status 1, as "different" (the
+  // contract: the inputs are invalid or differ); 2 is usage or I/O. The
+  // dispatcher prints the error, naming the file.
+  const result = await et.diff(inputs[0], inputs[1], { dataA: named(dataA, 2), dataB: named(dataB, 2 + dataA.length) });
+  reportFetched(inputs);
   if (options.json) {
-    process.stdout.write(`${stringify({ schema: 1, command: 'diff', ...result })}\n`);
+    process.stdout.write(`${stringify({ schema: 1, command: 'diff', ok: result.equivalent, ...result })}\n`);
   } else {
     // A side lacks data only if its program has external tensors and no
     // --data-X was given: a program without them needs none.

@@ -16,6 +16,19 @@ export function printable(value) {
   });
 }
 
+// Text that is already escaped where it quotes a name (the core's messages
+// write a name's control bytes as \xNN): control characters escaped, a
+// backslash left as it is, so nothing is escaped twice.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+export function printableOnce(value) {
+  if (value === null || value === undefined) return '-';
+  return String(value).replace(CONTROL, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
 // Sizes: bytes below 1 KiB, else one decimal in the largest binary unit
 // that keeps the number at or above 1 (1536 -> "1.5 KiB", 5 GiB -> "5.0 GiB").
 const UNITS = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];

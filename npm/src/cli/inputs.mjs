@@ -69,7 +69,17 @@ export function hubAwareHeaders(inputUrl, headers, hfToken) {
 // Opens every input: [source]. `options`: { headers: ['Name: value'],
 // env: process.env, timeoutMs, or timeout: the --timeout text }. A URL that
 // cannot be opened as given (malformed, user:password@) is exit status 2.
+// Every input a command opened, in order ({arg}): the dispatcher names the
+// file an error is about from these (contract.mjs).
+const opened = [];
+const openedArgs = new Set();
+export const openedInputs = () => opened;
+
 export async function openInputs(et, args, options = {}) {
+  for (const arg of args) {
+    if (!openedArgs.has(arg)) opened.push({ arg });
+    openedArgs.add(arg);
+  }
   const headers = parseHeaders(options.headers);
   const timeout = options.timeoutMs ?? timeoutMs(options.timeout);
   const hfToken = options.env?.HF_TOKEN || null;
@@ -83,6 +93,7 @@ export async function openInputs(et, args, options = {}) {
       sources.push(await et.openUrl(arg, { headers: hubAwareHeaders(arg, headers, hfToken), timeoutMs: timeout }));
     } catch (e) {
       if (e?.code === 'INVALID_ARGUMENT') e.exitStatus = 2;  // the argument, not the file's contents
+      if (e && typeof e === 'object') e.file ??= shownName(arg);
       throw e;
     }
   }
@@ -94,6 +105,7 @@ function openFile(et, path) {
     return et.openFile(path);
   } catch (e) {
     if (e.code === 'IO_ERROR') e.message = e.message.replace(/^cannot open/, 'cannot read');
+    e.file ??= path;
     throw e;
   }
 }

@@ -1,7 +1,7 @@
 // How a failed command ends: the message on stderr (escaped: it may quote
 // names from a file), the details a refusal carries, and the exit status
 // that --help documents.
-import { printable } from './format.mjs';
+import { printable, printableOnce, stringify } from './format.mjs';
 import { UsageError } from './args.mjs';
 import { IO_CODES } from './inputs.mjs';
 
@@ -18,7 +18,9 @@ export function exitStatus(e) {
 
 export function formatFinding(f, kind) {
   const where = [f.file, f.offset !== null && f.offset !== undefined ? `offset ${f.offset}` : null, f.path].filter(Boolean).join(' ');
-  return printable(`${kind} ${f.code}${where ? ` at ${where}` : ''}: ${f.message}`);
+  // Escaped once: the core's messages and paths write a name's control
+  // bytes as \xNN already.
+  return printableOnce(`${kind} ${f.code}${where ? ` at ${where}` : ''}: ${f.message}`);
 }
 
 // Lines explaining a refusal: the missing keys, or the findings that made
@@ -44,7 +46,11 @@ export function reportError(e, stream = process.stderr) {
   // each, under the message's first line (no literal "\x0a").
   let message = String(e?.message ?? e);
   if (Array.isArray(e?.problems) && message.includes('\n')) message = message.slice(0, message.indexOf('\n'));
-  stream.write(`executorch-pack: error [${printable(codeOf(e))}]: ${printable(message)}\n`);
+  // "FILE: message", the file as given (a URL without its query), unless
+  // the message starts with it already. Escaped once: the core's messages
+  // quote names already escaped.
+  const file = typeof e?.file === 'string' && e.file !== '' && !message.startsWith(e.file) ? `${e.file}: ` : '';
+  stream.write(`executorch-pack: error [${printable(codeOf(e))}]: ${printableOnce(file + message)}\n`);
   if (e instanceof UsageError) stream.write(`Run 'executorch-pack ${e.command ? `${e.command} ` : ''}--help' for usage.\n`);
   for (const line of detailLines(e)) stream.write(`${line}\n`);
 }
@@ -53,10 +59,16 @@ export function reportError(e, stream = process.stderr) {
 // stays on stderr): the command, the code, the message, the exit status,
 // and what a refusal carries (missing keys, findings, problems, hint).
 export function errorDocument(command, e) {
-  const error = { code: codeOf(e), message: String(e?.message ?? e), exitStatus: exitStatus(e) };
+  const error = { code: codeOf(e), message: String(e?.message ?? e), file: typeof e?.file === 'string' ? e.file : null, exitStatus: exitStatus(e) };
   if (Array.isArray(e?.keys)) error.keys = e.keys;
   if (Array.isArray(e?.findings)) error.findings = e.findings;
   if (Array.isArray(e?.problems)) error.problems = e.problems;
   if (typeof e?.hint === 'string') error.hint = e.hint;
   return { schema: 1, command, ok: false, error };
+}
+
+// A command's --json reply: one document, `ok` true exactly when the exit
+// status is 0 (validate: no errors; diff: equivalent).
+export function jsonReply(command, body, ok = true) {
+  return `${stringify({ schema: 1, command, ok, ...body })}\n`;
 }

@@ -10,6 +10,24 @@ export function synopsis(usage, name) {
   return SYNOPSIS.exec(usage)?.[1] ?? name;
 }
 
+// The contract every command keeps (printed by --help and after each
+// command's own usage; the README says the same).
+export const CONTRACT = `Exit status (every command): 0 success; 1 an input is invalid (malformed,
+of a kind the command does not take, refused for its contents, validate
+found errors) or differs (diff); 2 usage, I/O or network problems, or an
+output that may not be written (exists, is an input, is no regular file);
+128+N stopped by signal N.
+Every error names its file. --json (every command, and alone) prints one
+JSON document on stdout, errors included: "ok" (true exactly when the exit
+status is 0), "schema": 1, "command", and on failure "error": {code,
+message, file, exitStatus}; see schema/cli-output.schema.json.
+`;
+
+export async function commandList() {
+  const usages = await Promise.all(COMMANDS.map(async (c) => (await c.load()).usage));
+  return COMMANDS.map((c, i) => ({ name: c.name, summary: c.summary, synopsis: `executorch-pack ${synopsis(usages[i], c.name)}`, takes: c.takes }));
+}
+
 export async function mainUsage() {
   const usages = await Promise.all(COMMANDS.map(async (c) => (await c.load()).usage));
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -30,14 +48,7 @@ its query (a signed URL's credentials).
 Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`).join('\n')}
 
-Exit status: 0 success; 1 the files' contents are invalid (validate found
-errors, repack refused) or differ (diff); 2 usage or I/O problems (a missing
-file, a folder given as a file, an output that may not be replaced); 128+N
-stopped by signal N.
-
---json output of every command is one JSON document with "schema": 1,
-described by schema/cli-output.schema.json in the package.
-Progress of long writes is shown on stderr when it is a terminal
+${CONTRACT}Progress of long writes is shown on stderr when it is a terminal
 (EXECUTORCH_PACK_PROGRESS=always|never overrides).
 `;
 }
@@ -45,5 +56,5 @@ Progress of long writes is shown on stderr when it is a terminal
 // The usage of one command, or null when there is no such command.
 export async function commandUsage(name) {
   const command = COMMANDS.find((c) => c.name === name);
-  return command ? (await command.load()).usage : null;
+  return command ? `${(await command.load()).usage}\n${CONTRACT}` : null;
 }

@@ -85,7 +85,7 @@ export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
   });
   await writeNew(options.output, result.ptd, { force: options.force, inputs: [positional[0], ...options.from], remote: isUrl(positional[0]) });
   reportFetched([pte]);
-  const summary = { schema: 1, command: 'weights', file: options.output, bytes: result.ptd.size, tag: result.tag, written: result.written, unused: result.unused };
+  const summary = { schema: 1, command: 'weights', ok: true, file: options.output, bytes: result.ptd.size, tag: result.tag, written: result.written, unused: result.unused };
   if (options.json) {
     process.stdout.write(`${stringify(summary)}\n`);
   } else {
@@ -129,7 +129,7 @@ export async function cmdExportWeights(argv, { init, parseArgs, UsageError, help
   await writeNew(options.output, result.safetensors, { force: options.force, inputs: positional, remote: positional.some(isUrl) });
   reportFetched([pte, ...ptds]);
   if (options.json) {
-    process.stdout.write(`${stringify({ schema: 1, command: 'export-weights', file: options.output, bytes: result.safetensors.size, tensors: result.tensors, skipped: result.skipped })}\n`);
+    process.stdout.write(`${stringify({ schema: 1, command: 'export-weights', ok: true, file: options.output, bytes: result.safetensors.size, tensors: result.tensors, skipped: result.skipped })}\n`);
   } else {
     process.stdout.write(`wrote ${printable(options.output)} (${fmtBytes(result.safetensors.size)}): ${result.tensors.length} tensor(s)\n`);
     for (const s of result.skipped) process.stdout.write(`skipped ${printable(s.name)}: ${printable(s.reason)}\n`);

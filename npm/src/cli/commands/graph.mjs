@@ -8,8 +8,9 @@ import { UsageError, parseArgs } from '../args.mjs';
 import { namedInputs, withOutputs } from '../files.mjs';
 import { openInputs, reportFetched } from '../inputs.mjs';
 import { fmtBytes, printable, stringify } from '../format.mjs';
+import { jsonReply } from '../report.mjs';
 
-export const usage = `Usage: executorch-pack graph PTE [PTD...] [--method NAME] [--format json|dot|mermaid] [-o FILE]
+export const usage = `Usage: executorch-pack graph PTE [PTD...] [--method NAME] [--format json|dot|mermaid] [-o FILE] [--json]
 
 Prints the plan graph of a .pte: per method, one node per instruction
 (kernel call with its operator, delegate call with its backend, blob size
@@ -22,17 +23,19 @@ with its memory-plan range and where its bytes are in the file.
 Options:
   --method NAME        only this method
   --format FORMAT      json (default), dot (Graphviz: dot -Tsvg) or mermaid
+  --json               the graph as JSON on stdout (with "command" and "ok");
+                       with -o FILE, what was written
   -o, --output FILE    write to FILE instead of stdout (never one of the inputs)
   --force              replace FILE if it exists
   --header 'Name: value'  HTTP header for URL inputs (repeatable)
   --timeout SECONDS       idle timeout of each request to a URL (default 30)
 
-Exit status: 0 written; 1 the file cannot be read or has no such method;
+Exit status: 0 written; 1 the file is malformed or has no such method;
 2 usage or I/O problems (including an output that exists, or is an input).
 `;
 
 const SPEC = {
-  output: 'value', method: 'value', format: 'value', force: 'flag', help: 'flag', header: 'list', timeout: 'value',
+  output: 'value', method: 'value', format: 'value', force: 'flag', help: 'flag', header: 'list', timeout: 'value', json: 'flag',
 };
 const FORMATS = ['json', 'dot', 'mermaid'];
 
@@ -43,6 +46,9 @@ export async function run(argv, { init, help }) {
   const format = options.format ?? 'json';
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got '${printable(format)}'`, 'graph');
   if (options.output === '') throw new UsageError('-o needs a FILE', 'graph');
+  if (options.json && format !== 'json' && options.output === undefined) {
+    throw new UsageError(`--json prints the graph as JSON: --format ${format} needs -o FILE with it`, 'graph');
+  }
 
   const et = await init();
   const inputs = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
@@ -60,18 +66,20 @@ export async function run(argv, { init, help }) {
       const request = { data, format };
       if (options.method !== undefined) request.method = options.method;
       const result = et.graph(inputs[0], request);
-      const text = format === 'json' ? `${stringify(result)}\n` : result;
       reportFetched(inputs);
       if (options.output === undefined) {
-        process.stdout.write(text);
+        // On stdout a reply like every command's (graph.schema.json's fields, with command and ok).
+        process.stdout.write(format === 'json' ? jsonReply('graph', result) : result);
         return 0;
       }
+      const text = format === 'json' ? `${stringify(result)}\n` : result;
       const bytes = new TextEncoder().encode(text);
       // Refused before anything is written: an input (by file identity:
       // links and other spellings too), an existing file, a folder.
       await outputs.write([{ path: options.output, artifact: new Artifact([{ bytes }], bytes.byteLength) }],
         { inputs: namedInputs(positional), force: options.force });
       process.stderr.write(`wrote ${printable(options.output)} (${fmtBytes(bytes.byteLength)}, ${format})\n`);
+      if (options.json) process.stdout.write(jsonReply('graph', { path: options.output, bytes: bytes.byteLength, format }));
       return 0;
     }, { stopOnSignals: options.output !== undefined });
   } finally {

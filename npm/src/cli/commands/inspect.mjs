@@ -108,7 +108,7 @@ function formatInspect(path, s) {
         indent(tableOf(['name', 'dtype', 'shape', 'bytes', 'mutable'], s.externalTensors, (t) => [t.name, t.dtype, shape(t.shape), t.size, t.mutable ? 'yes' : 'no']), 2));
     }
   }
-  const named = s.namedData;  // columns (issue 29): row i is key[i], segment[i], ...
+  const named = s.namedData;  // columns: row i is key[i], segment[i], ...
   if (named.count) {
     out.push('', `Named data (${named.count})`);
     const layout = (i) => (named.layouts && named.layout[i] !== null ? named.layouts[named.layout[i]] : null);
@@ -143,15 +143,9 @@ export async function run(argv, { init, help }) {
   const et = await init();
   const inputs = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
   const [input, ...ptds] = inputs;
-  let summary;
-  try {
-    summary = ptds.length ? et.inspect(input, { dataFiles: ptds }) : et.inspect(input);
-  } catch (e) {
-    if (ptds.length && e?.code === 'INVALID_ARGUMENT') e.exitStatus = 2;  // a PTD that is none: the arguments are wrong
-    throw e;
-  }
+  const summary = ptds.length ? et.inspect(input, { dataFiles: ptds }) : et.inspect(input);
   reportFetched(inputs);
   // namedData's columns one line each (stringifyWithColumns).
-  process.stdout.write(options.json ? `${stringifyWithColumns({ schema: 1, command: 'inspect', ...summary }, ['namedData'])}\n` : `${formatInspect(shownName(positional[0]), summary)}\n`);
+  process.stdout.write(options.json ? `${stringifyWithColumns({ schema: 1, command: 'inspect', ok: true, ...summary }, ['namedData'])}\n` : `${formatInspect(shownName(positional[0]), summary)}\n`);
   return 0;
 }
