@@ -1,25 +1,40 @@
-// `executorch-pack validate PTE [PTD...]`: validate()'s findings, one per
-// line, or as JSON; exit 0 no errors, 1 errors found.
-import { basename } from 'node:path';
-import { printable, stringify } from '../format.mjs';
-import { openInputs, reportFetched, shownName } from '../inputs.mjs';
-import { UsageError, parseArgs } from '../args.mjs';
-import { formatFinding } from '../report.mjs';
+// `executorch-pack validate FILE...`: validate()'s findings for every model
+// given (a program and the .ptd files after it), one per line with a
+// summary, or as JSON, SARIF, JUnit or GitHub annotations
+// (../validate-formats.mjs); exit 0 no errors, 1 errors found.
+import { readFileSync } from 'node:fs';
+import { printable } from '../format.mjs';
+import { parseHeaders, timeoutMs } from '../inputs.mjs';
+import { UsageError, nonNegativeInt, parseArgs } from '../args.mjs';
 import { validateTargetOptions } from '../requirements.mjs';
+import { groupModels, runStatus, validateAll } from '../validate-run.mjs';
+import { FORMATS, github, json, junit, sarif, text } from '../validate-formats.mjs';
+import { EtpackError } from '../../errors.mjs';
 
-export const usage = `Usage: executorch-pack validate PTE [PTD...] [--json] [--runtime X.Y] [--backends A,B]
+export const usage = `Usage: executorch-pack validate FILE... [--format text|json|sarif|junit|github] [--jobs N]
+       [--json] [--runtime X.Y] [--backends A,B]
        [--method-allocator BYTES [--arch 64-bit|arm32] [--no-temp-allocator]]
 
-Checks a .pte and the .ptd files it uses (external tensors are resolved
-against them), or a .ptd on its own, as the ExecuTorch runtime would load
-them; a .bpte's program likewise, then its test cases against the methods.
-Prints every error and warning with its code and location.
+Checks each model given as the ExecuTorch runtime would load it: a .pte with
+the .ptd files that follow it on the command line (external tensors are
+resolved against them), a .ptd on its own (one before any program), a
+.bpte's program likewise, then its test cases against the methods. Prints
+every error and warning with its code, file and location, a line per model
+and, for several, a summary line (validate models/*.pte: shell globs give
+many files).
 
-Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or I/O
-problem.
+Exit status: 0 no errors (warnings allowed), 1 errors found in any file (or
+a file that is malformed or not a .pte, .ptd or .bpte), 2 usage or I/O
+problem (a file that cannot be read).
 
 Options:
-  --json                        print the report as JSON ({ok, errors, warnings})
+  --format FORMAT               text (default); json ({ok, errors, warnings,
+                                results, summary}); sarif (SARIF 2.1.0: a rule
+                                per code, the file as artifact location); junit
+                                (JUnit XML, a testcase per file); github
+                                (::error file=...:: workflow commands)
+  --json                        the same as --format json
+  --jobs N                      validate with N worker threads (default 1)
   --runtime X.Y                 target ExecuTorch release: every feature newer than it is an error
   --backends A,B                delegate backends the target links: every other one is an error
   --deprecated-constant-buffer  target builds with the deprecated constant_buffer path (Buck's
@@ -54,37 +69,35 @@ function methodAllocatorOption(options) {
 export async function run(argv, { init, help }) {
   const spec = {
     json: 'flag', help: 'flag', header: 'list', timeout: 'value', runtime: 'value', backends: 'value', 'deprecated-constant-buffer': 'flag',
-    'method-allocator': 'value', arch: 'value', 'no-temp-allocator': 'flag',
+    'method-allocator': 'value', arch: 'value', 'no-temp-allocator': 'flag', format: 'value', jobs: 'value',
   };
   const { options, positional } = parseArgs(argv, spec, 'validate');
   if (options.help) return help('validate');
-  if (positional.length < 1) throw new UsageError('validate needs a PTE (or PTD) file', 'validate');
+  if (positional.length < 1) throw new UsageError('validate needs a FILE (.pte, .ptd or .bpte)', 'validate');
   if (options.runtime !== undefined && !/^v?\d{1,6}\.\d{1,6}(\.\d{1,6})?$/.test(options.runtime)) {
     throw new UsageError(`--runtime must be a release like 1.0, got '${printable(options.runtime)}'`, 'validate');
   }
-  const methodAllocator = methodAllocatorOption(options);
-  const [main, ...rest] = positional;
+  const format = options.format ?? (options.json ? 'json' : 'text');
+  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got '${printable(format)}'`, 'validate');
+  if (options.json && format !== 'json') throw new UsageError(`--json is --format json; it cannot go with --format ${format}`, 'validate');
+  const jobs = nonNegativeInt(options, 'jobs', 'validate') ?? 1;
+  if (jobs < 1 || jobs > 256) throw new UsageError(`--jobs must be from 1 to 256, got ${jobs}`, 'validate');
+  const target = { ...validateTargetOptions(options), ...methodAllocatorOption(options) };
+  const open = { headers: options.header, env: { HF_TOKEN: process.env.HF_TOKEN }, timeout: options.timeout };
+  parseHeaders(options.header);  // a malformed --header is a usage error before any file is read
+  timeoutMs(options.timeout);
+
+  const models = groupModels(positional);
   const et = await init();
-  const inputs = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
-  const pte = inputs[0];
-  const ptds = {};
-  rest.forEach((p, i) => {
-    const base = basename(p.replace(/[?#].*$/, ''));
-    let name = base;
-    for (let n = 2; name in ptds; ++n) name = `${base}#${n}`;
-    ptds[name] = inputs[i + 1];
-  });
-  const report = await et.withFetchedRanges(() => et.validate(pte, ptds, { ...validateTargetOptions(options), ...methodAllocator }));  // URL inputs: padding past the prefetch
-  reportFetched(inputs);
-  if (options.json) {
-    process.stdout.write(`${stringify({ schema: 1, command: 'validate', ...report })}\n`);
-  } else {
-    for (const f of report.errors) process.stdout.write(`${formatFinding(f, 'error')}\n`);
-    for (const f of report.warnings) process.stdout.write(`${formatFinding(f, 'warning')}\n`);
-    const files = printable([main, ...rest].map(shownName).join(', '));
-    process.stdout.write(report.ok
-      ? `${files}: OK (${report.warnings.length} warning(s))\n`
-      : `${files}: ${report.errors.length} error(s), ${report.warnings.length} warning(s)\n`);
+  const results = await validateAll(et, models, { open, target }, jobs);
+  // One model that cannot be read, in text or JSON: the error every command
+  // gives (the dispatcher prints it, naming the file; JSON {ok: false, error}).
+  if (models.length === 1 && results[0].error && (format === 'text' || format === 'json')) {
+    const { code, message, file, exitStatus, hint } = results[0].error;
+    throw Object.assign(new EtpackError(code, message), { file, exitStatus }, hint ? { hint } : {});
   }
-  return report.ok ? 0 : 1;
+  const version = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version;
+  const write = { text, json, sarif: (r) => sarif(r, version), junit, github }[format];
+  process.stdout.write(write(results));
+  return runStatus(results);
 }
