@@ -368,9 +368,11 @@ export interface ExecutorchPack {
    * An ETDump joined to the .pte that ran: the method of each block, the
    * operator or delegate of each event, per operator and per delegate
    * statistics over the execute runs. INVALID_ARGUMENT for a named method
-   * the program lacks.
+   * the program lacks. The arguments go in the CLI's order (`profile PTE
+   * --etdump FILE`); `profile(etdump, pte)` works too: the ETDump is
+   * recognised by its identifier, whichever argument it is.
    */
-  profile(etdump: Source | string, pte: Source | string, options?: ProfileOptions): Profile;
+  profile(pte: Source | string, etdump: Source | string, options?: ProfileOptions): Profile;
 
   /** A profile as Chrome trace-event JSON (Perfetto, chrome://tracing). */
   profileTrace(profile: Profile, options?: { processName?: string }): ChromeTrace;

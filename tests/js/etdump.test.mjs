@@ -121,6 +121,16 @@ test('every recording joins to its program as the runtime-side join says; statis
   assert.ok(events >= 299);
 });
 
+test('profile takes the CLI\'s order (pte, etdump) and the earlier one (etdump, pte), with the same result', () => {
+  const r = recordings.find((x) => x.base === 'e13_everything_r2_stubdelegate');
+  const cliOrder = et.profile(r.pte, r.etdp, { methods: 'forward' });
+  const oldOrder = et.profile(r.etdp, r.pte, { methods: 'forward' });
+  assert.ok(cliOrder.blocks.length > 0);
+  assert.deepEqual(cliOrder, oldOrder);
+  // Two programs: the one given second is read as the ETDump, and refused as one.
+  assert.throws(() => et.profile(r.pte, r.pte), (e) => e?.name === 'EtpackError' && e.code !== 'INTERNAL');
+});
+
 test('the trace export has the trace-event format\'s required fields and nests by time', () => {
   const r = recordings.find((x) => x.base === 'e13_everything_r2_stubdelegate');
   const profile = et.profile(r.etdp, r.pte);

@@ -7,7 +7,8 @@
 import { invalidArgument } from '../errors.mjs';
 import { check, checkOptions } from '../options.mjs';
 import { encodeRequest, parseLossless, replyText } from '../marshal.mjs';
-import { closeAll, fileRequest, kindOf, openPath } from '../files-in.mjs';
+import { closeAll, fileRequest, kindOf, kindOfIdentifier, openPath } from '../files-in.mjs';
+import { entryOf, readSync } from '../sources.mjs';
 import { dataFileRecord } from '../data-files.mjs';
 
 const SPEC = {
@@ -21,6 +22,22 @@ const SPEC = {
     return v.map((m, i) => check.stringOrNull(m, `${what}[${i}]`));
   },
 };
+
+// The kind a source's identifier names, or null (unreadable, or none: the
+// core then says what is wrong with it).
+function kindAt(source) {
+  try {
+    const entry = entryOf(source, 'etdump');
+    return kindOfIdentifier(readSync(entry, 0, Math.min(entry.size, 12)));
+  } catch {
+    return null;
+  }
+}
+
+// The earlier order (etdump, pte): the first is an ETDump and the second
+// is not, or neither is and only the second is a program (so that a
+// malformed ETDump is reported as one).
+const etdumpFirst = (a, b) => (a === 'etdp' ? b !== 'etdp' : b !== 'etdp' && b === 'pte' && a !== 'pte');
 
 function etdumpCall(core, op, request) {
   return core.run(() => core.module.etdump(op, encodeRequest(request), core.host()), (out) => parseLossless(replyText(out)));
@@ -47,13 +64,18 @@ export function readETDump(core, etdump) {
 // delegateDebugId... }] }], operators: [stats], delegates: [stats],
 // warnings: [text] } with stats { name, methods, count, total, min, p10,
 // p50, p90, mean, max } in the file's time unit.
-export function profile(core, etdump, pte, options = {}) {
+//
+// The arguments go in the CLI's order, profile(pte, etdump); the earlier
+// order, profile(etdump, pte), keeps working: the ETDump is the argument
+// whose identifier says so (ED00 at offset 8), whichever comes first.
+export function profile(core, first, second, options = {}) {
   const o = checkOptions(options, SPEC, 'options');
   if (o.data !== undefined) dataFileRecord(o.data, 'options.data');  // checked, not read
   const opened = [];
   try {
-    const etdp = openPath(core, etdump, opened);
-    const program = openPath(core, pte, opened);
+    const a = openPath(core, first, opened);
+    const b = openPath(core, second, opened);
+    const [program, etdp] = etdumpFirst(kindAt(a), kindAt(b)) ? [b, a] : [a, b];
     return core.withScope((scope, heap) => {
       const request = {
         etdp: fileRequest(core, etdp, 'etdp', scope, heap, 'etdump'),
