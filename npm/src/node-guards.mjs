@@ -1,4 +1,4 @@
-// Node only: what keeps outputs from harming files (issue 29).
+// Node only: what keeps outputs from harming files.
 // - Every file opened for reading can be remembered by identity (device and
 //   inode), so that an output is compared with every input actually read,
 //   also those a command opens on its own (the shards a safetensors index

@@ -145,10 +145,10 @@ export interface PteSummary {
 }
 
 /**
- * inspect()'s named-data entries in columns (issue 29; before 0.2 they were
- * an array of row objects): entry i is `key[i]`, `segment[i]`, `size[i]`.
- * Every array has `count` elements. A file can hold a million entries: a
- * few arrays cost a small multiple of the file, a million objects did not.
+ * inspect()'s named-data entries in columns: entry i is `key[i]`,
+ * `segment[i]`, `size[i]`. Every array has `count` elements. A file can hold
+ * a million entries: a few arrays cost a small multiple of the file, where a
+ * million objects would not.
  */
 export interface NamedDataColumns {
   count: number;

@@ -2,11 +2,11 @@
 // `import init from 'executorch-pack'`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, readdirSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { NPM, CONFORMANCE } from './helpers/common.mjs';
+import { NPM, CONFORMANCE, ROOT } from './helpers/common.mjs';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const quiet = { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000,
@@ -18,10 +18,16 @@ test('npm pack -> npm install <tarball> -> import init from "executorch-pack"', 
     const packDir = join(work, 'tarball');
     const app = join(work, 'app');
     execFileSync('mkdir', ['-p', packDir, app]);
-    // prepack runs scripts/check-dist.mjs: refuses a missing or stale build.
-    const packOut = execFileSync(npm, ['pack', '--json', '--pack-destination', packDir], { ...quiet, cwd: NPM });
-    assert.match(packOut, /check-dist: npm\/dist is current/);
+    // The workspace's `npm run pack` (scripts/pack.mjs) runs check-dist.mjs
+    // first: it refuses a missing or stale build; stderr says so.
+    const packing = spawnSync(process.execPath, [join(ROOT, 'scripts/pack.mjs'), '--json', '--pack-destination', packDir], { ...quiet });
+    assert.equal(packing.status, 0, packing.stderr);
+    assert.match(packing.stderr, /check-dist: npm\/dist is current/);
+    const packOut = packing.stdout;
     const packed = JSON.parse(packOut.slice(packOut.search(/^\[/m)));
+    // The published package.json runs nothing that reaches outside the package.
+    const published = JSON.parse(readFileSync(join(NPM, 'package.json'), 'utf8'));
+    for (const [name, script] of Object.entries(published.scripts ?? {})) assert.doesNotMatch(script, /\.\.[\\/]/, `scripts.${name}`);
     const tarball = join(packDir, packed[0].filename);
     assert.ok(existsSync(tarball));
     const files = packed[0].files.map((f) => f.path);

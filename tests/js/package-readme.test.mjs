@@ -21,12 +21,20 @@ test('the package ships the user README, which names no build internals and only
   generate();
   assert.equal(readFileSync(join(NPM, 'README.md'), 'utf8'), README);
   for (const internal of [/cmake/i, /emscripten|emcc/i, /\bscripts\//, /\.\.\/shared/, /\bsrc\/(core|encode|read|schema|model|plan|format|bindings)\b/,
-    /\bnpm\//, /test-all|ctest|sanitizer|\.ci\//i, /build:wasm/]) {
+    /\bnpm\//, /test-all|ctest|sanitizer|\.ci\//i, /build:wasm/,
+    // no internal references, no notes about versions before the first release
+    /\bissues? #?\d+/i, /\b(up to|before|until) 0\.\d/i]) {
     const hit = README.match(internal);
     assert.equal(hit, null, `the user README names a build internal: ${hit?.[0]}`);
   }
   const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: NPM, encoding: 'utf8' })
     .replace(/^[^[]*/s, ''))[0].files.map((f) => f.path);
+  // What users read besides the README (types, schemas) cites no internal
+  // issue and no version before the first release either.
+  for (const path of packed.filter((p) => /\.d\.ts$|^schema\/.*\.json$/.test(p))) {
+    const hit = readFileSync(join(NPM, path), 'utf8').match(/\bissues? #?\d+|\b(up to|before|until) 0\.\d/i);
+    assert.equal(hit, null, `${path}: ${hit?.[0]}`);
+  }
   const named = new Set([...README.matchAll(/(?:node_modules\/executorch-pack\/|executorch-pack\/|\.\/|\b)((?:[\w-]+\/)*[\w.-]+\.(?:d\.ts|mjs|json|wasm))\b/g)]
     .map((m) => m[1]).filter((p) => (p.includes('/') || p.startsWith('index.')) && !/^(model|weights|out)\b|safetensors/.test(p)));
   assert.ok(named.has('index.d.ts') && named.has('schema/cli-output.schema.json') && named.has('examples/build-model.mjs'), [...named].join(' '));

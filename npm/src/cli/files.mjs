@@ -1,6 +1,6 @@
 // Files a command reads (opened, never loaded whole) and writes: where the
 // outputs go, whether they may be written, and writing them all-or-nothing.
-// The rules (issues 10 and 29, "files are safe"):
+// The rules ("files are safe"):
 // - `-o DIR/` or `-o` naming an existing folder puts the outputs inside it;
 //   nothing is ever written outside the folder of the named output.
 // - No output replaces a file the command reads (compared by device and

@@ -5,7 +5,7 @@
 // lengths, counts?}: src/read/layout_json.h), and a segment map
 // range whose owners are its segment's names that segment's index instead
 // of repeating them. owners name a segment's first few named-data entries
-// only and ownerCount counts them all (issue 29: a segment a million
+// only and ownerCount counts them all (a segment a million
 // entries share is not a million strings). Here segments and segmentMap become the documented
 // arrays of row objects; namedData stays in columns, its public shape.
 // A .ptd can hold a million named-data entries: one JSON object per row
@@ -84,7 +84,7 @@ const ROW_MAKERS = new Map([
   })],
 ]);
 
-// namedData stays in columns (issue 29): {count, key: [...], segment: [...],
+// namedData stays in columns: {count, key: [...], segment: [...],
 // size: [...]} and, for a .ptd, layout: [index | null] into layouts:
 // [{dtype, shape, dimOrder}]. A million entries are a few arrays, not a
 // million objects with arrays of their own.

@@ -1,4 +1,4 @@
-// graph(): the plan graph of a .pte (src/read/program_graph.h, issue 30):
+// graph(): the plan graph of a .pte (src/read/program_graph.h):
 // per method, a node per instruction, nodes for inputs, outputs, constants
 // and external tensors (with the .ptd that holds each), and the values that
 // flow between them; as an object ({schema: 1, methods: [...]}), or as DOT
