@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import createEtpackModule from './dist/etpack.mjs';
 import { makeInit } from './src/init.mjs';
 import { platformHooks } from './src/artifact.mjs';
@@ -18,7 +20,13 @@ platformHooks.nodeStream = nodeStream;
 // Where the wasm is: `locateFile`'s answer (a path or a file: URL), else
 // dist/etpack.wasm next to this module, else etpack.wasm next to it (a
 // bundle with the file copied beside it), else the installed package's (a
-// bundle run where node_modules is).
+// bundle run where node_modules is). Paths are made with path.join from
+// this module's own path, not `new URL('....wasm', import.meta.url)` or
+// `require.resolve('....wasm')`: a bundler's server pass (Next.js, with
+// webpack or Turbopack) would take those for modules to bundle, and fail on
+// the one that is not there or on the wasm's imports.
+const WASM = 'etpack.wasm';
+
 function wasmFile(locateFile) {
   const attempt = (f) => {
     try {
@@ -27,10 +35,11 @@ function wasmFile(locateFile) {
       return null;  // no import.meta.url (a CommonJS bundle), or no installed package
     }
   };
-  const candidates = locateFile ? [locateFile('etpack.wasm', '')] : [
-    attempt(() => new URL('./dist/etpack.wasm', import.meta.url)),
-    attempt(() => new URL('./etpack.wasm', import.meta.url)),
-    attempt(() => createRequire(import.meta.url).resolve('executorch-pack/etpack.wasm')),
+  const here = attempt(() => dirname(fileURLToPath(import.meta.url)));
+  const candidates = locateFile ? [locateFile(WASM, '')] : [
+    here && join(here, 'dist', WASM),
+    here && join(here, WASM),
+    attempt(() => join(dirname(createRequire(import.meta.url).resolve('executorch-pack/package.json')), 'dist', WASM)),
   ];
   const errors = [];
   for (const c of candidates.filter(Boolean)) {
