@@ -70,6 +70,8 @@ import type { Finding, ValidateOptions, ValidationReport } from './types/validat
 export * from './types/repack.js';
 import type { DataFiles, ExtractOptions, ExtractResult, RepackOptions, RepackResult } from './types/repack.js';
 export * from './types/graph.js';
+export * from './types/delegate.js';
+import type { DecodeDelegateOptions, DecodedDelegate } from './types/delegate.js';
 import type { GraphOptions, ProgramGraph } from './types/graph.js';
 
 // --- outputs ---------------------------------------------------------------------
@@ -342,6 +344,17 @@ export interface ExecutorchPack {
   extract(pte: Source | string, options?: (ExtractOptions & { output?: 'bytes' }) | null): ExtractResult;
   extract(pte: Source | string, options: ExtractOptions & { output: 'blob' }): ExtractResult<Blob>;
   extract(pte: Source | string, options: ExtractOptions & { output: 'artifact' }): ExtractResult<Artifact>;
+
+  /**
+   * A delegate's processed blob (extract()'s `bytes`) decoded by its kind:
+   * XNNPACK (XH00 + XN01, or a bare XN00), Vulkan (VH00 + VK00), MPS, MLX,
+   * native: `{kind, header, graph}` with the graph as flatc prints it; Core ML (its in-memory file tree or CMJR reference), QNN (its context
+   * header), Ethos-U (its vela blocks): `{kind, header, content}`. A blob of
+   * no known kind is `{kind: 'opaque'}`. `blob` may be a path (Node).
+   * MALFORMED_FILE (naming the payload offset) when a blob of a known kind
+   * does not hold together, e.g. when it is cut short.
+   */
+  decodeDelegate(blob: Source | string, options?: DecodeDelegateOptions | null): DecodedDelegate;
 
   /**
    * The plan graph of a .pte: per method, a node per instruction, nodes for

@@ -11,6 +11,7 @@ export const COMMANDS = [
   { name: 'validate', summary: 'check files as the runtime would load them; exit 1 on errors', load: () => import('./validate.mjs') },
   { name: 'repack', summary: "rewrite a model's layout; move constants out, merge .ptd in", load: () => import('./repack.mjs') },
   { name: 'extract', summary: "write one delegate's blob (what its backend loads) to a file", load: () => import('./extract.mjs') },
+  { name: 'delegate', summary: "decode one delegate's blob: graph, header, named keys", load: () => import('./delegate.mjs') },
   { name: 'diff', summary: 'compare two models or two .ptd by meaning; exit 1 if different', load: () => import('./diff.mjs') },
   { name: 'weights', summary: "write a program's .ptd from safetensors checkpoints", load: () => import('./weights.mjs') },
   { name: 'export-weights', summary: "write a program's named tensors to a .safetensors file", load: () => import('./export-weights.mjs') },
