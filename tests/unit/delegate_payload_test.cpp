@@ -18,6 +18,7 @@
 
 #include "core/json.h"
 #include "read/delegate/delegate_payload.h"
+#include "read/delegate/payload_summary.h"
 #include "unit/test_files.h"
 
 namespace etpack {
@@ -206,6 +207,52 @@ TEST(DelegatePayload, KindFoundByMagicWithoutBackend) {
     ASSERT_TRUE(decoded.ok()) << decoded.error().message;
     EXPECT_EQ(decoded->kind_name, v.kind);
   }
+}
+
+// The named keys a summary lists are the keys the vector put in the named
+// data map (case.json's named_data, or the named_data/ files); XNNPACK's
+// inline constants are looked up as "" (the runtime tests the field's
+// presence, and the serializer always writes it).
+TEST(DelegatePayload, SummaryNamesTheKeysTheBackendLooksUp) {
+  size_t with_keys = 0;
+  for (const Vector& v : vectors()) {
+    SCOPED_TRACE(v.dir.string());
+    const std::vector<uint8_t> bytes = testing::read_bytes((v.dir / "blob.bin").string());
+    auto decoded = decode_delegate_payload(Blob::view(bytes.data(), bytes.size()), kBackends.at(v.kind));
+    ASSERT_TRUE(decoded.ok());
+    const PayloadSummary s = summarize_payload(*decoded);
+    std::set<std::string> got, want;
+    bool empty_key = false;
+    for (const PayloadNamedKey& k : s.named_keys) {
+      if (k.key.empty()) empty_key = true;
+      else got.insert(k.key);
+    }
+    const Json c = parse_file(v.dir / "case.json");
+    if (const Json* nd = c.find("named_data"); nd && nd->is_array())
+      for (const Json& e : nd->items()) want.insert(e.find("key")->text());
+    std::error_code ec;
+    for (const auto& f : fs::directory_iterator(v.dir / "named_data", ec)) want.insert(f.path().stem().string());
+    EXPECT_EQ(got, want);
+    with_keys += !want.empty();
+    if (v.kind == "xnnpack") {
+      const Json* region = c.find("constant_region");
+      const bool inline_constants = region && region->find("size") && region->find("size")->as_uint64().value_or(0) > 0;
+      if (inline_constants) {
+        EXPECT_TRUE(empty_key) << "inline constants are looked up by the key \"\"";
+      }
+    }
+    if (decoded->graph) {
+      ASSERT_TRUE(s.nodes.has_value());
+      EXPECT_GT(*s.nodes, 0u);
+      uint64_t total = 0;
+      for (const auto& [name, count] : s.operators) {
+        total += count;
+        EXPECT_NE(name, "?");
+      }
+      EXPECT_EQ(total, *s.nodes);
+    }
+  }
+  EXPECT_GE(with_keys, 6u);
 }
 
 TEST(DelegatePayload, UnknownBlobsStayOpaque) {

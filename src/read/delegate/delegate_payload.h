@@ -8,6 +8,7 @@
 // decoder's budgets).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "core/json.h"
 #include "core/result.h"
 #include "format/payload_kinds.h"
+#include "model/fb_value.h"
 
 namespace etpack {
 
@@ -24,6 +26,8 @@ struct DelegatePayload {
   std::string kind_name;            // payload_kind(*kind).name, or "opaque"
   Json header;                      // the wrapper's fields (header.json's names)
   std::optional<Json> graph;        // flatbuffer kinds: flatc-shaped JSON
+  std::shared_ptr<const TableValue> root;  // flatbuffer kinds: the decoded graph
+  uint64_t constant_bytes = 0;      // the blob's own constant/data region
   std::optional<Json> content;      // other kinds: what the blob says
 };
 

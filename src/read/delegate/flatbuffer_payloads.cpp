@@ -4,6 +4,7 @@
 // the wrapper header, then the flatbuffer decoded generically against our
 // schema (schema/<kind>.fbs) and printed as flatc prints it.
 #include <cstring>
+#include <memory>
 
 #include "core/le_bytes.h"
 #include "read/delegate/delegate_payload.h"
@@ -42,6 +43,7 @@ Json u64(uint64_t v) { return Json::unsigned_integer(v); }
 struct Cut {
   uint64_t offset = 0;
   uint64_t size = 0;
+  uint64_t data_size = 0;  // the constant / data region
   Json header = Json::object();
 };
 
@@ -54,6 +56,7 @@ Result<Cut> cut_wrapped30(const Blob& blob, PayloadKind kind) {
   Cut cut;
   cut.offset = h->flatbuffer_offset;
   cut.size = h->flatbuffer_size;
+  cut.data_size = h->data_size;
   cut.header.set("magic", Json::string(h->magic));
   cut.header.set("header_length", u64(h->header_length));
   cut.header.set("flatbuffer_offset", u64(h->flatbuffer_offset));
@@ -71,6 +74,7 @@ Result<Cut> cut_segmented24(const Blob& blob, PayloadKind kind) {
   Cut cut;
   cut.offset = WrapperHeader24::kLength;
   cut.size = h->data_segment_offset - WrapperHeader24::kLength;  // parse checked offset >= 24
+  cut.data_size = h->data_segment_size;
   cut.header.set("magic", Json::string(h->magic));
   cut.header.set("data_segment_offset", u64(h->data_segment_offset));
   cut.header.set("data_segment_size", u64(h->data_segment_size));
@@ -114,9 +118,11 @@ Result<DelegatePayload> decode_flatbuffer_payload(const Blob& blob, PayloadKind 
   cut.header.set("flatbuffer_root_offset", u64(read_le<uint32_t>(fb)));
   DelegatePayload out;
   out.header = std::move(cut.header);
+  out.constant_bytes = cut.data_size;
   if (schema == nullptr || schema->root == nullptr) return out;
   ETP_ASSIGN(TableValue root, decode_flatbuffer(blob.slice(cut.offset, cut.size), *schema->root, cut.offset));
   out.graph = flatc_json(root, identifier);
+  out.root = std::make_shared<const TableValue>(std::move(root));
   return out;
 }
 
