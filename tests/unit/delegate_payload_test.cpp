@@ -255,6 +255,23 @@ TEST(DelegatePayload, SummaryNamesTheKeysTheBackendLooksUp) {
   EXPECT_GE(with_keys, 6u);
 }
 
+// In a program: a blob without its backend's mark is opaque (the
+// conformance vectors' delegates are such test bytes); one with the mark
+// that does not hold together is still refused.
+TEST(DelegatePayload, InAProgramUnmarkedBlobsAreOpaque) {
+  const std::vector<uint8_t> noise = {6, 163, 200, 240, 27, 44, 188, 67, 244, 194};
+  for (const auto& [kind, backend] : kBackends) {
+    auto decoded = decode_delegate_in_program(Blob::view(noise.data(), noise.size()), backend);
+    ASSERT_TRUE(decoded.ok()) << backend;
+    EXPECT_EQ(decoded->kind_name, "opaque") << backend;
+  }
+  const std::vector<uint8_t> bytes =
+      testing::read_bytes((delegates_root() / "xnnpack" / "x02_linear_fp32_named" / "blob.bin").string());
+  auto cut = decode_delegate_in_program(Blob::view(bytes.data(), bytes.size() - 1), "XnnpackBackend");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.error().code, ErrorCode::kMalformedFile);
+}
+
 TEST(DelegatePayload, UnknownBlobsStayOpaque) {
   const std::vector<uint8_t> bytes = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   for (const char* backend : {"", "SomeOtherBackend", "QnnBackend"}) {

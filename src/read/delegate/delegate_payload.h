@@ -39,6 +39,12 @@ struct DelegatePayload {
 // hold together is an error.
 Result<DelegatePayload> decode_delegate_payload(const Blob& blob, std::string_view backend);
 
+// The same as inspect and validate judge a .pte's delegates: a blob whose
+// backend we know but which lacks every mark of that backend's layout (its
+// magic or identifier: test data, a fork's own format) is opaque, not an
+// error; one that carries the mark but does not hold together is an error.
+Result<DelegatePayload> decode_delegate_in_program(const Blob& blob, std::string_view backend);
+
 // {"kind", "header", "graph" | "content"} as JSON text.
 std::string delegate_payload_json(const DelegatePayload& payload);
 
