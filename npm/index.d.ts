@@ -346,13 +346,8 @@ export interface ExecutorchPack {
   extract(pte: Source | string, options: ExtractOptions & { output: 'artifact' }): ExtractResult<Artifact>;
 
   /**
-   * A delegate's processed blob (extract()'s `bytes`) decoded by its kind:
-   * XNNPACK (XH00 + XN01, or a bare XN00), Vulkan (VH00 + VK00), MPS, MLX,
-   * native: `{kind, header, graph}` with the graph as flatc prints it; Core ML (its in-memory file tree or CMJR reference), QNN (its context
-   * header), Ethos-U (its vela blocks): `{kind, header, content}`. A blob of
-   * no known kind is `{kind: 'opaque'}`. `blob` may be a path (Node).
-   * MALFORMED_FILE (naming the payload offset) when a blob of a known kind
-   * does not hold together, e.g. when it is cut short.
+   * A delegate's blob (extract()'s `bytes`; a path in Node) decoded by its kind (types/delegate.d.ts).
+   * MALFORMED_FILE (naming the payload offset) when a known kind's blob does not hold together.
    */
   decodeDelegate(blob: Source | string, options?: DecodeDelegateOptions | null): DecodedDelegate;
 

@@ -124,3 +124,22 @@ test('executorch-pack delegate decodes the wrapped .pte files and finds their na
     assert.ok(out.namedKeys.length > 0 && out.namedKeys.every((k) => k.in === null));
   }
 });
+
+test('inspect --json shows each wrapped delegate\'s payload; validate wants x08\'s .ptd for its XNNPACK weights', async () => {
+  for (const w of wrapped) {
+    const r = await runCli(['inspect', w.pte, '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const payload = JSON.parse(r.stdout).methods[0].delegates[0].payload;
+    assert.equal(payload.kind, w.kind, w.pte);
+    assert.ok(payload.nodes > 0 && Object.keys(payload.operators).length > 0, w.pte);
+  }
+  const x08 = wrapped.find((w) => w.name.startsWith('x08') && w.pte.includes('pte_segment'));
+  assert.ok(x08 && x08.ptds.length === 1);
+  const alone = await runCli(['validate', x08.pte, '--json']);
+  assert.equal(alone.status, 1, alone.stdout);
+  const missing = JSON.parse(alone.stdout).errors.filter((e) => e.code === 'DELEGATE_NAMED_KEY_MISSING');
+  assert.ok(missing.length > 0);
+  for (const e of missing) assert.match(e.message, /delegate 0 \(XnnpackBackend\) of method 'forward' needs the named-data key '/);
+  const withPtd = await runCli(['validate', x08.pte, x08.ptds[0], '--json']);
+  assert.equal(withPtd.status, 0, withPtd.stdout);
+});
