@@ -12,7 +12,7 @@
 #include "read/delegate/delegate_blobs.h"
 #include "read/delegate/delegate_payload.h"
 #include "read/delegate/payload_summary.h"
-#include "read/validate_internal.h"
+#include "validate/validate_internal.h"
 
 namespace etpack {
 
