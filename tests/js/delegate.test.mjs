@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { SHARED, loadApi } from './helpers/common.mjs';
+import { SHARED, loadApi, parseLossless } from './helpers/common.mjs';
 import { runCli } from './helpers/cli.mjs';
 
 const ROOT = process.env.ETPACK_DELEGATES_DIR ?? join(SHARED, 'delegates');
@@ -22,7 +22,8 @@ const et = await loadApi();
 const vectors = Object.keys(BACKENDS).flatMap((kind) => (existsSync(join(ROOT, kind)) ? readdirSync(join(ROOT, kind)) : [])
   .map((name) => ({ kind, name, dir: join(ROOT, kind, name) }))
   .filter((v) => existsSync(join(v.dir, 'blob.bin'))));
-const json = (path) => JSON.parse(readFileSync(path, 'utf8'));
+// The references' 64-bit values exact (BigInt beyond 2^53), as decodeDelegate gives them.
+const json = (path) => parseLossless(readFileSync(path, 'utf8'));
 
 // graph.json with the stored values where flatc's print is not exact.
 function patched(dir) {
