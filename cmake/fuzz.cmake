@@ -38,3 +38,11 @@ target_link_libraries(etpack_fuzz_etdump PRIVATE etpack)
 target_include_directories(etpack_fuzz_etdump PRIVATE tests)
 target_compile_options(etpack_fuzz_etdump PRIVATE -fsanitize=fuzzer ${ETPACK_FUZZ_FLAGS} ${ETPACK_WARNINGS})
 target_link_options(etpack_fuzz_etdump PRIVATE -fsanitize=fuzzer,address,undefined)
+
+# The delegate payload decoders (issue 39): run alone,
+#   build/fuzz/etpack_fuzz_delegate -max_total_time=30 build/fuzz/seeds/delegate
+add_executable(etpack_fuzz_delegate tests/fuzz/fuzz_delegate.cpp)
+target_link_libraries(etpack_fuzz_delegate PRIVATE etpack)
+target_include_directories(etpack_fuzz_delegate PRIVATE tests)
+target_compile_options(etpack_fuzz_delegate PRIVATE -fsanitize=fuzzer ${ETPACK_FUZZ_FLAGS} ${ETPACK_WARNINGS})
+target_link_options(etpack_fuzz_delegate PRIVATE -fsanitize=fuzzer,address,undefined)

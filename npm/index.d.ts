@@ -71,6 +71,8 @@ import type { Finding, ValidateOptions, ValidationReport } from './types/validat
 export * from './types/repack.js';
 import type { DataFiles, ExtractOptions, ExtractResult, RepackOptions, RepackResult } from './types/repack.js';
 export * from './types/graph.js';
+export * from './types/delegate.js';
+import type { DecodeDelegateOptions, DecodedDelegate } from './types/delegate.js';
 import type { GraphOptions, ProgramGraph } from './types/graph.js';
 
 // --- outputs ---------------------------------------------------------------------
@@ -343,6 +345,12 @@ export interface ExecutorchPack {
   extract(pte: Source | string, options?: (ExtractOptions & { output?: 'bytes' }) | null): ExtractResult;
   extract(pte: Source | string, options: ExtractOptions & { output: 'blob' }): ExtractResult<Blob>;
   extract(pte: Source | string, options: ExtractOptions & { output: 'artifact' }): ExtractResult<Artifact>;
+
+  /**
+   * A delegate's blob (extract()'s `bytes`; a path in Node) decoded by its kind (types/delegate.d.ts).
+   * MALFORMED_FILE (naming the payload offset) when a known kind's blob does not hold together.
+   */
+  decodeDelegate(blob: Source | string, options?: DecodeDelegateOptions | null): DecodedDelegate;
 
   /**
    * The plan graph of a .pte: per method, a node per instruction, nodes for

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs them, one after
 # another, within a total time budget: etpack_fuzz_artifacts (.pte/.ptd) for
-# 2/6 of it over a seed corpus made of ../shared/conformance outputs, the real
+# 4/13 of it over a seed corpus made of ../shared/conformance outputs, the real
 # artifacts in ../shared/artifacts, and tests/fuzz/regressions; then
-# etpack_fuzz_safetensors and etpack_fuzz_weights for 1/6 each, over small
+# etpack_fuzz_safetensors and etpack_fuzz_weights for 2/13 each, over small
 # safetensors files written here (valid, sharing bytes, empty, hostile);
-# etpack_fuzz_etdump (.etdp and the profile join) for 1/6 over the
-# recordings in ../shared/etdump; and etpack_fuzz_bundled (.bpte) for 1/6
-# over ../shared/conformance-bpte's files.
+# etpack_fuzz_etdump (.etdp and the profile join) for 2/13 over the
+# recordings in ../shared/etdump; etpack_fuzz_bundled (.bpte) for 2/13
+# over ../shared/conformance-bpte's files; and etpack_fuzz_delegate (the
+# delegate payload decoders) for 1/13 over ../shared/delegates' blobs, each
+# behind a byte naming its backend.
 #   scripts/fuzz.sh [SECONDS=120]
 # Exit status: 0 when every run ends without a finding, 1 when a fuzzer found
 # a crash/leak/timeout (the input is saved under build/fuzz/crashes/<target>/),
@@ -27,12 +29,12 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   CXX=clang++ cmake -S . -B "$build" -DETPACK_FUZZ=ON -DETPACK_BUILD_TESTS=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 2; }
 fi
-cmake --build "$build" --target etpack_fuzz_artifacts etpack_fuzz_safetensors etpack_fuzz_weights etpack_fuzz_etdump etpack_fuzz_bundled -j"$(nproc 2>/dev/null || echo 2)" >"$build/build.log" 2>&1 ||
+cmake --build "$build" --target etpack_fuzz_artifacts etpack_fuzz_safetensors etpack_fuzz_weights etpack_fuzz_etdump etpack_fuzz_bundled etpack_fuzz_delegate -j"$(nproc 2>/dev/null || echo 2)" >"$build/build.log" 2>&1 ||
   { tail -50 "$build/build.log" >&2; exit 2; }
 
 seeds="$build/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds/artifacts" "$seeds/safetensors" "$seeds/etdump" "$seeds/bundled"
+mkdir -p "$seeds/artifacts" "$seeds/safetensors" "$seeds/etdump" "$seeds/bundled" "$seeds/delegate"
 cp "$shared"/etdump/*/*.etdp "$seeds/etdump/" 2>/dev/null || true
 n=0
 add_seed() { n=$((n + 1)); cat "$@" >"$seeds/artifacts/seed_$n"; }
@@ -41,6 +43,14 @@ for f in "$shared"/artifacts/*.pte "$shared"/conformance/*/*.pte "$shared"/confo
 done
 for f in "$shared"/conformance-bpte/*/*.bpte; do
   [ -f "$f" ] && cp "$f" "$seeds/bundled/$(basename "$(dirname "$f")")_$(basename "$f")"
+done
+# Each payload behind its backend's byte (fuzz_delegate.cpp's kBackends).
+backend_byte() { case "$1" in xnnpack) echo 1;; vulkan) echo 2;; mps) echo 3;; mlx) echo 4;; native) echo 5;;
+  coreml) echo 6;; qnn) echo 7;; ethosu) echo 8;; *) echo 0;; esac; }
+for blob in "$shared"/delegates/*/*/blob.bin; do
+  [ -f "$blob" ] || continue
+  kind=$(basename "$(dirname "$(dirname "$blob")")")
+  { printf "$(printf '\\%03o' "$(backend_byte "$kind")")"; cat "$blob"; } >"$seeds/delegate/${kind}_$(basename "$(dirname "$blob")")"
 done
 # Each .pte next to its .ptd files, joined by the separator.
 printf '%s' "$separator" >"$build/separator.bin"
@@ -66,8 +76,8 @@ safetensors_seed escapes '{"\ud800x":{"dtype":"BOOL","shape":[1],"data_offsets":
 safetensors_seed duplicate '{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}' '\x00\x00\x00\x00'
 safetensors_seed gap '{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}' '\x00\x00\x00\x00\x00\x00\x00\x00'
 
-# The budget: 2/6 for the artifacts, 1/6 for each other target (at least 1 s each).
-share() { local s=$((seconds * $1 / 6)); [ "$s" -ge 1 ] && echo "$s" || echo 1; }
+# The budget in thirteenths (at least 1 s each): see the top of this file.
+share() { local s=$((seconds * $1 / 13)); [ "$s" -ge 1 ] && echo "$s" || echo 1; }
 echo "fuzz.sh: $n artifact seeds, $(ls "$seeds/safetensors" | wc -l) safetensors seeds, ${seconds}s in all"
 
 status=0
@@ -87,10 +97,11 @@ run_target() {  # TARGET SECONDS DICT SEED_DIR...
     status=1
   fi
 }
-run_target artifacts "$(share 2)" tests/fuzz/etpack.dict "$seeds/artifacts"
-run_target safetensors "$(share 1)" "" "$seeds/safetensors"
-run_target weights "$(share 1)" "" "$seeds/safetensors"
-run_target etdump "$(share 1)" "" "$seeds/etdump"
-run_target bundled "$(share 1)" "" "$seeds/bundled"
+run_target artifacts "$(share 4)" tests/fuzz/etpack.dict "$seeds/artifacts"
+run_target safetensors "$(share 2)" "" "$seeds/safetensors"
+run_target weights "$(share 2)" "" "$seeds/safetensors"
+run_target etdump "$(share 2)" "" "$seeds/etdump"
+run_target bundled "$(share 2)" "" "$seeds/bundled"
+run_target delegate "$(share 1)" "" "$seeds/delegate"
 [ "$status" -eq 0 ] || exit 1
 echo "fuzz.sh: no finding"

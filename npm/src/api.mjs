@@ -18,6 +18,7 @@ import { inspect } from './ops/inspect.mjs';
 import { validate } from './ops/validate.mjs';
 import { repack } from './ops/repack.mjs';
 import { extract } from './ops/extract.mjs';
+import { decodeDelegate } from './ops/delegate.mjs';
 import { openBlob, openUrl } from './ops/open.mjs';
 import { graph } from './ops/graph.mjs';
 import { profile, readETDump } from './ops/profile.mjs';
@@ -43,6 +44,7 @@ export function createApi(initialModule, platform, version) {
     version,
     repack: sync(repack),
     extract: sync(extract),
+    decodeDelegate: sync(decodeDelegate),
     openFile: sync(openFile),
     openBlob: asyncOp(openBlob),
     openUrl: asyncOp(openUrl),

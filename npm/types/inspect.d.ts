@@ -76,6 +76,13 @@ export interface MethodSummary {
     compileSpecs: string[];
     /** Values shown only when printable text (<= 256 bytes) or a small 1/4/8-byte integer. */
     compileSpecValues: { key: string | null; bytes: number; value: string | number | null }[];
+    /**
+     * What the blob holds, decoded by its kind (decodeDelegate): null when the
+     * blob is not where the program says, larger than 64 MiB or unreadable;
+     * kind 'invalid' (with the decoder's error) when a known backend's blob
+     * does not hold together.
+     */
+    payload: DelegatePayloadSummary | { kind: 'invalid'; error: string } | null;
   }[];
   nonConstBufferSizes: Int64[];
   /** Memory the method's planner asks for: bytes per memory id (non_const_buffer_sizes) and their sum. */
@@ -235,4 +242,22 @@ export interface MethodAllocatorBytes {
   '64-bit': { withTempAllocator: number; withoutTempAllocator: number };
   arm32: { withTempAllocator: number; withoutTempAllocator: number };
   runtime: string;
+}
+
+/** inspect()'s summary of a delegate's blob. */
+export interface DelegatePayloadSummary {
+  kind: 'xnnpack' | 'vulkan' | 'mps' | 'mlx' | 'native' | 'coreml' | 'qnn' | 'ethosu' | 'opaque';
+  /** Graph nodes and values (flatbuffer kinds; null for the others). */
+  nodes: number | null;
+  values: number | null;
+  /** Operator (node type, call name or target) -> count. */
+  operators: Record<string, number>;
+  /** Bytes of the blob's own constant or data region. */
+  constantBytes: number | bigint;
+  /**
+   * The named-data keys the backend looks up at init() (XNNPACK: a present
+   * key, even ''), with the size the blob records, and 'pte' when the
+   * .pte's named data holds the key (null: a .ptd must).
+   */
+  namedKeys: { key: string; bytes: number | bigint | null; in: 'pte' | null }[];
 }

@@ -1,12 +1,16 @@
 #include "inspect/inspect.h"
 
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <unordered_set>
 
 #include "core/checked_math.h"
 #include "core/le_bytes.h"
 #include "format/file_kinds.h"
+#include "read/delegate/delegate_blobs.h"
+#include "read/delegate/payload_summary.h"
 #include "read/file_layout.h"
 #include "inspect/inspect_details.h"
 #include "inspect/inspect_metadata.h"
@@ -257,9 +261,38 @@ class PteInspector {
       }
       j.set("compileSpecs", std::move(specs));
       j.set("compileSpecValues", std::move(values));
+      j.set("payload", payload_json(delegate));
       out.push(std::move(j));
     }
     return out;
+  }
+
+  // What the delegate's blob holds (read/delegate/payload_summary.h), its
+  // named keys resolved against the .pte's own named data ("pte", or null:
+  // not in the .pte, so a .ptd must hold it); a blob that cannot be read or
+  // decoded gives {"kind", "error"} (validate says why it matters).
+  Json payload_json(const TableValue& delegate) {
+    std::optional<Blob> blob = delegate_blob_in_memory(source_, pte_, delegate);
+    if (!blob) return Json::null();
+    const Value& id = delegate.get("id");
+    auto payload = decode_delegate_in_program(*blob, id.is_string() ? id.str() : std::string());
+    if (!payload.ok()) {
+      Json j = Json::object();
+      j.set("kind", Json::string("invalid"));
+      j.set("error", Json::string(payload.error().message));
+      return j;
+    }
+    if (!pte_keys_) {
+      std::vector<std::string> keys = pte_named_keys(program_);
+      pte_keys_.emplace(keys.begin(), keys.end());
+    }
+    Json j = payload_summary_json(summarize_payload(*payload));
+    for (auto& [name, value] : j.members()) {
+      if (name != "namedKeys") continue;
+      for (Json& k : value.items())
+        k.set("in", pte_keys_->count(k.find("key")->text()) ? Json::string("pte") : Json::null());
+    }
+    return j;
   }
 
   // Sizes of the slices of a SubsegmentOffsets table, index 0 (the
@@ -371,6 +404,7 @@ class PteInspector {
   uint64_t size_;     // the whole file's
   const PteFile& pte_;
   const TableValue& program_;
+  std::optional<std::set<std::string>> pte_keys_;  // the .pte's named data keys, once asked
   WorkBudget budget_;
   size_t data_files_;                                // .ptd files load_method is given
   std::vector<MethodAllocatorFigures> allocator_;    // per method, in file order

@@ -67,6 +67,12 @@ class FbBytes {
     return FbTable{pos, vt, vt_size};
   }
 
+  // The bytes a non-scalar field or vector element takes in place: a
+  // struct's size (stored inline), else a 4-byte uoffset.
+  static size_t inline_struct_size(BaseType type, const TableDef* table) {
+    return type == BaseType::kTable && table != nullptr && table->is_struct && table->bytesize > 0 ? table->bytesize : 4;
+  }
+
   // Where field `f`'s value (or, for offsets, its uoffset) lies; 0 when the
   // table does not hold it.
   Result<uint64_t> field(const FbTable& t, const TableDef& def, const FieldDef& f) const {
@@ -74,7 +80,7 @@ class FbBytes {
     if (slot + 2 > t.vtable_size) return uint64_t{0};
     uint16_t voff = read_le<uint16_t>(data_ + t.vtable + slot);
     if (voff == 0) return uint64_t{0};
-    size_t width = is_scalar(f.type) ? scalar_size(f.type) : 4;
+    size_t width = is_scalar(f.type) ? scalar_size(f.type) : inline_struct_size(f.type, f.table);
     // Not bounded by the vtable's object size: the reference builder shares
     // vtables between tables of different sizes, so only the buffer bounds.
     if (voff < 4 || !has(t.pos + voff, width))
@@ -96,7 +102,7 @@ class FbBytes {
     ETP_ASSIGN(uint64_t v, follow(at));
     if (!has(v, 4)) return fail(v, def.name + "." + f.name + " vector length past the end");
     uint64_t count = read_le<uint32_t>(data_ + v);
-    size_t width = is_scalar(f.element) ? scalar_size(f.element) : 4;
+    size_t width = is_scalar(f.element) ? scalar_size(f.element) : inline_struct_size(f.element, f.table);
     auto bytes = checked_mul(count, width);
     if (!bytes || !has(v + 4, *bytes))
       return fail(v, def.name + "." + f.name + " vector of " + std::to_string(count) + " elements runs past the end");

@@ -71,6 +71,11 @@ class Decoder {
           break;
         }
         case BaseType::kTable: {
+          if (f.table->is_struct) {  // inline: field() checked its bytesize fits
+            ETP_TRY(charge(table_cost(*f.table), at));
+            out.fields[f.id] = Value::from_table(struct_at(at, *f.table));
+            break;
+          }
           ETP_ASSIGN(uint64_t child, bytes_.follow(at));
           ETP_ASSIGN(out.fields[f.id], table_value(child, *f.table, depth + 1));
           break;
@@ -80,42 +85,8 @@ class Decoder {
           out.fields[f.id] = std::move(v);
           break;
         }
-        case BaseType::kDouble: {
-          uint64_t bits = read_le<uint64_t>(p);
-          double d;
-          std::memcpy(&d, &bits, 8);
-          out.fields[f.id] = Value::from_double(d);
-          break;
-        }
-        case BaseType::kFloat: {
-          uint32_t bits = read_le<uint32_t>(p);
-          float fl;
-          std::memcpy(&fl, &bits, 4);
-          out.fields[f.id] = Value::from_double(fl);
-          break;
-        }
-        default: {
-          const size_t width = scalar_size(f.type);
-          if (is_signed_integer(f.type)) {
-            int64_t v = 0;
-            switch (width) {
-              case 1: v = static_cast<int8_t>(p[0]); break;
-              case 2: v = static_cast<int16_t>(read_le<uint16_t>(p)); break;
-              case 4: v = static_cast<int32_t>(read_le<uint32_t>(p)); break;
-              default: v = static_cast<int64_t>(read_le<uint64_t>(p));
-            }
-            out.fields[f.id] = Value::from_int(v);
-          } else {
-            uint64_t v = 0;
-            switch (width) {
-              case 1: v = p[0]; break;
-              case 2: v = read_le<uint16_t>(p); break;
-              case 4: v = read_le<uint32_t>(p); break;
-              default: v = read_le<uint64_t>(p);
-            }
-            out.fields[f.id] = Value::from_uint(v);
-          }
-        }
+        default:
+          out.fields[f.id] = scalar_value(p, f.type);
       }
     }
     // Unions: the value's table type comes from the companion _type field.
@@ -174,6 +145,53 @@ class Decoder {
     return was;
   }
 
+  // The scalar of type `type` at `p` (bounds checked by the caller).
+  static Value scalar_value(const uint8_t* p, BaseType type) {
+    if (type == BaseType::kDouble) {
+      const uint64_t bits = read_le<uint64_t>(p);
+      double d;
+      std::memcpy(&d, &bits, 8);
+      return Value::from_double(d);
+    }
+    if (type == BaseType::kFloat) {
+      const uint32_t bits = read_le<uint32_t>(p);
+      float fl;
+      std::memcpy(&fl, &bits, 4);
+      return Value::from_double(fl);
+    }
+    const size_t width = scalar_size(type);
+    if (is_signed_integer(type)) {
+      switch (width) {
+        case 1: return Value::from_int(static_cast<int8_t>(p[0]));
+        case 2: return Value::from_int(static_cast<int16_t>(read_le<uint16_t>(p)));
+        case 4: return Value::from_int(static_cast<int32_t>(read_le<uint32_t>(p)));
+        default: return Value::from_int(static_cast<int64_t>(read_le<uint64_t>(p)));
+      }
+    }
+    switch (width) {
+      case 1: return Value::from_uint(p[0]);
+      case 2: return Value::from_uint(read_le<uint16_t>(p));
+      case 4: return Value::from_uint(read_le<uint32_t>(p));
+      default: return Value::from_uint(read_le<uint64_t>(p));
+    }
+  }
+
+  // A struct stored inline at `at` (its `bytesize` bytes are in bounds:
+  // field() / vector() checked them). Structs cannot contain themselves, so
+  // the recursion is bounded by the schema.
+  TableValue struct_at(uint64_t at, const TableDef& def) {
+    TableValue out(&def);
+    for (const FieldDef& f : def.fields) {
+      const uint64_t p = at + f.struct_offset;
+      if (f.type == BaseType::kTable && f.table != nullptr && f.table->is_struct) {
+        if (f.struct_offset + uint64_t{f.table->bytesize} <= def.bytesize) out.fields[f.id] = Value::from_table(struct_at(p, *f.table));
+      } else if (is_scalar(f.type) && f.struct_offset + scalar_size(f.type) <= def.bytesize) {
+        out.fields[f.id] = scalar_value(buf_.data() + p, f.type);
+      }
+    }
+    return out;
+  }
+
   Result<std::string> string_at(uint64_t at) {
     ETP_ASSIGN(std::string_view s, bytes_.string(at));
     ETP_TRY(charge(s.size() + kAllocationOverhead, at));
@@ -199,6 +217,9 @@ class Decoder {
       if (f.element == BaseType::kString) {
         ETP_ASSIGN(std::string s, string_at(elem));
         items.push_back(Value::from_string(std::move(s)));
+      } else if (f.table->is_struct) {  // inline elements: vector() checked they fit
+        items.push_back(Value::from_table(struct_at(vec.first + vec.width * i, *f.table)));
+        ETP_TRY(charge(table_cost(*f.table), vec.first + vec.width * i));
       } else {
         ETP_ASSIGN(uint64_t child, bytes_.follow(elem));
         ETP_ASSIGN(Value t, table_value(child, *f.table, depth + 1));

@@ -15,6 +15,16 @@ extern "C" const unsigned char etpack_etdump_bfbs[];
 extern "C" const size_t etpack_etdump_bfbs_size;
 extern "C" const unsigned char etpack_bundled_program_bfbs[];
 extern "C" const size_t etpack_bundled_program_bfbs_size;
+extern "C" const unsigned char etpack_xnnpack_bfbs[];
+extern "C" const size_t etpack_xnnpack_bfbs_size;
+extern "C" const unsigned char etpack_vulkan_bfbs[];
+extern "C" const size_t etpack_vulkan_bfbs_size;
+extern "C" const unsigned char etpack_mps_bfbs[];
+extern "C" const size_t etpack_mps_bfbs_size;
+extern "C" const unsigned char etpack_mlx_bfbs[];
+extern "C" const size_t etpack_mlx_bfbs_size;
+extern "C" const unsigned char etpack_native_graph_bfbs[];
+extern "C" const size_t etpack_native_graph_bfbs_size;
 
 namespace etpack {
 
@@ -51,6 +61,12 @@ int UnionDef::type_of(std::string_view table_name) const {
   for (size_t i = 0; i < members.size(); ++i)
     if (members[i] != nullptr && members[i]->name == table_name) return static_cast<int>(i);
   return -1;
+}
+
+const char* UnionDef::name_of(int64_t value) const {
+  for (const auto& v : values)
+    if (v.value == value) return v.name.c_str();
+  return nullptr;
 }
 
 const TableDef* Schema::find_table(std::string_view short_name) const {
@@ -103,6 +119,7 @@ std::unique_ptr<Schema> load(const unsigned char* data, size_t size) {
     const auto* e = enums->Get(i);
     UnionDef& u = schema->unions[i];
     u.name = short_name(e->name()->str());
+    for (const auto* v : *e->values()) u.values.push_back({v->value(), v->name()->str()});
     if (!e->is_union()) continue;
     for (const auto* v : *e->values()) {
       auto value = static_cast<size_t>(v->value());
@@ -116,6 +133,8 @@ std::unique_ptr<Schema> load(const unsigned char* data, size_t size) {
     TableDef& t = schema->tables[i];
     t.full_name = o->name()->str();
     t.name = short_name(t.full_name);
+    t.is_struct = o->is_struct();
+    t.bytesize = o->bytesize() > 0 ? static_cast<uint32_t>(o->bytesize()) : 0;
     t.fields.resize(o->fields()->size());
     for (const auto* f : *o->fields()) {
       FieldDef& fd = t.fields.at(f->id());
@@ -133,11 +152,17 @@ std::unique_ptr<Schema> load(const unsigned char* data, size_t size) {
           fd.union_def = &schema->unions[static_cast<size_t>(index)];
         } else {
           fd.is_enum = true;
+          fd.enum_def = &schema->unions[static_cast<size_t>(index)];
         }
       }
+      fd.deprecated = f->deprecated();
+      fd.optional = f->optional();
+      if (t.is_struct) fd.struct_offset = f->offset();
       if (f->attributes() != nullptr) {
-        for (const auto* kv : *f->attributes())
+        for (const auto* kv : *f->attributes()) {
           if (kv->key()->str() == "force_align") fd.force_align = static_cast<uint32_t>(std::stoul(kv->value()->str()));
+          if (kv->key()->str() == "only_in" && kv->value() != nullptr) fd.only_in = kv->value()->str();
+        }
       }
     }
   }
@@ -170,6 +195,22 @@ const Schema& bundled_program_schema() {
 const Schema& etdump_schema() {
   static const std::unique_ptr<Schema> schema = load(etpack_etdump_bfbs, etpack_etdump_bfbs_size);
   return *schema;
+}
+
+const Schema& delegate_schema(DelegateSchema which) {
+  static const std::unique_ptr<Schema> xnnpack = load(etpack_xnnpack_bfbs, etpack_xnnpack_bfbs_size);
+  static const std::unique_ptr<Schema> vulkan = load(etpack_vulkan_bfbs, etpack_vulkan_bfbs_size);
+  static const std::unique_ptr<Schema> mps = load(etpack_mps_bfbs, etpack_mps_bfbs_size);
+  static const std::unique_ptr<Schema> mlx = load(etpack_mlx_bfbs, etpack_mlx_bfbs_size);
+  static const std::unique_ptr<Schema> native = load(etpack_native_graph_bfbs, etpack_native_graph_bfbs_size);
+  switch (which) {
+    case DelegateSchema::kXnnpack: return *xnnpack;
+    case DelegateSchema::kVulkan: return *vulkan;
+    case DelegateSchema::kMps: return *mps;
+    case DelegateSchema::kMlx: return *mlx;
+    case DelegateSchema::kNative: return *native;
+  }
+  return *xnnpack;
 }
 
 }  // namespace etpack

@@ -112,6 +112,7 @@ Result<ValidationReport> validate_artifacts(const FileSource& pte,
   if (program) {
     FindingSink sink(report, "pte");
     check_external_tensors(sink, pte.head, *program, index, !ptds.empty());
+    check_delegate_payloads(sink, pte, *program, index, !ptds.empty());
     check_ptd_target(sink, ptds.size(), options);
     check_method_allocator(sink, *program, options, ptds.size());
   }

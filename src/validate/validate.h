@@ -94,6 +94,9 @@ constexpr const char* kExternalTensorNoLayout = "EXTERNAL_TENSOR_NO_LAYOUT";    
 constexpr const char* kExternalTensorTypeMismatch = "EXTERNAL_TENSOR_TYPE_MISMATCH";    // E scalar types differ
 constexpr const char* kExternalTensorShapeMismatch = "EXTERNAL_TENSOR_SHAPE_MISMATCH";  // E sizes or dim order differ
 constexpr const char* kExternalTensorSizeMismatch = "EXTERNAL_TENSOR_SIZE_MISMATCH";    // E segment bytes != tensor bytes
+// Delegate payloads (read/delegate/; what the backend's init() reads)
+constexpr const char* kDelegatePayloadInvalid = "DELEGATE_PAYLOAD_INVALID";        // E a known backend's blob that does not hold together (its init() fails)
+constexpr const char* kDelegateNamedKeyMissing = "DELEGATE_NAMED_KEY_MISSING";    // E a named-data key a delegate needs, in neither the .pte nor a given .ptd
 constexpr const char* kTensorNameShared = "TENSOR_NAME_SHARED";  // W one fully_qualified_name on tensors of different layouts (legal; no .ptd or safetensors entry fits both)
 // What the runtime refuses or misloads (../shared/RUNTIME.md, upstream runtime/executor/program.cpp, method.cpp)
 constexpr const char* kConstantSegmentNoPlaceholder = "CONSTANT_SEGMENT_NO_PLACEHOLDER";  // E (W with deprecated_constant_buffer) constant_segment.offsets empty or absent

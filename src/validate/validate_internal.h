@@ -182,6 +182,13 @@ std::optional<PteFile> validate_pte_into(ValidationReport& report, const FileSou
 void check_external_tensors(FindingSink& sink, const Blob& head, const PteFile& pte, const PtdIndex& index,
                             bool have_ptds);
 
+// Each delegate's payload decoded (read/delegate/): DELEGATE_PAYLOAD_INVALID
+// when a known backend's blob does not hold together, and
+// DELEGATE_NAMED_KEY_MISSING for each named-data key its backend looks up at
+// init() that neither the .pte's named_data nor a given .ptd holds.
+void check_delegate_payloads(FindingSink& sink, const FileSource& pte, const PteFile& file, const PtdIndex& index,
+                             bool have_ptds);
+
 // Keys held by two of the .ptd files given (Module's MergedDataMap refuses
 // them): DUPLICATE_KEY_ACROSS_FILES, one per pair of files.
 void check_data_files_merge(ValidationReport& report, const PtdIndex& index);

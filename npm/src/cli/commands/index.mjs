@@ -13,6 +13,7 @@ export const COMMANDS = [
   { name: 'validate', summary: 'check files as the runtime would load them; exit 1 on errors', takes: ['pte', 'ptd', 'bpte'], load: () => import('./validate.mjs') },
   { name: 'repack', summary: "rewrite a model's layout; move constants out, merge .ptd in", takes: ['pte', 'ptd', 'safetensors'], load: () => import('./repack.mjs') },
   { name: 'extract', summary: "write one delegate's blob (what its backend loads) to a file", takes: ['pte'], load: () => import('./extract.mjs') },
+  { name: 'delegate', summary: "decode one delegate's blob: graph, header, named keys", takes: ['pte', 'ptd'], load: () => import('./delegate.mjs') },
   { name: 'diff', summary: 'compare two models or two .ptd by meaning; exit 1 if different', takes: ['pte', 'ptd'], load: () => import('./diff.mjs') },
   { name: 'weights', summary: "write a program's .ptd from safetensors checkpoints", takes: ['pte', 'safetensors'], load: () => import('./weights.mjs') },
   { name: 'export-weights', summary: "write a program's named tensors to a .safetensors file", takes: ['pte', 'ptd'], load: () => import('./export-weights.mjs') },

@@ -1,0 +1,31 @@
+// decodeDelegate(): a delegate's processed blob (what extract() returns)
+// decoded by its payload kind (src/ops/decode_delegate.h): XNNPACK, Vulkan,
+// MPS, MLX and native graphs as flatc prints them, Core ML's
+// file tree, QNN's header, Ethos-U's blocks; a blob of no known kind stays
+// opaque. The blob is copied into the wasm heap once. Integers above 2^53
+// come back as BigInt; non-finite floats as Infinity / NaN.
+import { check, checkOptions } from '../options.mjs';
+import { encodeRequest, parseLossless, replyText } from '../marshal.mjs';
+import { closeAll, openPath } from '../files-in.mjs';
+import { entryOf } from '../sources.mjs';
+
+const SPEC = {
+  // The delegate's backend id (BackendDelegate.id, extract()'s `id`):
+  // without it the kind is found by the blob's magic.
+  backend: check.stringOrNull,
+};
+
+export function decodeDelegate(core, blob, options = {}) {
+  const o = checkOptions(options, SPEC, 'options');
+  const opened = [];
+  try {
+    const entry = entryOf(openPath(core, blob, opened), 'blob');
+    return core.withScope((scope, heap) => {
+      const request = { blob: heap.putFrom(entry, 0, entry.size), backend: o.backend ?? '' };
+      return core.run(() => core.module.decodeDelegate(encodeRequest(request), core.host()),
+        (out) => parseLossless(replyText(out)));
+    });
+  } finally {
+    closeAll(opened);
+  }
+}
