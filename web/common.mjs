@@ -1,6 +1,6 @@
 // Shared by the validator and packager pages: loading the package, file
 // reading, the file map bar and the size chart.
-import init from '/pkg/index.browser.mjs';
+import init from './pkg/index.browser.mjs';
 
 export const etReady = init();
 
@@ -135,29 +135,33 @@ export function renderFileMap(container, summary, label) {
 
 // Puts toEl(item) for the first `limit` items of `list` into `body`, and
 // a "Show more" button at the end of `place` for the next ones, a thousand
-// at a time: a file can list a million entries (or a report thousands of
-// findings), far too many to put in the page at once.
-export function showInBatches(body, list, toEl, limit = 100, place = body) {
+// at a time (`step`): a file can list a million entries (or a report
+// thousands of findings), far too many to put in the page at once.
+export function showInBatches(body, list, toEl, limit = 100, place = body, step = 1000) {
   let shown = 0;
   const more = el('button', { type: 'button', class: 'show-more' });
   const showNext = (count) => {
     const end = Math.min(list.length, shown + count);
     for (; shown < end; ++shown) body.append(toEl(list[shown]));
     const left = list.length - shown;
-    more.textContent = `Show ${Math.min(left, 1000).toLocaleString('en-US')} more (${left.toLocaleString('en-US')} not shown)`;
+    more.textContent = `Show ${Math.min(left, step).toLocaleString('en-US')} more (${left.toLocaleString('en-US')} not shown)`;
     if (left === 0) more.remove();
   };
-  more.addEventListener('click', () => showNext(1000));
+  more.addEventListener('click', () => showNext(step));
   showNext(limit);
   if (shown < list.length) place.append(more);
 }
 
-// A table of `list` showing `limit` rows at first (showInBatches).
-export function longTable(head, list, toRow, limit = 100) {
+// A table of `list` showing `limit` rows at first (showInBatches). Each
+// cell carries its column's name (data-label): a `reflow` table becomes one
+// block per row on a phone (style.css); `numeric`: columns (by index) whose
+// values never break.
+export function longTable(head, list, toRow, limit = 100, { reflow = false, numeric = [] } = {}) {
   const body = el('tbody');
-  const table = el('table', {}, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { text: h })))), body);
+  const table = el('table', { class: reflow ? 'reflow' : '' }, el('thead', {}, el('tr', {}, head.map((h) => el('th', { text: h })))), body);
   const wrap = el('div', { class: 'table-wrap' }, table);
-  showInBatches(body, list, (item) => el('tr', {}, toRow(item).map((c) => el('td', { text: String(c) }))), limit, wrap);
+  const cell = (c, i) => el('td', { text: String(c), 'data-label': head[i] ?? '', class: numeric.includes(i) ? 'num' : '' });
+  showInBatches(body, list, (item) => el('tr', {}, toRow(item).map(cell)), limit, wrap);
   return wrap;
 }
 

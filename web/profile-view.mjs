@@ -4,14 +4,8 @@
 // takeETDumps() on the chosen files and showProfile() after its checks;
 // shadeInstructions() colours a Program view's instruction elements
 // (data-instruction="CHAIN:INDEX") by the time spent in them.
-import { el, errorText, longTable, readFile, download, jsonText } from './common.mjs';
-
-const SVG = 'http://www.w3.org/2000/svg';
-const svg = (tag, attrs = {}) => {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  return e;
-};
+import { el, errorText, longTable, readFile, download, jsonText, showInBatches } from './common.mjs';
+import { unitFor, legendEl, barsEl, timelineEl } from './profile-timeline.mjs';
 
 // The .etdp files among `files`, and the rest (what the page checks).
 export function takeETDumps(files) {
@@ -19,46 +13,48 @@ export function takeETDumps(files) {
   return { etdumps: files.filter(isETDump), rest: files.filter((f) => !isETDump(f)) };
 }
 
-const fixed = (v) => (typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(1) : String(v));
-const statsRow = (s) => [s.name, s.count, s.total, s.min, s.p10, s.p50, s.p90, s.mean, s.max].map(fixed);
 const HEAD = ['name', 'calls', 'total', 'min', 'p10', 'p50', 'p90', 'mean', 'max'];
+const statsTable = (rows, unit) => longTable(HEAD.map((h, i) => (i > 1 ? `${h} (${unit.name})` : h)), rows,
+  (s) => [s.name, String(s.count), ...[s.total, s.min, s.p10, s.p50, s.p90, s.mean, s.max].map(unit.num)], 100, { reflow: true, numeric: [1, 2, 3, 4, 5, 6, 7, 8] });
+const RUNS_FIRST = 3, RUNS_STEP = 5;  // timelines drawn at first, and per "Show more"
+const LEGEND_NAMES = 12;
 
-// A stable colour per operator / delegate name.
-function colourOf(name) {
-  let h = 0;
-  for (let i = 0; i < name.length; ++i) h = (h * 31 + name.charCodeAt(i)) >>> 0;
-  return `hsl(${h % 360} 62% 52%)`;
+// "forward ×2, (unknown) ×1": the blocks per method, in one pass.
+function methodsText(blocks) {
+  const counts = new Map();
+  for (const b of blocks) counts.set(b.method ?? '(unknown)', (counts.get(b.method ?? '(unknown)') ?? 0) + 1);
+  const parts = [];
+  for (const [m, n] of counts) { if (parts.length === 8) { parts.push('…'); break; } parts.push(`${m} ×${n.toLocaleString('en-US')}`); }
+  return parts.join(', ');
 }
 
-const label = (e) => e.operator ?? e.delegate ?? e.name;
+// et.profile in a worker (profile-worker.mjs) when the program is bytes:
+// the page keeps answering while the core joins a large ETDump. A worker
+// that cannot start leaves the work to this thread; the core's errors
+// come back as they are (code and message).
+function profileInWorker(etdump, pte) {
+  return new Promise((resolve, reject) => {
+    let worker;
+    try { worker = new Worker(new URL('./profile-worker.mjs', import.meta.url), { type: 'module' }); } catch (e) { reject(e); return; }
+    worker.onmessage = ({ data }) => {
+      worker.terminate();
+      if (data.error) reject(Object.assign(new Error(data.error.message), { code: data.error.code, fromCore: true }));
+      else resolve(data.result);
+    };
+    worker.onerror = (e) => { worker.terminate(); reject(new Error(e.message || 'the profile worker failed')); };
+    worker.postMessage({ etdump, pte });
+  });
+}
 
-// One execute block as an SVG timeline: the method's own events on the
-// first lane, each instruction on the second, internal events below.
-function timelineEl(block) {
-  const events = block.events;
-  const start = Math.min(...events.map((e) => Number(e.startTime)));
-  const end = Math.max(...events.map((e) => Number(e.endTime)));
-  const span = Math.max(1, end - start);
-  const width = 1000;
-  const lane = 18;
-  const laneOf = (e) => (e.chain < 0 ? 0 : e.internal ? 2 : 1);
-  const root = svg('svg', { viewBox: `0 0 ${width} ${3 * lane + 14}`, class: 'timeline', role: 'img', width: '100%',
-    style: 'display:block;max-width:100%;height:auto',
-    'aria-label': `Timeline of run ${block.run} of ${block.method ?? 'an unknown method'}: ${events.length} events over ${span} time units` });
-  for (const e of events) {
-    const x = ((Number(e.startTime) - start) / span) * width;
-    const w = Math.max(0.75, (Number(e.duration) / span) * width);
-    const rect = svg('rect', { x: x.toFixed(2), y: laneOf(e) * lane, width: w.toFixed(2), height: lane - 3, rx: 2,
-      fill: e.chain < 0 ? '#94a3b8' : colourOf(label(e)), 'data-instruction': e.chain < 0 ? '' : `${e.chain}:${e.instruction}` });
-    const title = svg('title');
-    title.textContent = `${label(e)}${e.internal ? ` (inside instruction ${e.instruction})` : ''} — ${e.duration} (chain ${e.chain}, instruction ${e.instruction})`;
-    rect.append(title);
-    root.append(rect);
+async function profileOf(et, etdump, pte, ptds) {
+  if (typeof Worker === 'function' && pte instanceof Uint8Array) {
+    try {
+      return await profileInWorker(etdump, pte);
+    } catch (e) {
+      if (e.fromCore) throw e;
+    }
   }
-  const axis = svg('text', { x: 0, y: 3 * lane + 11, 'font-size': 10, fill: '#555' });
-  axis.textContent = `0 … ${span} (file time units)`;
-  root.append(axis);
-  return root;
+  return et.profile(etdump, pte, { data: ptds });
 }
 
 // Colours every element of `root` carrying data-instruction="CHAIN:INDEX"
@@ -78,17 +74,22 @@ export function shadeInstructions(profile, root = document) {
       max = Math.max(max, t);
     }
   }
-  let shaded = 0;
+  let shaded = 0, every = null;  // every method profiled, once
   for (const node of root.querySelectorAll('[data-instruction]')) {
     const id = node.getAttribute('data-instruction');
     if (!id) continue;
     const method = node.closest('[data-method]')?.getAttribute('data-method');
-    const candidates = method ? [method] : [...new Set(profile.blocks.map((b) => b.method))];
-    const t = candidates.reduce((sum, m) => sum + (time.get(`${m}|${id}`) ?? 0), 0);
+    if (!method && !every) { every = new Set(); for (const b of profile.blocks) every.add(b.method); }
+    const candidates = method ? [method] : every;
+    let t = 0;
+    for (const m of candidates) t += time.get(`${m}|${id}`) ?? 0;
     if (!t || !max) continue;
     const share = t / max;
+    const colour = `hsl(${Math.round(120 - 120 * share)} 70% 40%)`;
     node.style.setProperty('--profile-share', share.toFixed(3));
-    node.style.outline = `2px solid hsl(${Math.round(120 - 120 * share)} 70% 45%)`;
+    // A box of the graph takes the colour as its border (program-view.css); other elements as an outline.
+    if (node instanceof SVGElement) node.style.setProperty('--profile-colour', colour);
+    else node.style.outline = `2px solid ${colour}`;
     node.dataset.profileTime = String(t);
     ++shaded;
   }
@@ -109,18 +110,30 @@ export async function showProfile(et, etdumps, pte, ptds, container) {
   let last = null;
   for (const f of etdumps) {
     try {
-      const result = et.profile(await readFile(f), pte, { data: ptds });
+      const working = el('p', { class: 'hint', text: `Joining ${f.name} to the program…`, role: 'status' });
+      container.append(working);
+      let result;
+      try { result = await profileOf(et, await readFile(f), pte, ptds); } finally { working.remove(); }
       last = result;
       const runs = result.blocks.filter((b) => b.run !== null && b.events.length);
+      const stats = result.operators.concat(result.delegates);
+      let maxNs = 1;
+      for (const s of stats) maxNs = Math.max(maxNs, Number(s.total));
+      const unit = unitFor(maxNs);
       // File names are long words: they wrap anywhere rather than widen the page.
-      container.append(el('h3', { text: `${f.name}: ${runs.length} run(s), ${result.blocks.length} block(s)`, style: 'overflow-wrap:anywhere' }));
-      for (const w of result.warnings) container.append(el('p', { class: 'finding warning', text: w, style: 'overflow-wrap:anywhere' }));
-      container.append(el('p', { class: 'hint', style: 'overflow-wrap:anywhere', text: `Methods: ${result.blocks.map((b) => `${b.name} → ${b.method ?? '?'}`).join(', ')}. Times in the file's unit (ns with the runtime's default clock); statistics over the execute runs (p10/p50/p90 as numpy's linear percentile).` }));
-      if (result.operators.length) container.append(el('h4', { text: 'Operators' }), longTable(HEAD, result.operators, statsRow));
-      if (result.delegates.length) container.append(el('h4', { text: 'Delegates' }), longTable(HEAD, result.delegates, statsRow));
-      for (const b of runs) {
-        container.append(el('h4', { text: `Run ${b.run} of ${b.method ?? '?'} (block ${b.index})` }), el('div', { class: 'table-wrap' }, timelineEl(b)));
-      }
+      container.append(el('h3', { text: `${f.name}: ${runs.length.toLocaleString('en-US')} run(s), ${result.blocks.length.toLocaleString('en-US')} block(s)`, style: 'overflow-wrap:anywhere' }));
+      const warnings = el('div');
+      container.append(warnings);
+      showInBatches(warnings, result.warnings, (w) => el('p', { class: 'finding warning', text: w, style: 'overflow-wrap:anywhere' }), 5, warnings, 100);
+      container.append(el('p', { class: 'hint', style: 'overflow-wrap:anywhere', text: `Blocks per method: ${methodsText(result.blocks)}. The file's times are ns (the runtime's default clock); shown in ${unit.name}. Statistics over the execute runs (p10/p50/p90 as numpy's linear percentile).` }));
+      const names = [...stats].sort((a, b) => Number(b.total) - Number(a.total)).map((s) => s.name);
+      container.append(legendEl(names.slice(0, LEGEND_NAMES), Math.max(0, names.length - LEGEND_NAMES)));
+      if (stats.length) container.append(el('h4', { text: `Total time per operator and delegate (${unit.name})` }), barsEl(stats, unit));
+      if (result.operators.length) container.append(el('h4', { text: 'Operators' }), statsTable(result.operators, unit));
+      if (result.delegates.length) container.append(el('h4', { text: 'Delegates' }), statsTable(result.delegates, unit));
+      const timelines = el('div', { class: 'timelines' });
+      container.append(el('h4', { text: `Timelines (${unit.name} from each run's start)` }), timelines);
+      showInBatches(timelines, runs, (b) => el('div', {}, el('h5', { text: `Run ${b.run} of ${b.method ?? '?'} (block ${b.index})` }), timelineEl(b, unit)), RUNS_FIRST, timelines, RUNS_STEP);
       const trace = el('button', { type: 'button', class: 'secondary', text: 'Download Chrome trace (Perfetto)' });
       trace.addEventListener('click', () => download(new Blob([JSON.stringify(et.profileTrace(result))], { type: 'application/json' }), `${f.name}.trace.json`));
       const json = el('button', { type: 'button', class: 'secondary', text: 'Download profile (JSON)' });

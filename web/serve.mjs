@@ -1,5 +1,7 @@
 // Static server for the web pages: `node web/serve.mjs [--port N]`.
 // Serves web/ at / and the npm package at /pkg/ on 127.0.0.1 only.
+// `npm run build:web` (scripts/build-web.mjs) copies the same tree, by the
+// same resolvePath, into web/dist/ for any static server.
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -16,7 +18,7 @@ const TYPES = {
 // The file a request path names, or an HTTP status refusing it: 400 for a
 // path that is not valid percent-encoded UTF-8 (decodeURIComponent throws,
 // and an exception here must never end the server), 403 outside the roots.
-function resolvePath(urlPath) {
+export function resolvePath(urlPath) {
   let path;
   try {
     path = decodeURIComponent(String(urlPath).split('?')[0]);

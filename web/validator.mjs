@@ -134,6 +134,13 @@ function summaryEl(name, s, extract) {
 
 const WHOLE_FILE_LIMIT = 64 << 20;
 
+// The .pte a .bpte embeds ({offset, size} from inspect), as bytes: a view
+// of the bytes read, or that slice of the file (null: opened from a URL).
+async function embeddedProgram(file, source, at) {
+  if (source instanceof Uint8Array) return source.subarray(at.offset, at.offset + at.size);
+  return typeof file.slice === 'function' && !file.source ? readFile(file.slice(at.offset, at.offset + at.size)) : null;
+}
+
 async function run(chosen) {
   $('report').disabled = true;
   const { etdumps, rest: files } = takeETDumps(chosen);  // .etdp: the profile view
@@ -159,22 +166,34 @@ async function run(chosen) {
     checked = files.map((f) => ({ name: f.name, source: bytes.get(f.name) }));  // for Compare with…
     const report = pteFile ? et.validate(bytes.get(pteFile.name), ptds) : et.validate(Object.values(ptds)[0]);
     const summaries = {};
+    let program = pteFile && !/\.bpte$/i.test(pteFile.name) ? bytes.get(pteFile.name) : null;  // what the Program and Profile cards read
     const maps = $('maps'), sizes = $('sizes'), summary = $('summary'), needs = $('requirements');
     maps.replaceChildren(); sizes.replaceChildren(); summary.replaceChildren(); needs.replaceChildren();
     for (const f of files) {
       try { summaries[f.name] = inspectWithData(et, bytes.get(f.name), f === pteFile ? ptds : {}); } catch (e) { summaries[f.name] = { error: errorText(e) }; }
       const s = summaries[f.name];
       if (s.error) { summary.append(el('p', { class: 'status error', text: `${f.name}: ${s.error}` })); continue; }
-      if (s.format === 'bpte') { summary.append(bundledSummaryEl(f.name, s, (n, p) => summaryEl(n, p, () => null))); continue; }  // a .bpte: bundled-view.mjs
-      const m = el('div'); maps.append(el('h3', { text: `${f.name} (${fmt(s.fileSize)})` }), m); renderFileMap(m, s, f.name);
-      const c = el('div'); sizes.append(el('h3', { text: f.name }), c); renderSizeChart(c, s.bytesByCategory);
-      summary.append(summaryEl(f.name, s, (method, delegate) => et.extract(bytes.get(f.name), { method, delegate, output: 'blob' }).bytes));
-      if (s.requirements) needs.append(requirementsEl(f.name, s.requirements));
+      // A .bpte (bundled-view.mjs): its test cases, and its embedded program
+      // in every card a .pte fills (the program's own ranges in the map).
+      let p = s, label = f.name;
+      if (s.format === 'bpte') {
+        summary.append(bundledSummaryEl(f.name, s, (n, ps) => summaryEl(n, ps, () => null)));
+        if (!s.programSummary) continue;
+        p = s.programSummary;
+        label = `${f.name}: embedded program, bytes ${s.program.offset}–${s.program.offset + s.program.size} of the bundle`;
+        if (f === pteFile) program = await embeddedProgram(f, bytes.get(f.name), s.program);
+      } else {
+        summary.append(summaryEl(f.name, s, (method, delegate) => et.extract(bytes.get(f.name), { method, delegate, output: 'blob' }).bytes));
+      }
+      const m = el('div'); maps.append(el('h3', { text: `${label} (${fmt(p.fileSize)})`, style: 'overflow-wrap:anywhere' }), m); renderFileMap(m, p, f.name);
+      const c = el('div'); sizes.append(el('h3', { text: label, style: 'overflow-wrap:anywhere' }), c); renderSizeChart(c, p.bytesByCategory);
+      if (p.requirements) needs.append(requirementsEl(label, p.requirements));
     }
     // The plan graph of the .pte, its external tensors named by their .ptd (program-view.mjs).
-    if (pteFile && !summaries[pteFile.name]?.error) renderProgram($('program'), et, bytes.get(pteFile.name), ptds, pteFile.name);
+    const plans = Object.fromEntries((summaries[pteFile?.name]?.programSummary ?? summaries[pteFile?.name])?.methods?.map((m) => [m.name, m.memory?.plannedBuffers ?? null]) ?? []);
+    if (pteFile && program && !summaries[pteFile.name]?.error) renderProgram($('program'), et, program, ptds, pteFile.name, { plans });
     else $('program').replaceChildren(el('p', { class: 'hint', text: 'No program to draw: no .pte the core could read.' }));
-    lastProfile = await showProfile(et, etdumps, pteFile ? bytes.get(pteFile.name) : null, ptds, $('profile'));
+    lastProfile = await showProfile(et, etdumps, pteFile ? program : null, ptds, $('profile'));
     if (!needs.childElementCount) needs.append(el('p', { class: 'hint', text: 'None to show: no file here is a .pte or .ptd the core could read (see the findings).' }));
     $('verdict').textContent = report.ok ? `Valid — ${report.warnings.length} warning(s)` : `Invalid — ${report.errors.length} error(s), ${report.warnings.length} warning(s)`;
     $('verdict').className = `verdict ${report.ok ? 'ok' : 'bad'}`;
