@@ -9,6 +9,7 @@ import { check, checkOptions } from '../options.mjs';
 import { encodeRequest, parseLossless, replyText } from '../marshal.mjs';
 import { closeAll, fileRequest, kindOf, openPath } from '../files-in.mjs';
 import { dataFileRecord } from '../data-files.mjs';
+import { deserializeBundledProgram } from './bundled.mjs';
 
 const SPEC = {
   // The .ptd files the program uses: accepted so a call can pass what
@@ -53,7 +54,10 @@ export function profile(core, etdump, pte, options = {}) {
   const opened = [];
   try {
     const etdp = openPath(core, etdump, opened);
-    const program = openPath(core, pte, opened);
+    let program = openPath(core, pte, opened);
+    // A .bpte ran as its embedded program (a bundled run's ETDump): that
+    // program is joined, a view of the bundle's bytes.
+    if (kindOf(program, 'pte') === 'bpte') program = deserializeBundledProgram(core, program).program;
     return core.withScope((scope, heap) => {
       const request = {
         etdp: fileRequest(core, etdp, 'etdp', scope, heap, 'etdump'),
