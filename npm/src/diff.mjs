@@ -11,9 +11,13 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
-import { asArtifact, corePtdKeys, coreTensorNames, hashOnce, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
+import { asArtifact, corePtdKeys, coreTensorNames, hashOnce, namedDataOf, pacer, programTensors, sliceArtifact } from './program-tensors.mjs';
 import { weightsCall } from './safetensors.mjs';
 import { SCALAR_TYPES } from './generated/scalar-types.mjs';
+import { check, checkOptions } from './options.mjs';
+
+// diff's options once the public wrapper has taken `signal` out.
+const DIFF_OPTIONS = { dataA: check.any, dataB: check.any };
 
 const MAX_FIELD_CHANGES = 200;
 // The runtime's dtype names by code, from the generated table (the core's).
@@ -51,9 +55,9 @@ export function createDiffApi(et) {
     };
   }
   const planRanges = (ranges, size) => weightsCall(et, 'range_plan', () => ({ size, ranges })).reply;
-  async function run(collectors, pairs) {
+  async function run(collectors, pairs, signal) {
     const list = collectors.flatMap((c) => c.wanted);
-    const { digestOf, same } = await hashOnce(list.map(([, a]) => a), pairs, planRanges, createHasher);
+    const { digestOf, same } = await hashOnce(list.map(([, a]) => a), pairs, planRanges, createHasher, { signal, what: 'diff' });
     for (const [record, artifact] of list) record.sha256 = digestOf(artifact);
     return same;
   }
@@ -125,8 +129,9 @@ export function createDiffApi(et) {
     };
   }
 
-  function ptdFacts(source, summary, what) {
+  async function ptdFacts(source, summary, what, pace) {
     const data = new et.FlatTensorSerializer().deserialize(source);
+    await pace();
     const hash = hashes();
     const named = new Map();
     // Keys as the file holds them (a lone surrogate stays one: \ud800 in JSON).
@@ -245,14 +250,26 @@ export function createDiffApi(et) {
     return { added: c.added.filter(free), changed: c.changed.filter(free), removed: [] };
   };
 
-  async function diff(a, b, options = {}) {
+  // `signal`: from the public wrapper (open-models.mjs), which takes it out
+  // of the options; the pass over the bytes checks it between chunks.
+  async function diff(a, b, options = {}, signal = null) {
+    options = checkOptions(options, DIFF_OPTIONS, 'options');
+    // The event loop gets a turn between the synchronous steps (and the
+    // byte pass paces itself: program-tensors.mjs hashOnce).
+    const pace = pacer(signal, 'diff');
     // Each input opened once (paths in Node); inspect says what it is.
     const [sa, sb] = [open(a), open(b)];
-    const [ia, ib] = [et.inspect(sa), et.inspect(sb)];
+    const ia = et.inspect(sa);
+    await pace();
+    const ib = et.inspect(sb);
+    await pace();
     if (ia.format !== ib.format) throw new EtpackError('DIFF_KIND_MISMATCH', `cannot compare a .${ia.format} with a .${ib.format}`);
     if (ia.format === 'ptd') {
-      const [fa, fb] = [ptdFacts(sa, ia, 'a'), ptdFacts(sb, ib, 'b')];
-      const same = await run([fa.hash, fb.hash], pairsOf(fa, fb));
+      const fa = await ptdFacts(sa, ia, 'a', pace);
+      await pace();
+      const fb = await ptdFacts(sb, ib, 'b', pace);
+      await pace();
+      const same = await run([fa.hash, fb.hash], pairsOf(fa, fb), signal);
       const namedData = mapChanges(fa.named, fb.named, ['sha256', 'size', 'tensorLayout']);
       const layout = layoutChanges(fa.summary, fb.summary);
       const equivalent = !namedData.added.length && !namedData.removed.length && !namedData.changed.length;
@@ -262,8 +279,11 @@ export function createDiffApi(et) {
         namedData, layout,
       };
     }
-    const [fa, fb] = [pteFacts(sa, ia, options?.dataA, 'dataA'), pteFacts(sb, ib, options?.dataB, 'dataB')];
-    const same = await run([fa.hash, fb.hash], pairsOf(fa, fb));
+    const fa = pteFacts(sa, ia, options?.dataA, 'dataA');
+    await pace();
+    const fb = pteFacts(sb, ib, options?.dataB, 'dataB');
+    await pace();
+    const same = await run([fa.hash, fb.hash], pairsOf(fa, fb), signal);
     const methods = methodChanges(fa, fb);
     const tensors = mapChanges(fa.tensors, fb.tensors, ['kind', 'dtype', 'shape', 'size', 'sha256']);
     const namedData = mapChanges(fa.named, fb.named, ['sha256', 'size', 'tensorLayout']);

@@ -58,7 +58,7 @@ function withSignal(options, what, body) {
 // ops: { diff, ptdFromWeights, pteWithWeights } as weights.mjs / diff.mjs make them.
 export function openingModelBlobs(core, { diff, ptdFromWeights, pteWithWeights }) {
   return {
-    async diff(a, b, options, ...rest) {
+    async diff(a, b, options) {
       return withSignal(options, 'diff', async (opts, signal) => {
         const [x, y] = await Promise.all([openModel(core, a, signal), openModel(core, b, signal)]);
         if (opts !== null && typeof opts === 'object' && !Array.isArray(opts) && (isBlobIn(opts.dataA) || isBlobIn(opts.dataB))) {
@@ -67,7 +67,7 @@ export function openingModelBlobs(core, { diff, ptdFromWeights, pteWithWeights }
           if (opts.dataB !== undefined) opts.dataB = await openModels(core, opts.dataB, signal);
         }
         if (signal) throwIfAborted(signal, 'diff');
-        return diff(x, y, opts, ...rest);
+        return diff(x, y, opts, signal);
       });
     },
     async ptdFromWeights(pte, checkpoints, options, ...rest) {

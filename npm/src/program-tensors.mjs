@@ -5,6 +5,7 @@
 // (references to the input files) until a caller streams or hashes them.
 import { Artifact } from './artifact.mjs';
 import { EtpackError } from './errors.mjs';
+import { throwIfAborted } from './artifact.mjs';
 import { SOURCE } from './sources.mjs';
 import { weightsCall } from './safetensors.mjs';
 import { layoutFromCore } from './marshal.mjs';
@@ -192,14 +193,31 @@ export function singleRange(artifact) {
   return { entry: p.entry, offset: p.offset, length: p.length };
 }
 
-export async function hashOnce(artifacts, pairs, planRanges, createHasher) {
+// The pass over the inputs gives the event loop a turn at least every
+// PACE_MS of work (a chunk is 8 MiB, a few ms to hash): an abort (`signal`)
+// is honoured within about that, and timers and I/O keep running.
+const PACE_MS = 20;
+const turn = () => new Promise((resolve) => (globalThis.setImmediate ?? setTimeout)(resolve));
+export function pacer(signal, what) {
+  let last = 0;  // the first call gives a turn: the work before it was synchronous
+  return async () => {
+    throwIfAborted(signal, what);
+    if (Date.now() - last < PACE_MS) return;
+    await turn();
+    last = Date.now();
+    throwIfAborted(signal, what);
+  };
+}
+
+export async function hashOnce(artifacts, pairs, planRanges, createHasher, { signal = null, what = 'the call' } = {}) {
+  const pace = pacer(signal, what);
   const digests = new Map();  // artifact -> hex
   const byEntry = new Map();  // entry -> [artifact]
   for (const a of artifacts) {
     if (digests.has(a)) continue;
     const r = singleRange(a);
     if (!r) {
-      digests.set(a, await hashArtifact(a, createHasher));
+      digests.set(a, await hashArtifact(a, createHasher, pace));
       continue;
     }
     if (!byEntry.has(r.entry)) byEntry.set(r.entry, []);
@@ -221,7 +239,8 @@ export async function hashOnce(artifacts, pairs, planRanges, createHasher) {
     }
     let equal = true;
     const [ra, rb] = [runners.get(ea)?.runner, runners.get(eb)?.runner];
-    for await (const [at, x, y] of lockstep(ea, eb, 0, ea.size)) {
+    for await (const [at, x, y] of lockstep(ea, eb, 0, ea.size, pace)) {
+      await pace();
       if (equal && !bytesEqual(x, y)) equal = false;
       ra?.feed(at, x);
       if (eb !== ea) rb?.feed(at, y);
@@ -233,7 +252,10 @@ export async function hashOnce(artifacts, pairs, planRanges, createHasher) {
     if (done.has(entry)) continue;
     // Only the spans some range covers are read.
     for (const [lo, hi] of runner.spans()) {
-      for await (const [at, x] of lockstep(entry, entry, lo, hi)) runner.feed(at, x);
+      for await (const [at, x] of lockstep(entry, entry, lo, hi, pace)) {
+        await pace();
+        runner.feed(at, x);
+      }
     }
   }
   for (const { runner, list } of runners.values()) {
@@ -253,13 +275,17 @@ async function readRange(entry, offset, length) {
 // hashing (a chunk is used only until the next one is asked for). Other
 // entries (URLs, Blobs) are read asynchronously, the next chunks' reads
 // started before the current ones are handed out.
-async function* lockstep(a, b, lo, hi) {
+// Synchronous reads block the event loop while they last: they go
+// SYNC_CHUNK at a time, with `pace` (see pacer) between them.
+const SYNC_CHUNK = 2 << 20;
+async function* lockstep(a, b, lo, hi, pace = null) {
   if (a.path !== undefined && b.path !== undefined && a.copyTo && b.copyTo) {
-    const x = new Uint8Array(Math.min(PASS_CHUNK, hi - lo));
+    const x = new Uint8Array(Math.min(SYNC_CHUNK, hi - lo));
     const y = b === a ? x : new Uint8Array(x.byteLength);
-    for (let at = lo; at < hi; at += PASS_CHUNK) {
-      const n = Math.min(PASS_CHUNK, hi - at);
+    for (let at = lo; at < hi; at += SYNC_CHUNK) {
+      const n = Math.min(SYNC_CHUNK, hi - at);
       a.copyTo(x, 0, at, n);
+      if (pace) await pace();
       if (b !== a) b.copyTo(y, 0, at, n);
       yield [at, x.subarray(0, n), y.subarray(0, n)];
     }
@@ -355,8 +381,11 @@ class StreamRunner {
 
 // Streams an artifact through a hasher (chunks of at most 8 MiB: nothing is
 // loaded whole).
-export async function hashArtifact(artifact, createHasher) {
+export async function hashArtifact(artifact, createHasher, pace = null) {
   const hasher = createHasher();
-  for await (const chunk of artifact.chunks()) hasher.update(chunk);
+  for await (const chunk of artifact.chunks()) {
+    if (pace) await pace();
+    hasher.update(chunk);
+  }
   return hasher.digest();
 }

@@ -10,6 +10,7 @@
 // large ranges, straight from the server. Small asynchronous reads go through
 // a small LRU cache of aligned blocks, one request per run of missing blocks.
 import { EtpackError, invalidArgument } from './errors.mjs';
+import { check, checkOptions, integerIn } from './options.mjs';
 import { SOURCE } from './sources.mjs';
 import { RangeReader, displayUrl } from './range-reader.mjs';
 import { kindOfFamily, probeBytesOf } from './generated/file-kinds.mjs';
@@ -328,7 +329,13 @@ let misses = null;
 // the call runs again, until it misses nothing, within `rounds` and
 // `maxBytes`. A call that still fails throws; one that succeeded without
 // some optional bytes (over the budget) returns what it made.
-export async function withFetchedRanges(fn, { rounds = 16, maxBytes = 64 * MiB } = {}) {
+export async function withFetchedRanges(fn, options = {}) {
+  if (typeof fn !== 'function') throw invalidArgument(`withFetchedRanges takes a function to run (and run again), got ${fn === null ? 'null' : typeof fn}`);
+  const o = checkOptions(options, {
+    rounds: (v, what) => integerIn(v, what, 0, 1024),
+    maxBytes: check.byteCount,
+  }, 'options');
+  const { rounds = 16, maxBytes = 64 * MiB } = o;
   let fetched = 0;
   for (let round = 0; ; ++round) {
     let result;

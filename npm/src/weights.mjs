@@ -14,6 +14,10 @@ import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
 import { asRangeSource, coreTensorNames, hashArtifact, namedDataOf, programTensors, sliceArtifact, tensorsToCore } from './program-tensors.mjs';
 import { MAX_HEADER_BYTES, readHeaderBytes, weightsCall } from './safetensors.mjs';
+import { OUTPUT, check } from './options.mjs';
+import { outputOptions } from './outputs.mjs';
+
+const EXPORT_OPTIONS = { ...OUTPUT, include: check.any };
 
 const OUTPUTS = ['bytes', 'blob', 'artifact'];
 
@@ -248,7 +252,10 @@ export function createWeightsApi(et) {
   // row-major order. Tensors whose dtype safetensors cannot express are
   // skipped and listed; one name at two layouts is WEIGHTS_NAME_CONFLICT.
   function exportWeights(pte, data = [], options = {}) {
-    const output = outputForm(options, 'options');
+    // The options repack and extract take (unknown keys refused, an aborted
+    // signal is ABORTED before anything is read), plus include.
+    const delivery = outputOptions(options, 'options', EXPORT_OPTIONS);
+    const output = delivery.output;
     const include = options?.include === undefined ? [] : [].concat(options.include);
     if (!include.every((p) => typeof p === 'string')) throw invalidArgument('include must be a glob pattern or a list of them');
     const dataList = Array.isArray(data) ? data.map((d, i) => [nameOf(d, `data[${i}]`), d]) : Object.entries(data ?? {});
@@ -282,7 +289,8 @@ export function createWeightsApi(et) {
       size += n;
     }
     const artifact = new Artifact(pieces, size);
-    return { safetensors: deliver(artifact, output), tensors: reply.chosen.map((c) => candidates[c.tensor].tensor.name), skipped: reply.skipped };
+    const safetensors = output === 'bytes' ? artifact.toBytes({ onProgress: delivery.onProgress, signal: delivery.signal }) : deliver(artifact, output);
+    return { safetensors, tensors: reply.chosen.map((c) => candidates[c.tensor].tensor.name), skipped: reply.skipped };
   }
 
   return { ptdFromWeights, pteWithWeights, exportWeights };

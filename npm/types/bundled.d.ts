@@ -58,7 +58,7 @@ export type BundledValueSummary =
   | { type: 'Tensor'; dtype: string | null; scalarType: number; shape: number[] | null; dimOrder: number[] | null;
       dataOffset: number | null; dataSize: number | null }
   | { type: 'Int'; value: Int64 }
-  | { type: 'Double'; value: number }
+  | { type: 'Double'; value: number; /** the exact IEEE-754 bits, "0x" and 16 hex digits (a NaN's sign and payload) */ bits: string }
   | { type: 'Bool'; value: boolean }
   | { type: 'None' };
 /** inspect() of a .bpte: the bundle, and its embedded program inspected as a .pte. */

@@ -1,7 +1,7 @@
 // Types for executorch-pack, part of ./index.d.ts (which re-exports them all):
 // diff() and the weights operations (ptdFromWeights, pteWithWeights, exportWeights).
 
-import type { AsyncSource } from '../index.js';
+import type { AsyncSource, Progress } from '../index.js';
 import type { DataFiles } from './repack.js';
 import type { TensorLayout } from './store.js';
 
@@ -110,6 +110,10 @@ export interface ExportWeightsOptions {
   /** Only tensors whose name matches one of these globs ('*', '?'). */
   include?: string | string[];
   output?: 'bytes' | 'blob' | 'artifact';
+  /** With output 'bytes': called as the file's bytes are gathered. */
+  onProgress?: ((progress: Progress) => void) | null;
+  /** An aborted signal is ABORTED before anything is read (as repack and extract). */
+  signal?: AbortSignal | null;
 }
 
 export interface ExportWeightsResult<T = Uint8Array> {

@@ -59,7 +59,8 @@ export interface ProfileEvent {
   parent?: number | null;
   startTime: number | bigint;
   endTime: number | bigint;
-  duration: number | bigint;
+  /** endTime - startTime, exact (uint64); null when the event ends before it starts (a warning says so; no statistic counts it). */
+  duration: number | bigint | null;
   delegateDebugIdInt?: number;
   delegateDebugIdStr?: string;
   /** Hex. */
@@ -81,6 +82,7 @@ export interface ProfileStats {
   name: string;
   methods: string[];
   count: number;
+  /** Exact: summed in 128 bits, so it may pass 2^64 (a BigInt past 2^53). */
   total: number | bigint;
   min: number | bigint;
   p10: number;

@@ -224,6 +224,12 @@ export interface ModelMethodAllocator {
   runtime: string;
   dataFiles: number;
   mergedDataMap: boolean;
+  /**
+   * When the dataFiles cannot be loaded together (a key in two of them:
+   * Module refuses the set, validate's DUPLICATE_KEY_ACROSS_FILES): why,
+   * since the figures then describe a set that never loads. Set by inspect().
+   */
+  warnings?: string[];
   allMethods: {
     '64-bit': { withTempAllocator: number; withoutTempAllocator: number };
     arm32: { withTempAllocator: number; withoutTempAllocator: number };

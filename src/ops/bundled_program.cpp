@@ -1,5 +1,7 @@
 #include "ops/bundled_program.h"
 
+#include <cstring>
+
 #include "encode/bundled_writer.h"
 #include "format/file_kinds.h"
 #include "model/scalar_type.h"
@@ -48,7 +50,16 @@ Json value_summary(const Blob& file, const Value& item) {
     out.set("value", Json::boolean(t.get_uint("bool_val") != 0));
   } else if (kind == "Double") {
     const Value& d = t.get("double_val");
-    out.set("value", Json::real(d.is_scalar() ? d.scalar().d : 0.0));
+    const double value = d.is_scalar() ? d.scalar().d : 0.0;
+    out.set("value", Json::real(value));
+    // The exact IEEE-754 pattern (a NaN's sign and payload, which JSON and
+    // JS numbers do not keep): "0x" and 16 hex digits.
+    uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    static const char* kHex = "0123456789abcdef";
+    std::string hex = "0x";
+    for (int shift = 60; shift >= 0; shift -= 4) hex.push_back(kHex[(bits >> shift) & 15]);
+    out.set("bits", Json::string(hex));
   }
   return out;
 }

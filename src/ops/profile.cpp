@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/json.h"
+#include "ops/profile_stats.h"
 #include "core/utf8_text.h"
 #include "read/work_budget.h"
 
@@ -122,6 +123,18 @@ bool fits(const Method& m, const Need& need) {
   return implied.empty() || list[static_cast<size_t>(index)].type == implied;
 }
 
+// Method::execute runs every chain from its first instruction, and each
+// instruction logs an event: a run of `m` names instruction 0 of each of its
+// chains that has instructions. A block without one of those is no run of `m`.
+bool runs_every_chain(const Method& m, const std::vector<Need>& needs) {
+  for (size_t c = 0; c < m.chains.size(); ++c) {
+    if (m.chains[c].empty()) continue;
+    const auto first = std::lower_bound(needs.begin(), needs.end(), Need{static_cast<int32_t>(c), 0, std::string()});
+    if (first == needs.end() || std::get<0>(*first) != static_cast<int32_t>(c) || std::get<1>(*first) != 0) return false;
+  }
+  return true;
+}
+
 // Methods every instruction event of the block fits (none listed when the
 // block names no instruction). Each check is charged to `budget`.
 std::vector<size_t> candidates_for(const std::vector<Method>& methods, const std::vector<Need>& needs, WorkBudget& budget) {
@@ -133,19 +146,13 @@ std::vector<size_t> candidates_for(const std::vector<Method>& methods, const std
       if (!budget.spend(1)) return out;
       if (!fits(methods[m], need)) { all = false; break; }
     }
-    if (all) out.push_back(m);
+    if (all && budget.spend(methods[m].chains.size()) && runs_every_chain(methods[m], needs)) out.push_back(m);
   }
   return out;
 }
 
 bool has_instruction_events(const EtdumpBlock& b) {
   return std::any_of(b.profile.begin(), b.profile.end(), names_instruction);
-}
-
-int64_t duration_of(const EtdumpProfileEvent& e) {
-  constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  if (e.end_time >= e.start_time) return static_cast<int64_t>(std::min(e.end_time - e.start_time, kMax));
-  return -static_cast<int64_t>(std::min(e.start_time - e.end_time, kMax));
 }
 
 void text(const std::string& s, std::string& out) {
@@ -166,73 +173,7 @@ struct Resolution {
   std::vector<size_t> candidates;
 };
 
-struct Stats {
-  std::vector<int64_t> durations;
-  std::set<std::string> methods;
-};
-
-void write_stats(const std::map<std::string, Stats>& by_name, std::string& out) {
-  struct Row { const std::string* name; const Stats* stats; int64_t total; };
-  std::vector<Row> rows;
-  for (const auto& [name, s] : by_name) {
-    // Saturating: a hostile file's times may sum past int64 either way
-    // (an event ending before it starts has a negative duration).
-    constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
-    int64_t total = 0;
-    for (int64_t d : s.durations) {
-      if (d > 0 && total > kMax - d) total = kMax;
-      else if (d < 0 && total < kMin - d) total = kMin;
-      else total += d;
-    }
-    rows.push_back({&name, &s, total});
-  }
-  // Largest total first, as a profile is read; ties by name.
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.total > b.total; });
-  out.push_back('[');
-  for (size_t r = 0; r < rows.size(); ++r) {
-    std::vector<int64_t> sorted = rows[r].stats->durations;
-    std::sort(sorted.begin(), sorted.end());
-    out += r ? ",{\"name\":" : "{\"name\":";
-    text(*rows[r].name, out);
-    key("methods", out);
-    out.push_back('[');
-    bool first = true;
-    for (const std::string& m : rows[r].stats->methods) {
-      if (!first) out.push_back(',');
-      first = false;
-      text(m, out);
-    }
-    out.push_back(']');
-    key("count", out), out += std::to_string(sorted.size());
-    key("total", out), out += std::to_string(rows[r].total);
-    key("min", out), out += std::to_string(sorted.front());
-    key("p10", out), out += python_float_repr(percentile_linear(sorted, 10));
-    key("p50", out), out += python_float_repr(percentile_linear(sorted, 50));
-    key("p90", out), out += python_float_repr(percentile_linear(sorted, 90));
-    key("mean", out), out += python_float_repr(static_cast<double>(rows[r].total) / static_cast<double>(sorted.size()));
-    key("max", out), out += std::to_string(sorted.back());
-    out.push_back('}');
-  }
-  out.push_back(']');
-}
-
 }  // namespace
-
-double percentile_linear(const std::vector<int64_t>& sorted, double percent) {
-  if (sorted.empty()) return std::nan("");
-  // numpy: virtual index (n - 1) * q, then _lerp(a, b, gamma), which takes
-  // b - (b - a) * (1 - gamma) from gamma 0.5 on (bit-exact with numpy).
-  const double q = percent / 100.0;
-  const double virtual_index = static_cast<double>(sorted.size() - 1) * q;
-  const double below = std::floor(virtual_index);
-  const auto lo = static_cast<size_t>(below);
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  const double gamma = virtual_index - below;
-  const double a = static_cast<double>(sorted[lo]);
-  const double b = static_cast<double>(sorted[hi]);
-  const double diff = b - a;
-  return gamma >= 0.5 ? b - diff * (1 - gamma) : a + diff * gamma;
-}
 
 Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& program, const ProfileOptions& options) {
   const std::vector<Method> methods = methods_of(program);
@@ -275,7 +216,8 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
       r.how = "named";
       if (!needs.empty() && std::find(r.candidates.begin(), r.candidates.end(), *r.method) == r.candidates.end())
         warnings.push_back("block " + std::to_string(b) + " (" + block.name + "): named method '" + named +
-                           "' lacks instructions its events name; those events are not joined");
+                           "' does not fit its events (an instruction they name, or an event of the first instruction of each of its "
+                           "chains, is missing); events it lacks are not joined");
     } else if (methods.size() == 1 && (!r.candidates.empty() || !has_instruction_events(block))) {
       r.method = 0;
       r.how = has_instruction_events(block) ? "instructions" : "only method";
@@ -290,14 +232,22 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
                                                      " methods would take more than " + std::to_string(budget.units()) +
                                                      " steps (the two files' sizes allow that many)");
   // A block naming no instruction (a method load) belongs to the method the
-  // next resolved block ran: a method is loaded before it executes.
-  std::optional<size_t> next;
-  for (size_t b = block_count; b-- > 0;) {
-    if (!res[b].method && next && !has_instruction_events(etdump.blocks[b])) {
-      res[b].method = next;
+  // block right after it ran, when that one is an execute block whose method
+  // is known: a method is loaded before it executes. Never across another
+  // block: after an ambiguous block, or another load, it stays unknown (its
+  // candidates: the next execute block's, or every method).
+  for (size_t b = 0; b < block_count; ++b) {
+    if (res[b].method || has_instruction_events(etdump.blocks[b]) || etdump.blocks[b].name != "Default") continue;
+    const bool next_runs = b + 1 < block_count && etdump.blocks[b + 1].name != "Default" && has_instruction_events(etdump.blocks[b + 1]);
+    if (next_runs && res[b + 1].method) {
+      res[b].method = res[b + 1].method;
       res[b].how = "load order";
+    } else if (next_runs) {
+      res[b].candidates = res[b + 1].candidates;
+    } else {
+      res[b].candidates.clear();
+      for (size_t m = 0; m < methods.size(); ++m) res[b].candidates.push_back(m);
     }
-    if (res[b].method) next = res[b].method;
   }
   for (size_t b = 0; b < block_count; ++b) {
     if (res[b].method) continue;
@@ -306,16 +256,26 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
     if (res[b].candidates.size() > 8) names += " and " + std::to_string(res[b].candidates.size() - 8) + " more";
     warnings.push_back("block " + std::to_string(b) + " (" + etdump.blocks[b].name + "): " +
                        (!has_instruction_events(etdump.blocks[b])
-                            ? std::string("it names no instruction and no later block shows which method was loaded; "
-                                          "name the methods (option methods) to join it")
+                            ? "it names no instruction and the block after it does not show which method was loaded (candidates " +
+                                  (names.empty() ? std::string("none") : names) + "); name the methods (option methods) to join it"
                         : res[b].candidates.empty() ? std::string("its events fit no method of the program")
                                                   : "ambiguous between methods " + names +
                                                         "; name the methods (option methods) to join it"));
   }
 
-  std::map<std::string, Stats> operators, delegates;
+  std::map<std::string, DurationStats> operators, delegates;
   std::map<size_t, size_t> runs_of_method;
-  std::string out = "{\"blocks\":[";
+  // The text is ~200 bytes an event: reserved once, generously (pages never
+  // written cost nothing), so it is never copied while it grows (doubling
+  // held the old and the new text at once: 3x the text at its peak).
+  size_t estimate = 4096;
+  for (const EtdumpBlock& block : etdump.blocks) {
+    estimate += 256 + block.name.size();
+    for (const EtdumpProfileEvent& e : block.profile) estimate += 320 + 2 * e.name.size();
+  }
+  std::string out;
+  out.reserve(estimate);
+  out += "{\"blocks\":[";
   for (size_t b = 0; b < block_count; ++b) {
     const EtdumpBlock& block = etdump.blocks[b];
     const Resolution& r = res[b];
@@ -378,6 +338,7 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
 
     key("events", out);
     out.push_back('[');
+    size_t backwards_count = 0, backwards_first = 0;
     for (size_t i = 0; i < n; ++i) {
       const EtdumpProfileEvent& e = block.profile[i];
       const Instruction* ins = joined[i];
@@ -395,8 +356,11 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
       if (internal) key("parent", out), out += parent[i] ? std::to_string(*parent[i]) : "null";
       key("startTime", out), out += std::to_string(e.start_time);
       key("endTime", out), out += std::to_string(e.end_time);
-      const int64_t duration = duration_of(e);
-      key("duration", out), out += std::to_string(duration);
+      // uint64 exactly; an event ending before it starts has no duration
+      // (null), is reported once per block and never enters a statistic.
+      const bool backwards = e.end_time < e.start_time;
+      key("duration", out), out += backwards ? "null" : std::to_string(e.end_time - e.start_time);
+      if (backwards && backwards_count++ == 0) backwards_first = i;
       if (e.delegate_debug_id_int != -1) key("delegateDebugIdInt", out), out += std::to_string(e.delegate_debug_id_int);
       if (e.delegate_debug_id_str) key("delegateDebugIdStr", out), text(*e.delegate_debug_id_str, out);
       if (e.delegate_debug_metadata) {
@@ -411,22 +375,30 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
       // Statistics: each call of an instruction in an execute block.
       if (!execute || !ins || internal) continue;
       const std::string method = r.method ? methods[*r.method].name : std::string();
-      Stats* s = ins->type == "KernelCall" ? &operators[ins->target] : ins->type == "DelegateCall" ? &delegates[ins->target] : nullptr;
+      if (backwards) continue;
+      DurationStats* s = ins->type == "KernelCall" ? &operators[ins->target] : ins->type == "DelegateCall" ? &delegates[ins->target] : nullptr;
       if (s) {
-        s->durations.push_back(duration);
+        s->durations.push_back(e.end_time - e.start_time);
         if (!method.empty()) s->methods.insert(method);
       }
     }
     out += "]}";
+    if (backwards_count > 0) {
+      const EtdumpProfileEvent& e = block.profile[backwards_first];
+      warnings.push_back("block " + std::to_string(b) + " (" + block.name + "): " + std::to_string(backwards_count) +
+                         " event(s) end before they start (the first: event " + std::to_string(backwards_first) + ", start " +
+                         std::to_string(e.start_time) + ", end " + std::to_string(e.end_time) +
+                         "); their duration is null and no statistic counts them");
+    }
   }
   if (budget.exhausted())
     return make_error(ErrorCode::kResourceLimit, "joining the ETDump's events to " + std::to_string(methods.size()) +
                                                      " candidate methods would take more than " +
                                                      std::to_string(budget.units()) + " steps");
   out += "],\"operators\":";
-  write_stats(operators, out);
+  write_duration_stats(operators, out);
   out += ",\"delegates\":";
-  write_stats(delegates, out);
+  write_duration_stats(delegates, out);
   out += ",\"warnings\":[";
   for (size_t w = 0; w < warnings.size(); ++w) {
     if (w) out.push_back(',');

@@ -15,6 +15,7 @@
 
 #include "core/result.h"
 #include "model/fb_value.h"
+#include "ops/profile_stats.h"
 #include "read/etdump_reader.h"
 
 namespace etpack {
@@ -26,10 +27,6 @@ struct ProfileOptions {
   // The method of every block `methods` leaves unnamed (a one-method run).
   std::optional<std::string> all_blocks;
 };
-
-// Linear-interpolation percentile (numpy.percentile's default, which the
-// Inspector's PerfData uses) of sorted values; `percent` in [0, 100].
-double percentile_linear(const std::vector<int64_t>& sorted, double percent);
 
 // The join and its statistics as JSON text (see npm/index.d.ts, Profile):
 // {"blocks": [...], "operators": [...], "delegates": [...], "warnings": [...]}.

@@ -67,7 +67,7 @@ test('testCasesFromSafetensors refusals carry codes and name the file', async ()
     });
   };
   await refused([safetensors(['f.0.input.1'])], undefined, 'INVALID_INPUT', /"f\.0\.input\.0" is missing/);
-  await refused([safetensors(['f.0.input.0']), safetensors(['f.0.input.0'])], { names: ['a.safetensors', 'b.safetensors'] }, 'INVALID_INPUT', /given twice \("a\.safetensors", "b\.safetensors"\)/);
+  await refused([safetensors(['f.0.input.0']), safetensors(['f.0.input.0'])], { names: ['a.safetensors', 'b.safetensors'] }, 'INVALID_INPUT', /given twice \(tensor in "a\.safetensors", tensor in "b\.safetensors"\)/);
   await refused([safetensors([], { 'f.0.input.0': 'Int x' })], { names: ['m.safetensors'] }, 'INVALID_INPUT', /m\.safetensors: metadata f\.0\.input\.0/);
   await refused([safetensors([], { 'bundle.version': '-1' })], undefined, 'INVALID_INPUT', /bundle\.version/);
   await refused([safetensors([], { 'bundle.suites': '{}' })], undefined, 'INVALID_INPUT', /bundle\.suites/);

@@ -8,8 +8,11 @@
 // (CASE and I decimal, from 0; METHOD may itself contain dots). Tensors
 // are laid out contiguously unless metadata `NAME.dim_order` says otherwise
 // ("[0, 2, 1]"). Values that are no tensor are metadata entries of that
-// name: "Int 5", "Double 1.5" (any JS number spelling: NaN, -0, Infinity),
-// "Bool true", "None". Metadata "bundle.version" (default 0) and
+// name: "Int 5", "Double 1.5" (a decimal, or NaN, Infinity, -Infinity, -0),
+// "Bool true", "None"; nothing else (no hex, no trailing words). CASE and I
+// are canonical decimals (no leading zeros); each name is given once across
+// all files (a tensor and a metadata entry of one name clash); a
+// NAME.dim_order needs a tensor NAME. METHOD may be empty (".0.input.0"). Metadata "bundle.version" (default 0) and
 // "bundle.suites" ([[method, case count], ...]: the suites' order, and
 // cases with no value at all) are optional; without them suites come in
 // name order, each with as many cases as its highest CASE says.
@@ -39,7 +42,8 @@ export function dtypeOf(scalarType, name) {
   return dtype;
 }
 
-export const isContiguous = (dimOrder) => dimOrder.every((d, i) => d === i);
+// [0, 1, ..., rank - 1] (what bundle writes when no dim_order is given).
+export const isContiguous = (dimOrder, rank) => dimOrder.length === rank && dimOrder.every((d, i) => d === i);
 
 // inspect's text for a .bpte: the bundle, then its program as inspect
 // shows a .pte (formatPte).

@@ -45,7 +45,11 @@ export function parseHeaders(list = []) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
       throw new EtpackError('USAGE', `--header #${i + 1} is not 'Name: value'`);
     }
-    return [name, arg.slice(colon + 1).trim()];
+    const value = arg.slice(colon + 1).trim();
+    if (/[^\x09\x20-\x7e\x80-\xff]/.test(value)) {
+      throw new EtpackError('USAGE', `--header #${i + 1} (${name}): its value is not Latin-1 text on one line (HTTP header values carry nothing else; encode it first)`);
+    }
+    return [name, value];
   });
 }
 

@@ -13,7 +13,7 @@ import { fileRequest, openPath } from '../files-in.mjs';
 import { deliver, outputOptions } from '../outputs.mjs';
 import { readSafetensorsHeader } from '../safetensors.mjs';
 import { entryOf } from '../sources.mjs';
-import { VALUE_NAME, scalarValue, tensorValue } from '../bundle-cases.mjs';
+import { assembleSuites, parseValueName, scalarValue, tensorValue } from '../bundle-cases.mjs';
 
 export function serializeBundledProgram(core, bundle, options = {}) {
   if (bundle === null || typeof bundle !== 'object' || Array.isArray(bundle)) {
@@ -85,75 +85,91 @@ export async function testCasesFromSafetensors(et, files, options = {}) {
   if (options === null || typeof options !== 'object') throw invalidArgument('testCasesFromSafetensors options must be an object');
   const names = options.names ?? [];
   if (!Array.isArray(names)) throw invalidArgument('options.names must be an array of strings');
-  const values = new Map();  // name -> { scalar | tensor + entry, file }
-  const dimOrders = new Map();
-  const meta = { version: undefined, suites: undefined };
+  // Every name once across all files: a tensor, a metadata value, a
+  // dim_order or a bundle.* entry given twice (or metadata over a tensor's
+  // name) is refused, naming both places.
+  const given = new Map();  // name -> where ("tensor in FILE" / "metadata of FILE")
+  const claim = (name, where) => {
+    if (given.has(name)) throw badCases(`${quoted(name)} is given twice (${given.get(name)}, ${where})`);
+    given.set(name, where);
+  };
+  const headers = [];
+  let headerBytes = 0;
   for (let f = 0; f < files.length; ++f) {
     const file = String(names[f] ?? (typeof files[f]?.name === 'string' ? files[f].name : `safetensors file ${f}`));
     const entry = entryOf(files[f], `files[${f}]`);
     const header = await readSafetensorsHeader(entry, file, et);
+    headerBytes += Number(header.headerSize);
+    headers.push({ file, entry, header });
+    for (const name of header.tensors.keys()) claim(name, `tensor in ${quoted(file)}`);
+  }
+  const values = new Map();  // name -> { parsed, value: { scalar | tensor + entry, file } }
+  const dimOrders = new Map();
+  const meta = { version: undefined, suites: undefined };
+  const parse = (name, file) => {
+    try {
+      return parseValueName(name);
+    } catch (e) {
+      throw badCases(`${file}: ${e.message}`);
+    }
+  };
+  for (const { file, entry, header } of headers) {
     for (const [key, text] of header.metadata) {
+      claim(key, `metadata of ${quoted(file)}`);
       if (key === 'bundle.version') meta.version = text;
-      else if (key === 'bundle.suites') meta.suites = text;
-      else if (key.endsWith('.dim_order')) dimOrders.set(key.slice(0, -'.dim_order'.length), text);
-      else if (VALUE_NAME.test(key)) values.set(key, { scalar: text, file });
+      else if (key === 'bundle.suites') meta.suites = { text, file };
+      else if (key.startsWith('bundle.')) throw badCases(`${file}: metadata ${quoted(key)} is none of bundle.version, bundle.suites`);
+      else if (key.endsWith('.dim_order')) dimOrders.set(key.slice(0, -'.dim_order'.length), { text, file });
+      else {
+        const parsed = parse(key, file);
+        if (parsed) values.set(key, { parsed, scalar: text, file });
+        // other metadata (a writer's "format": "pt") is not ours: ignored
+      }
     }
     for (const [name, tensor] of header.tensors) {
-      if (!VALUE_NAME.test(name)) continue;
-      if (values.has(name)) throw badCases(`${quoted(name)} is given twice (${quoted(values.get(name).file)}, ${quoted(file)})`);
-      values.set(name, { tensor, entry, file });
+      const parsed = parse(name, file);
+      if (!parsed) throw badCases(`${file}: tensor ${quoted(name)} is not named METHOD.CASE.input.I or METHOD.CASE.output.I`);
+      values.set(name, { parsed, tensor, entry, file });
     }
   }
-  const suites = new Map();  // method -> [{ input: [], output: [] }]
-  const caseOf = (method, index) => {
-    if (!suites.has(method)) suites.set(method, []);
-    const cases = suites.get(method);
-    while (cases.length <= index) cases.push({ input: [], output: [] });
-    return cases[index];
-  };
-  for (const [name, v] of values) {
-    const [, method, testCase, kind, index] = VALUE_NAME.exec(name);
-    let value;
-    try {
-      // Each tensor's bytes are read once into memory here (test cases are
-      // small; a view, no copy, when the file is bytes); the core then copies
-      // them once, into the bundle's flatbuffer.
-      value = v.tensor
-        ? tensorValue(v.tensor, await v.entry.read(Number(v.tensor.offset), Number(v.tensor.size)), dimOrders.get(name), name)
-        : scalarValue(v.scalar, name);
-    } catch (e) {
-      throw badCases(`${v.file}: ${e.message}`);
-    }
-    caseOf(method, Number(testCase))[kind][Number(index)] = value;
+  for (const [name, { file }] of dimOrders) {
+    const v = values.get(name);
+    if (!v || !v.tensor) throw badCases(`${file}: metadata ${quoted(`${name}.dim_order`)} is for no tensor value (${v ? 'that value is metadata' : 'no value has that name'})`);
   }
-  let order = [...suites.keys()].sort();
-  if (meta.suites !== undefined) {
-    let listed;
-    try {
-      listed = JSON.parse(meta.suites);
-      if (!Array.isArray(listed) || !listed.every((s) => Array.isArray(s) && typeof s[0] === 'string' && Number.isSafeInteger(s[1]) && s[1] >= 0)) throw new Error();
-    } catch {
-      throw badCases(`metadata bundle.suites must be [[method, case count], ...], got ${quoted(meta.suites)}`);
+  // Claimed counts are checked against the values before any case is made
+  // (assembleSuites); tensor bytes are read only then.
+  let methodTestSuites;
+  try {
+    methodTestSuites = assembleSuites(new Map([...values].map(([name, v]) => [name, { parsed: v.parsed, value: v }])), meta.suites?.text, headerBytes);
+  } catch (e) {
+    throw badCases(meta.suites && /bundle\.suites/.test(e.message) ? `${meta.suites.file}: ${e.message}` : e.message);
+  }
+  for (const suite of methodTestSuites) {
+    for (const testCase of suite.test_cases) {
+      for (const list of [testCase.inputs, testCase.expected_outputs]) {
+        for (let k = 0; k < list.length; ++k) list[k] = await caseValue(list[k], dimOrders);
+      }
     }
-    for (const [method, count] of listed) if (count > 0) caseOf(method, count - 1);
-    else if (!suites.has(method)) suites.set(method, []);
-    order = [...listed.map((s) => s[0]), ...order.filter((m) => !listed.some((s) => s[0] === m))];
   }
   let version = 0;
   if (meta.version !== undefined) {
-    version = /^\d{1,10}$/.test(meta.version) ? Number(meta.version) : NaN;
-    if (!(version <= 0xFFFFFFFF)) throw badCases(`metadata bundle.version ${quoted(meta.version)} is not a uint32`);
+    version = /^(0|[1-9][0-9]{0,9})$/.test(meta.version) ? Number(meta.version) : NaN;
+    if (!(version <= 0xFFFFFFFF)) throw badCases(`metadata bundle.version ${quoted(meta.version)} is not a uint32 (canonical decimal)`);
   }
-  const methodTestSuites = order.map((method) => ({
-    method_name: method,
-    test_cases: suites.get(method).map((c, i) => {
-      for (const kind of ['input', 'output']) {
-        for (let k = 0; k < c[kind].length; ++k) {
-          if (c[kind][k] === undefined) throw badCases(`${quoted(`${method}.${i}.${kind}.${k}`)} is missing (values are numbered from 0 without gaps)`);
-        }
-      }
-      return { inputs: c.input, expected_outputs: c.output };
-    }),
-  }));
   return { version, method_test_suites: methodTestSuites };
+}
+
+// A value as the bundle holds it. Each tensor's bytes are read once into
+// memory here (test cases are small; a view, no copy, when the file is
+// bytes); the core then copies them once, into the bundle's flatbuffer.
+async function caseValue(v, dimOrders) {
+  const name = `${v.parsed.method}.${v.parsed.testCase}.${v.parsed.kind}.${v.parsed.index}`;
+  try {
+    return v.tensor
+      ? tensorValue(v.tensor, await v.entry.read(Number(v.tensor.offset), Number(v.tensor.size)), dimOrders.get(name)?.text, name)
+      : scalarValue(v.scalar, name);
+  } catch (e) {
+    if (e instanceof EtpackError) throw e;
+    throw badCases(`${v.file}: ${e.message}`);
+  }
 }

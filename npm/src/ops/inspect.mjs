@@ -22,11 +22,16 @@ export function inspect(core, data, options = {}) {
   try {
     const main = openPath(core, data, opened);
     const dataFiles = dataFileEntries(o.dataFiles, 'options.dataFiles');
+    const ptds = [];
     for (const [name, file] of dataFiles) {
       const what = `options.dataFiles[${JSON.stringify(name)}]`;
-      if (kindOf(openPath(core, file, opened), what) !== 'ptd') throw invalidArgument(`${what} is not a .ptd file (its identifier is not FT01)`);
+      const source = openPath(core, file, opened);
+      if (kindOf(source, what) !== 'ptd') throw invalidArgument(`${what} is not a .ptd file (its identifier is not FT01)`);
+      ptds.push([name, source]);
     }
-    return inspectSource(core, main, { ...o, dataFiles: dataFiles.length });
+    const summary = inspectSource(core, main, { ...o, dataFiles: dataFiles.length });
+    if (summary.methodAllocator) summary.methodAllocator.warnings = ptds.length > 1 ? duplicateKeyWarnings(core, ptds) : [];
+    return summary;
   } finally {
     closeAll(opened);
   }
@@ -40,4 +45,26 @@ export function inspectSource(core, data, o) {
     const request = encodeRequest({ ...fileRequest(core, data, kind, scope, heap, 'data', true), dataFiles: o.dataFiles ?? 0 });
     return core.run(() => core.module.inspect(kind, request, core.host()), (out) => readInspectReply(core.module, out));
   });
+}
+
+// Module merges the data maps of the .ptd files it is given and refuses a
+// key found in two of them (validate: DUPLICATE_KEY_ACROSS_FILES), so the
+// allocator figures describe a set that never loads: say so. Each file's
+// keys come from its head (inspect's columns), hashed once: linear in keys.
+function duplicateKeyWarnings(core, ptds) {
+  const fileOf = new Map();  // key -> index in ptds
+  const clashes = [];
+  ptds.forEach(([name, source], f) => {
+    const keys = inspectSource(core, source, { kind: 'ptd' }).namedData.key;
+    for (const key of keys) {
+      if (!fileOf.has(key)) fileOf.set(key, f);
+      else clashes.push([key, fileOf.get(key), f]);
+    }
+  });
+  if (!clashes.length) return [];
+  const [key, a, b] = clashes[0];
+  // Names as the data files have them (a file given twice: "model.ptd#2").
+  return [`Module refuses to load these .ptd files together (DUPLICATE_KEY_ACROSS_FILES): key ${JSON.stringify(key)} is in both ` +
+    `${JSON.stringify(ptds[a][0])} and ${JSON.stringify(ptds[b][0])}${clashes.length > 1 ? `, and ${clashes.length - 1} more key(s) repeat` : ''}; ` +
+    'the method allocator figures are for a set that does not load'];
 }

@@ -10,6 +10,7 @@ import { encodeRequest, parseLossless, replyText } from '../marshal.mjs';
 import { closeAll, fileRequest, kindOf, kindOfIdentifier, openPath } from '../files-in.mjs';
 import { entryOf, readSync } from '../sources.mjs';
 import { dataFileRecord } from '../data-files.mjs';
+import { deserializeBundledProgram } from './bundled.mjs';
 
 const SPEC = {
   // The .ptd files the program uses: accepted so a call can pass what
@@ -75,7 +76,10 @@ export function profile(core, first, second, options = {}) {
   try {
     const a = openPath(core, first, opened);
     const b = openPath(core, second, opened);
-    const [program, etdp] = etdumpFirst(kindAt(a), kindAt(b)) ? [b, a] : [a, b];
+    let [program, etdp] = etdumpFirst(kindAt(a), kindAt(b)) ? [b, a] : [a, b];
+    // A .bpte ran as its embedded program (a bundled run's ETDump): that
+    // program is joined, a view of the bundle's bytes.
+    if (kindOf(program, 'pte') === 'bpte') program = deserializeBundledProgram(core, program).program;
     return core.withScope((scope, heap) => {
       const request = {
         etdp: fileRequest(core, etdp, 'etdp', scope, heap, 'etdump'),

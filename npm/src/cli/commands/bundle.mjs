@@ -18,8 +18,10 @@ A tensor is contiguous unless metadata "NAME.dim_order" gives its dim order
 ("[0, 2, 1]"). A value that is no tensor is a metadata entry of that name:
 "Int 5", "Double 1.5", "Bool true" or "None". Metadata "bundle.version" and
 "bundle.suites" ([[method, case count], ...]: suite order, empty cases) are
-optional (unbundle writes them). Run validate on the result to check the
-cases against the program's methods.
+optional (unbundle writes them). CASE and I are canonical decimals (no
+leading zeros); each name is given once across all files; other tensors are
+refused. Run validate on the result to check the cases against the
+program's methods.
 
 Options:
   -o, --output FILE   the .bpte to write (never one of the inputs)

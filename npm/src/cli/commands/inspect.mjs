@@ -96,7 +96,9 @@ function formatInspect(path, s) {
       const all = total.allMethods;
       const arch = (name) => `${name} ${all[name].withTempAllocator} bytes (${all[name].withoutTempAllocator} without a temp allocator)`;
       const ptds = total.dataFiles ? ` with ${total.dataFiles} .ptd file(s)${total.mergedDataMap ? ' (a merged data map per method)' : ''}` : '';
-      out.push(`Method allocator for every method in one pool${ptds}: ${arch('64-bit')}, ${arch('arm32')} (${printable(total.runtime)})`, '');
+      out.push(`Method allocator for every method in one pool${ptds}: ${arch('64-bit')}, ${arch('arm32')} (${printable(total.runtime)})`);
+      for (const w of total.warnings ?? []) out.push(`warning: ${printable(w)}`);
+      out.push('');
     }
     const c = s.constants;
     out.push(`Constants: ${c.count} tensor(s) in ${c.storage} storage${c.segment !== null ? ` (segment ${c.segment})` : ''}, ${fmtBytes(c.totalBytes)}`);

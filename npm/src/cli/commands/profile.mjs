@@ -4,7 +4,9 @@
 // JSON (Perfetto, chrome://tracing) under the file-safety rules of
 // ../files.mjs (never an input, never an existing file without --force,
 // all or nothing).
+import { once } from 'node:events';
 import { Artifact } from '../../artifact.mjs';
+import { profileTraceText } from '../../profile-trace.mjs';
 import { UsageError, parseArgs } from '../args.mjs';
 import { namedInputs, withOutputs } from '../files.mjs';
 import { openInputs, reportFetched } from '../inputs.mjs';
@@ -53,6 +55,35 @@ export function profileText(result) {
     result.warnings.map((w) => `warning: ${printable(w)}\n`).join('');
 }
 
+// --json as stringify writes it (2-space indents, BigInts as digits), an
+// event at a time, waiting for stdout to drain: a million events are never
+// one string (the text is ~4x the join's objects).
+async function writeJson(doc) {
+  let buffered = '';
+  const emit = async (text) => {
+    buffered += text;
+    if (buffered.length < (1 << 20)) return;
+    const chunk = buffered;
+    buffered = '';
+    if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
+  };
+  const indent = (text, n) => text.replace(/\n/g, `\n${' '.repeat(n)}`);
+  const { blocks, ...rest } = doc;
+  const keys = Object.keys(rest);
+  const before = keys.slice(0, keys.indexOf('operators'));
+  await emit(`{\n${before.map((k) => `  ${JSON.stringify(k)}: ${indent(stringify(rest[k]), 2)},\n`).join('')}  "blocks": [`);
+  for (let b = 0; b < blocks.length; ++b) {
+    const { events, ...head } = blocks[b];
+    const text = stringify({ ...head, events: [] });
+    await emit(`${b ? ',' : ''}\n    ${indent(text.slice(0, text.lastIndexOf('[]')), 4)}[`);
+    for (let i = 0; i < events.length; ++i) await emit(`${i ? ',' : ''}\n        ${indent(stringify(events[i]), 8)}`);
+    await emit(`${events.length ? '\n      ' : ''}]\n    }`);
+  }
+  const after = keys.slice(keys.indexOf('operators'));
+  await emit(`${blocks.length ? '\n  ' : ''}]${after.map((k) => `,\n  ${JSON.stringify(k)}: ${indent(stringify(rest[k]), 2)}`).join('')}\n}\n`);
+  if (buffered && !process.stdout.write(buffered)) await once(process.stdout, 'drain');
+}
+
 export async function run(argv, { init, help }) {
   const { options, positional } = parseArgs(argv, SPEC, 'profile');
   if (options.help) return help('profile');
@@ -73,12 +104,21 @@ export async function run(argv, { init, help }) {
       const [pte, etdump, ...data] = inputs;
       const result = et.profile(etdump, pte, { data, ...(methods === undefined ? {} : { methods }) });
       if (traceOut !== undefined) {
-        const text = new TextEncoder().encode(JSON.stringify(et.profileTrace(result)));
-        await outputs.write([{ path: traceOut, artifact: new Artifact([{ bytes: text }], text.byteLength) }],
+        // The trace's text encoded piece by piece: its bytes held once, never
+        // its objects or one string of it as well.
+        const encoder = new TextEncoder();
+        const pieces = [];
+        let size = 0;
+        for (const text of profileTraceText(result)) {
+          const bytes = encoder.encode(text);
+          pieces.push({ bytes });
+          size += bytes.byteLength;
+        }
+        await outputs.write([{ path: traceOut, artifact: new Artifact(pieces, size) }],
           { inputs: namedInputs(paths), force: options.force });
       }
       reportFetched(inputs);
-      if (options.json) process.stdout.write(`${stringify({ schema: 1, command: 'profile', ok: true, ...result })}\n`);
+      if (options.json) await writeJson({ schema: 1, command: 'profile', ok: true, ...result });
       else process.stdout.write(profileText(result) + (traceOut === undefined ? '' : `wrote ${printable(traceOut)} (Chrome trace-event JSON)\n`));
       return 0;
     }, { stopOnSignals: traceOut !== undefined });
