@@ -7,7 +7,7 @@
 
 #include "bindings/host_call.h"
 #include "core/json.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 
 namespace etpack::bindings {
 

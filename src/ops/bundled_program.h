@@ -12,7 +12,7 @@
 #include "core/result.h"
 #include "model/value_json.h"
 #include "read/bundled_reader.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "inspect/layout_json.h"
 #include "validate/validate.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "validate/validate.h"
 
 namespace etpack {
