@@ -9,12 +9,13 @@
 //   (program, tensor data) as returned blobs: slices of the input.
 // - bundledSafetensorsHead(request): {tensors: [{name, dtype, shape, size}],
 //   metadata: [[key, value]]} -> one cord, a safetensors file's head
-//   (encode/safetensors_writer.h); the CLI's unbundle appends the bytes.
+//   (safetensors_head, through ops/bundled_program.h); the CLI's unbundle
+//   appends the bytes.
 #include <emscripten/bind.h>
 
 #include "bindings/host_call.h"
 #include "bindings/marshal.h"
-#include "encode/safetensors_writer.h"
+#include "bindings/request.h"
 #include "ops/bundled_program.h"
 
 namespace etpack::bindings {
@@ -40,14 +41,8 @@ Output* bundled_serialize_js(double text_ptr, double text_len, val host) {
 Output* bundled_deserialize_js(std::string request_text, val host) {
   HostScope scope(host);
   return run_output([&](Output& out) -> Status {
-    auto request = parse_json(request_text);
-    if (!request.ok()) return make_error(ErrorCode::kInvalidArgument, "bad request: " + request.error().message);
-    const Json* head = request->find("head");
-    const Json* file = request->find("file");
-    if (head == nullptr || file == nullptr) return make_error(ErrorCode::kInvalidArgument, "request needs head and file");
-    FileSource source;
-    ETP_ASSIGN(source.head, blob_from_json(*head));
-    ETP_ASSIGN(source.file, blob_from_json(*file));
+    ETP_ASSIGN(Json request, parse_request(request_text));
+    ETP_ASSIGN(FileSource source, file_source_from_json(request));
     ETP_ASSIGN(BundledFile bundled, deserialize_bundled_program(source));
     ToJsonOptions options;
     options.js_bigint_markers = true;
@@ -65,34 +60,9 @@ Output* bundled_deserialize_js(std::string request_text, val host) {
 
 Output* bundled_safetensors_head_js(std::string request_text) {
   return run_output([&](Output& out) -> Status {
-    auto request = parse_json(request_text);
-    if (!request.ok()) return make_error(ErrorCode::kInvalidArgument, "bad request: " + request.error().message);
-    std::vector<SafetensorsEntry> tensors;
-    if (const Json* list = request->find("tensors"); list && list->is_array()) {
-      for (const Json& t : list->items()) {
-        SafetensorsEntry e;
-        const Json* name = t.find("name");
-        const Json* dtype = t.find("dtype");
-        const Json* shape = t.find("shape");
-        const Json* size = t.find("size");
-        if (!name || !name->is_string() || !dtype || !dtype->is_string() || !shape || !shape->is_array() || !size || !size->as_uint64())
-          return make_error(ErrorCode::kInvalidArgument, "each tensor needs name, dtype, shape and size");
-        e.name = name->text();
-        e.dtype = dtype->text();
-        for (const Json& d : shape->items()) {
-          if (!d.as_uint64()) return make_error(ErrorCode::kInvalidArgument, "tensor '" + e.name + "' has a bad shape");
-          e.shape.push_back(*d.as_uint64());
-        }
-        e.size = *size->as_uint64();
-        tensors.push_back(std::move(e));
-      }
-    }
-    std::vector<std::pair<std::string, std::string>> metadata;
-    if (const Json* list = request->find("metadata"); list && list->is_array())
-      for (const Json& kv : list->items())
-        if (kv.is_array() && kv.items().size() == 2 && kv.items()[0].is_string() && kv.items()[1].is_string())
-          metadata.emplace_back(kv.items()[0].text(), kv.items()[1].text());
-    ETP_ASSIGN(std::string head, safetensors_head(tensors, metadata));
+    ETP_ASSIGN(Json request, parse_request(request_text));
+    ETP_ASSIGN(SafetensorsHeadRequest head_request, safetensors_head_request(request));
+    ETP_ASSIGN(std::string head, safetensors_head(head_request.tensors, head_request.metadata));
     Cord cord;
     cord.append(Blob::own(std::vector<uint8_t>(head.begin(), head.end())));
     out.add_cord(std::move(cord));

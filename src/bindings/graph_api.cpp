@@ -8,6 +8,7 @@
 #include <emscripten/bind.h>
 
 #include "bindings/host_call.h"
+#include "bindings/request.h"
 #include "ops/graph.h"
 
 namespace etpack::bindings {
@@ -50,9 +51,7 @@ std::string surrogates_escaped(std::string text) {
 }
 
 Status graph_call(const std::string& request_text, Output& out) {
-  auto parsed = parse_json(request_text);
-  if (!parsed.ok()) return make_error(ErrorCode::kInvalidArgument, "bad request: " + parsed.error().message);
-  const Json& request = *parsed;
+  ETP_ASSIGN(const Json request, parse_request(request_text));
   ETP_ASSIGN(FileSource pte, graph_file(request.find("pte"), "pte"));
   std::vector<std::pair<std::string, FileSource>> ptds;
   if (const Json* list = request.find("ptds"); list && list->is_object()) {

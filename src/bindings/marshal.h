@@ -10,12 +10,11 @@
 
 #include "bindings/host_call.h"
 #include "core/json.h"
-#include "encode/pte_writer.h"
-#include "encode/ptd_writer.h"
 #include "model/fb_value.h"
 #include "model/named_data_store.h"
 #include "model/stream_table.h"
 #include "model/value_json.h"
+#include "ops/serialize_for_executorch.h"  // PteConfig, FlatTensorConfig: the writers' options
 
 namespace etpack::bindings {
 

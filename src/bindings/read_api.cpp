@@ -6,14 +6,12 @@
 
 #include "bindings/host_call.h"
 #include "bindings/marshal.h"
-#include "bindings/memory_options.h"
-#include "bindings/program_reply.h"
 #include "bindings/request.h"
 #include "format/file_kinds.h"
 #include "ops/deserialize.h"
 #include "ops/inspect.h"
+#include "ops/program_reply.h"
 #include "ops/validate.h"
-#include "read/requirements.h"
 
 namespace etpack::bindings {
 namespace {
@@ -29,7 +27,7 @@ Output* deserialize_pte_binary_js(std::string request_text, val host) {
     // {"mutable_data": ..., "named_data": ..., "program": {...}, "fixups": [...]}:
     // the small parts as documents with blob markers, then the program
     // streamed straight from the flatbuffer into the same string
-    // (bindings/program_reply.h), then its fixups.
+    // (ops/program_reply.h), then its fixups.
     const PteRestored& restored = pte.restored;
     Json mutable_data = Json::null();
     if (restored.mutable_data) {
@@ -40,7 +38,7 @@ Output* deserialize_pte_binary_js(std::string request_text, val host) {
                        (restored.named_data ? write_json(store_output_to_json(*restored.named_data, out)) : std::string("null")) +
                        ",\"program\":";
     std::string fixups;
-    ETP_TRY(write_program_reply(pte, out, text, fixups));
+    ETP_TRY(write_program_reply(pte, [&out](const Blob& b) { return out.add_blob(b); }, text, fixups));
     text += ",\"fixups\":";
     text += fixups;
     text.push_back('}');
@@ -104,35 +102,6 @@ Output* inspect_js(std::string kind_name, std::string request_text, val host) {
     for (std::string& names : reply.names) out.add_text(std::move(names));
     return {};
   });
-}
-
-// {"deprecatedConstantBuffer": bool, "runtime": "X.Y", "backends": [id, ...]}
-// (each optional) as ValidateOptions.
-Result<ValidateOptions> validate_options_from_json(const Json* json) {
-  ValidateOptions options;
-  if (json == nullptr || json->is_null()) return options;
-  if (!json->is_object()) return make_error(ErrorCode::kInvalidArgument, "validate options must be an object");
-  if (const Json* d = json->find("deprecatedConstantBuffer"); d && !d->is_null()) {
-    if (!d->is_bool()) return make_error(ErrorCode::kInvalidArgument, "options.deprecatedConstantBuffer must be a boolean");
-    options.deprecated_constant_buffer = d->bool_value();
-  }
-  if (const Json* r = json->find("runtime"); r && !r->is_null()) {
-    std::optional<Release> release = r->is_string() ? parse_release(r->text()) : std::nullopt;
-    if (!release)
-      return make_error(ErrorCode::kInvalidArgument, "options.runtime must be a release like \"1.0\" or \"0.7\"");
-    options.runtime = std::make_pair(release->major, release->minor);
-  }
-  if (const Json* b = json->find("backends"); b && !b->is_null()) {
-    if (!b->is_array()) return make_error(ErrorCode::kInvalidArgument, "options.backends must be an array of backend ids");
-    std::vector<std::string> ids;
-    for (const Json& id : b->items()) {
-      if (!id.is_string()) return make_error(ErrorCode::kInvalidArgument, "options.backends must hold strings");
-      ids.push_back(id.text());
-    }
-    options.backends = std::move(ids);
-  }
-  ETP_TRY(bindings::method_allocator_option_from_json(json->find("methodAllocator"), options));
-  return options;
 }
 
 // Files arrive as {head, file}: the head in the heap, the rest referenced

@@ -1,7 +1,9 @@
 #include "format/headers.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "core/le_bytes.h"
 
@@ -28,43 +30,97 @@ std::vector<uint8_t> encode_ptd_header(const PtdHeader& h) {
   return out;
 }
 
-Result<std::optional<PteHeader>> parse_pte_header(const uint8_t* data, size_t size) {
-  if (size < kHeaderOffset + 8 || std::memcmp(data + kHeaderOffset, PteHeader::kMagic, 4) != 0)
-    return std::optional<PteHeader>();
-  const uint8_t* p = data + kHeaderOffset;
-  PteHeader h;
-  h.length = read_le<uint32_t>(p + 4);
-  if (h.length < PteHeader::kMinimumLength)
-    return make_error(ErrorCode::kMalformedFile, "eh00 header length " + std::to_string(h.length) +
-                                                     " is below the minimum 24 (at byte offset 12)");
-  if (size < kHeaderOffset + PteHeader::kMinimumLength)
-    return make_error(ErrorCode::kMalformedFile, "file of " + std::to_string(size) + " bytes ends inside the eh00 header");
-  h.program_size = read_le<uint64_t>(p + 8);
-  h.segment_base_offset = read_le<uint64_t>(p + 16);
-  if (h.length >= PteHeader::kLength) {
-    if (size < kHeaderOffset + PteHeader::kLength)
-      return make_error(ErrorCode::kMalformedFile, "file of " + std::to_string(size) + " bytes ends inside the eh00 header");
-    h.segment_data_size = read_le<uint64_t>(p + 24);
+namespace {
+
+// The magic and the length field: kAbsent, kNoLength, or the length read
+// (the scan's other states are for each header to decide).
+template <typename Header>
+bool scan_length(const uint8_t* data, uint64_t size, ScannedHeader<Header>& out) {
+  if (size < kHeaderOffset + 4 || std::memcmp(data + kHeaderOffset, Header::kMagic, 4) != 0) {
+    out.scan = HeaderScan::kAbsent;
+    return false;
   }
-  return std::optional<PteHeader>(h);
+  if (size < kHeaderOffset + 8) {
+    out.scan = HeaderScan::kNoLength;
+    return false;
+  }
+  out.header.length = read_le<uint32_t>(data + kHeaderOffset + 4);
+  return true;
 }
 
-Result<std::optional<PtdHeader>> parse_ptd_header(const uint8_t* data, size_t size) {
-  if (size < kHeaderOffset + 8 || std::memcmp(data + kHeaderOffset, PtdHeader::kMagic, 4) != 0)
-    return std::optional<PtdHeader>();
+}  // namespace
+
+ScannedHeader<PteHeader> scan_pte_header(const uint8_t* data, uint64_t size) {
+  ScannedHeader<PteHeader> out;
+  if (!scan_length(data, size, out)) return out;
+  PteHeader& h = out.header;
+  if (h.length < PteHeader::kMinimumLength) {
+    out.scan = HeaderScan::kLengthTooSmall;
+    return out;
+  }
+  if (size < out.fields_end()) {
+    out.scan = HeaderScan::kTruncated;
+    return out;
+  }
   const uint8_t* p = data + kHeaderOffset;
-  PtdHeader h;
-  h.length = read_le<uint32_t>(p + 4);
-  if (h.length < PtdHeader::kLength)
-    return make_error(ErrorCode::kMalformedFile, "FH01 header length " + std::to_string(h.length) +
-                                                     " is below the minimum 40 (at byte offset 12)");
-  if (size < kHeaderOffset + PtdHeader::kLength)
-    return make_error(ErrorCode::kMalformedFile, "file of " + std::to_string(size) + " bytes ends inside the FH01 header");
+  h.program_size = read_le<uint64_t>(p + 8);
+  h.segment_base_offset = read_le<uint64_t>(p + 16);
+  if (h.length >= PteHeader::kLength) h.segment_data_size = read_le<uint64_t>(p + 24);
+  out.scan = HeaderScan::kComplete;
+  return out;
+}
+
+ScannedHeader<PtdHeader> scan_ptd_header(const uint8_t* data, uint64_t size) {
+  ScannedHeader<PtdHeader> out;
+  if (!scan_length(data, size, out)) return out;
+  PtdHeader& h = out.header;
+  if (h.length < PtdHeader::kLength) {
+    out.scan = HeaderScan::kLengthTooSmall;
+    return out;
+  }
+  if (size < out.fields_end()) {
+    out.scan = HeaderScan::kTruncated;
+    return out;
+  }
+  const uint8_t* p = data + kHeaderOffset;
   h.flatbuffer_offset = read_le<uint64_t>(p + 8);
   h.flatbuffer_size = read_le<uint64_t>(p + 16);
   h.segment_base_offset = read_le<uint64_t>(p + 24);
   h.segment_data_size = read_le<uint64_t>(p + 32);
-  return std::optional<PtdHeader>(h);
+  out.scan = HeaderScan::kComplete;
+  return out;
+}
+
+namespace {
+
+// The strict reading of a scan: no header, a header, or why it is corrupt.
+template <typename Header>
+Result<std::optional<Header>> parsed(const ScannedHeader<Header>& s, uint64_t size) {
+  switch (s.scan) {
+    case HeaderScan::kAbsent:
+    case HeaderScan::kNoLength: return std::optional<Header>();
+    case HeaderScan::kLengthTooSmall: {
+      const uint32_t minimum = std::is_same<Header, PteHeader>::value ? PteHeader::kMinimumLength : PtdHeader::kLength;
+      return make_error(ErrorCode::kMalformedFile, Header::name() + " header length " + std::to_string(s.header.length) +
+                                                       " is below the minimum " + std::to_string(minimum) +
+                                                       " (at byte offset 12)");
+    }
+    case HeaderScan::kTruncated:
+      return make_error(ErrorCode::kMalformedFile,
+                        "file of " + std::to_string(size) + " bytes ends inside the " + Header::name() + " header");
+    case HeaderScan::kComplete: break;
+  }
+  return std::optional<Header>(s.header);
+}
+
+}  // namespace
+
+Result<std::optional<PteHeader>> parse_pte_header(const uint8_t* data, size_t size) {
+  return parsed(scan_pte_header(data, size), size);
+}
+
+Result<std::optional<PtdHeader>> parse_ptd_header(const uint8_t* data, size_t size) {
+  return parsed(scan_ptd_header(data, size), size);
 }
 
 std::vector<uint8_t> insert_header(const std::vector<uint8_t>& flatbuffer, const std::vector<uint8_t>& header) {

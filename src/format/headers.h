@@ -47,6 +47,30 @@ struct PtdHeader {
 std::vector<uint8_t> encode_pte_header(const PteHeader& h, size_t padded_length);
 std::vector<uint8_t> encode_ptd_header(const PtdHeader& h);
 
+// A header as its bytes stand, for a judge that names each problem
+// (validate): how far the fields go, and those read. `size` is the file's
+// size; `data` holds at least min(size, kHeaderOffset + 40) bytes (all
+// either scan reads). The runtime (ExtendedHeader::Parse,
+// FlatTensorHeader::Parse) accepts any length from the minimum up and reads
+// only the fields it knows.
+enum class HeaderScan : uint8_t {
+  kAbsent,          // no magic at kHeaderOffset (or too few bytes to hold one)
+  kNoLength,        // the magic, then the bytes end before the length field
+  kLengthTooSmall,  // header.length is below the minimum
+  kTruncated,       // the bytes end inside the fields header.length claims
+  kComplete,        // every field the runtime reads is in header
+};
+template <typename Header>
+struct ScannedHeader {
+  HeaderScan scan = HeaderScan::kAbsent;
+  Header header;  // fields past where the scan stopped keep their defaults
+  // kHeaderOffset + the bytes of the fields the runtime reads (at most the
+  // known length): where a complete header's fields end.
+  uint64_t fields_end() const { return kHeaderOffset + (header.length < Header::kLength ? header.length : Header::kLength); }
+};
+ScannedHeader<PteHeader> scan_pte_header(const uint8_t* data, uint64_t size);
+ScannedHeader<PtdHeader> scan_ptd_header(const uint8_t* data, uint64_t size);
+
 // Reads the header at kHeaderOffset. nullopt means "no such header here" (the
 // magic differs, or the file is too short to hold one); an error means the
 // magic is there but the header is corrupt.

@@ -101,7 +101,7 @@
 #include <utility>
 #include <vector>
 
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "inspect/layout_json.h"
 #include "core/blob.h"
 #include "core/json.h"

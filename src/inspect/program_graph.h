@@ -57,7 +57,7 @@
 
 #include "core/json.h"
 #include "core/result.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "read/pte_reader.h"
 
 namespace etpack {

@@ -14,7 +14,7 @@
 #include "core/json.h"
 #include "core/result.h"
 #include "model/scalar_type.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "inspect/program_graph.h"
 #include "read/program_tensors.h"
 #include "read/pte_reader.h"

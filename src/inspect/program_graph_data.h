@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/json.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "read/program_tensors.h"
 #include "read/pte_reader.h"
 

@@ -54,7 +54,7 @@ struct ToJsonOptions {
 Json table_to_json(const TableValue& table, const ToJsonOptions& options = {});
 
 // The pieces table_to_json is made of, for writers that stream text instead
-// of building a document (bindings/program_reply.cpp): a table's fields in
+// of building a document (ops/program_reply.cpp): a table's fields in
 // upstream's dataclass order, and one little-endian vector element.
 const std::vector<const FieldDef*>& json_field_order(const TableDef& def);
 Scalar get_scalar(const uint8_t* p, BaseType type);

@@ -10,10 +10,11 @@
 #include <vector>
 
 #include "core/result.h"
+#include "encode/safetensors_writer.h"  // SafetensorsEntry, safetensors_head: the CLI's unbundle writes a head
+#include "format/file_source.h"
+#include "inspect/layout_json.h"
 #include "model/value_json.h"
 #include "read/bundled_reader.h"
-#include "read/file_source.h"
-#include "inspect/layout_json.h"
 #include "validate/validate.h"
 
 namespace etpack {

@@ -7,7 +7,7 @@
 #include "core/blob.h"
 #include "core/result.h"
 #include "format/file_kinds.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "read/etdump_reader.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"

@@ -9,7 +9,7 @@
 
 #include "core/cord.h"
 #include "core/result.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 
 namespace etpack {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "inspect/program_graph.h"
 
 namespace etpack {

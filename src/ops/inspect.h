@@ -4,7 +4,7 @@
 
 #include "core/result.h"
 #include "format/file_kinds.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "inspect/layout_json.h"
 
 namespace etpack {

@@ -39,7 +39,7 @@
 #include "core/result.h"
 #include "encode/externalize.h"
 #include "ops/serialize_for_executorch.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "validate/validate.h"
 
 namespace etpack {

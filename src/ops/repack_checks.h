@@ -10,7 +10,7 @@
 
 #include "core/result.h"
 #include "core/cord.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "validate/validate.h"
 
 namespace etpack {

@@ -4,6 +4,7 @@
 
 #include "format/file_kinds.h"
 #include "ops/bundled_program.h"
+#include "read/requirements.h"
 
 namespace etpack {
 
@@ -22,6 +23,12 @@ Result<ValidationReport> validate_files(const std::string& main_name, const File
     report.warnings.insert(report.warnings.end(), one.warnings.begin(), one.warnings.end());
   }
   return report;
+}
+
+std::optional<std::pair<int, int>> parse_runtime_release(const std::string& text) {
+  const std::optional<Release> release = parse_release(text);
+  if (!release) return std::nullopt;
+  return std::make_pair(release->major, release->minor);
 }
 
 }  // namespace etpack

@@ -3,12 +3,13 @@
 // identifier is a .ptd's) every file as a .ptd on its own.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/result.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "validate/validate.h"
 
 namespace etpack {
@@ -18,5 +19,9 @@ namespace etpack {
 Result<ValidationReport> validate_files(const std::string& main_name, const FileSource& main,
                                         const std::vector<std::pair<std::string, FileSource>>& ptds,
                                         const ValidateOptions& options);
+
+// A runtime release "X.Y" as ValidateOptions::runtime (read/requirements.h
+// parse_release); nullopt when the text is not one.
+std::optional<std::pair<int, int>> parse_runtime_release(const std::string& text);
 
 }  // namespace etpack

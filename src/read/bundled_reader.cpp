@@ -2,10 +2,9 @@
 
 #include <string>
 
-#include "bundled_program_generated.h"
 #include "format/file_kinds.h"
-#include "read/aligned_bytes.h"
 #include "read/fb_decoder.h"
+#include "read/verified_decode.h"
 
 namespace etpack {
 
@@ -20,9 +19,7 @@ Result<BundledFile> read_bundled_program(const Blob& file) {
   // Then the verifier the generated code provides (the runtime itself only
   // checks the identifier): tables, vectors and strings in bounds and
   // aligned. Read through an aligned view (a copy only when misaligned).
-  AlignedBytes aligned(file.data(), static_cast<size_t>(file.size()));
-  flatbuffers::Verifier verifier(aligned.data(), aligned.size(), 64, 100000000);
-  if (!bundled_program_flatbuffer::VerifyBundledProgramBuffer(verifier))
+  if (!flatbuffer_verifies_aligned(VerifiedRoot::kBundledProgram, file))
     return make_error(ErrorCode::kMalformedFile, "the BundledProgram flatbuffer (bytes 0.." + std::to_string(file.size()) +
                                                      ") fails flatbuffers verification (at byte offset 0)");
   BundledFile out{std::move(bundle), Blob()};

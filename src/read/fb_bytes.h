@@ -1,7 +1,7 @@
 // Bounds-checked reading of one flatbuffer's tables, vectors and strings,
 // schema-driven: the checks shared by the decoder that builds the model
 // (read/fb_decoder.cpp) and the writer that streams a program's JSON reply
-// straight from the bytes (bindings/program_reply.cpp). Every read stays
+// straight from the bytes (ops/program_reply.cpp). Every read stays
 // inside the buffer; a bad offset is kMalformedFile naming it.
 #pragma once
 

@@ -5,11 +5,10 @@
 #include <unordered_set>
 
 #include "core/checked_math.h"
-#include "flat_tensor_generated.h"
-#include "read/aligned_bytes.h"
 #include "read/fb_decoder.h"
 #include "read/ptd_table.h"
 #include "read/validate_header_sizes.h"
+#include "read/verified_decode.h"
 #include "schema/schema.h"
 
 namespace etpack {
@@ -47,9 +46,7 @@ Result<PtdFile> deserialize_ptd(const Blob& head, const Blob& file) {
                                                        " bytes; the flatbuffer needs " + std::to_string(*fb_end));
   Blob flatbuffer = head.slice(0, static_cast<size_t>(*fb_end));
   ETP_ASSIGN(TableValue root, decode_flatbuffer(flatbuffer, *flat_tensor_schema().root));
-  AlignedBytes aligned(flatbuffer.data(), static_cast<size_t>(flatbuffer.size()));
-  flatbuffers::Verifier verifier(aligned.data(), aligned.size(), 64, 10000000);
-  if (!flat_tensor_flatbuffer::VerifyFlatTensorBuffer(verifier))
+  if (!flatbuffer_verifies_aligned(VerifiedRoot::kFlatTensor, flatbuffer))
     return malformed("the FlatTensor flatbuffer fails flatbuffers verification (bytes 0.." + std::to_string(*fb_end) + ")");
   if (root.get_uint("version") != 0)
     return make_error(ErrorCode::kUnsupportedVersion,

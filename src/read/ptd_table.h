@@ -18,7 +18,7 @@
 #include "core/blob.h"
 #include "core/result.h"
 #include "format/headers.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "read/program_tensors.h"
 
 namespace etpack {

@@ -9,6 +9,7 @@
 #include "read/fb_decoder.h"
 #include "read/program_tensors.h"
 #include "read/validate_header_sizes.h"
+#include "schema/verify.h"
 
 namespace etpack {
 namespace {
@@ -31,9 +32,7 @@ namespace {
 // their size (a DAG that reaches one table from many places fails here and
 // gets the whole-file treatment, where the decoder's budget refuses it).
 bool verifies_within(const AlignedBytes& aligned, uint64_t n) {
-  flatbuffers::Verifier verifier(aligned.data(), static_cast<size_t>(n), 128,
-                                 static_cast<flatbuffers::uoffset_t>(n / 4 + 1024));
-  return executorch_flatbuffer::VerifyProgramBuffer(verifier);
+  return flatbuffer_verifies(VerifiedRoot::kProgram, aligned.data(), static_cast<size_t>(n), program_verify_limits_for_size(n));
 }
 
 }  // namespace
@@ -120,9 +119,8 @@ Error verifier_failure(const Blob& flatbuffer) {
   return malformed("the Program flatbuffer fails flatbuffers verification (bytes 0.." + std::to_string(flatbuffer.size()) + ")");
 }
 
-bool verify_program(const AlignedBytes& aligned, uint64_t max_tables) {
-  flatbuffers::Verifier verifier(aligned.data(), aligned.size(), 128, static_cast<flatbuffers::uoffset_t>(max_tables));
-  return executorch_flatbuffer::VerifyProgramBuffer(verifier);
+bool verify_program(const AlignedBytes& aligned, VerifyLimits limits) {
+  return flatbuffer_verifies(VerifiedRoot::kProgram, aligned.data(), aligned.size(), limits);
 }
 
 // What a program says about its segments, read from the model or straight
@@ -285,7 +283,7 @@ Result<PteFile> read_pte_program(const Blob& head, uint64_t file_size) {
   ETP_ASSIGN(out.program, decode_flatbuffer(pte.flatbuffer, *program_schema().root));
   // Second opinion from flatc's generated verifier (the runtime's check).
   AlignedBytes aligned(pte.flatbuffer.data(), static_cast<size_t>(pte.flatbuffer.size()));
-  if (!verify_program(aligned, 100000000)) return verifier_failure(pte.flatbuffer);
+  if (!verify_program(aligned, kProgramVerifyLimits)) return verifier_failure(pte.flatbuffer);
   return out;
 }
 
@@ -353,9 +351,9 @@ Result<PteProgramBytes> read_pte_program_bytes(const Blob& head, const Blob& fil
   // its error naming the offset, or its budget's RESOURCE_LIMIT — before the
   // verifier may walk it with the usual generous table count.
   AlignedBytes aligned(pte.flatbuffer.data(), static_cast<size_t>(pte.flatbuffer.size()));
-  if (!verify_program(aligned, pte.flatbuffer.size() / 4 + 1024)) {
+  if (!verify_program(aligned, program_verify_limits_for_size(pte.flatbuffer.size()))) {
     if (auto decoded = decode_flatbuffer(pte.flatbuffer, *program_schema().root); !decoded.ok()) return decoded.take_error();
-    if (!verify_program(aligned, 100000000)) return verifier_failure(pte.flatbuffer);
+    if (!verify_program(aligned, kProgramVerifyLimits)) return verifier_failure(pte.flatbuffer);
   }
   if (!pte.header || pte.header->segment_base_offset == 0) return out;
   out.restore = true;

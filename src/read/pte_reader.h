@@ -54,7 +54,7 @@ struct PteRestored {
 };
 
 // deserialize_pte_binary without the model, for writers that stream the
-// program straight from its bytes (bindings/program_reply.cpp): the
+// program straight from its bytes (ops/program_reply.cpp): the
 // flatbuffer, checked as read_pte_program checks it (the same errors), and
 // what restoring the segments gives back. When `restore` is set, the
 // program read from `flatbuffer` must be changed as deserialize_pte_binary

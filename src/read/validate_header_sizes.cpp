@@ -1,9 +1,8 @@
 #include "read/validate_header_sizes.h"
 
-#include "flat_tensor_generated.h"
 #include "format/headers.h"
-#include "program_generated.h"
 #include "read/aligned_bytes.h"
+#include "schema/verify.h"
 
 namespace etpack {
 
@@ -11,9 +10,7 @@ bool flatbuffer_verifies(const Blob& head, uint64_t size, bool ptd) {
   if (size > head.size() || size < kHeaderOffset) return false;
   // One aligned copy of the flatbuffer metadata when the head is not aligned.
   AlignedBytes aligned(head.data(), static_cast<size_t>(size));
-  flatbuffers::Verifier verifier(aligned.data(), aligned.size(), ptd ? 64 : 128, ptd ? 10000000 : 100000000);
-  return ptd ? flat_tensor_flatbuffer::VerifyFlatTensorBuffer(verifier)
-             : executorch_flatbuffer::VerifyProgramBuffer(verifier);
+  return flatbuffer_verifies(ptd ? VerifiedRoot::kFlatTensor : VerifiedRoot::kProgram, aligned.data(), aligned.size());
 }
 
 std::optional<uint64_t> flatbuffer_end_before_base(const Blob& head, uint64_t claimed_end, uint64_t base,

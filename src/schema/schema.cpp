@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "flatbuffers/reflection_generated.h"
+#include "schema/verify.h"
 
 // Embedded by CMake from the flatc-compiled .bfbs files (see CMakeLists.txt).
 extern "C" const unsigned char etpack_program_bfbs[];
@@ -108,8 +109,7 @@ std::string short_name(const std::string& full) {
 // it leaves the Schema empty and every use fails with a schema error.
 std::unique_ptr<Schema> load(const unsigned char* data, size_t size) {
   auto schema = std::make_unique<Schema>();
-  flatbuffers::Verifier verifier(data, size);
-  if (!reflection::VerifySchemaBuffer(verifier)) return schema;
+  if (!flatbuffer_verifies(VerifiedRoot::kReflectionSchema, data, size)) return schema;
   const reflection::Schema* rs = reflection::GetSchema(data);
   const auto* objects = rs->objects();
   const auto* enums = rs->enums();

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "core/blob.h"
 #include "core/json.h"
 #include "read/method_allocator.h"

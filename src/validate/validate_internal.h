@@ -15,7 +15,7 @@
 #include "core/blob.h"
 #include "read/program_tensors.h"
 #include "read/file_layout.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "read/pte_reader.h"
 #include "validate/validate.h"
 #include "read/work_budget.h"

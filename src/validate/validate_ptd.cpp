@@ -1,14 +1,12 @@
 // A .ptd (FlatTensor) file: identifier, FH01 header, flatbuffer, segments,
 // named data and tensor layouts.
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 
 #include "core/checked_math.h"
-#include "core/le_bytes.h"
 #include "format/file_kinds.h"
 #include "read/file_layout.h"
 #include "read/ptd_table.h"
@@ -34,39 +32,36 @@ bool check_ptd_header(FindingSink& sink, const FileSource& file, bool& segments_
                ft ? "data file identifier is not the supported '" + identifier_of(FileKind::kPtd) + "'" : "identifier is not '" + identifier_of(FileKind::kPtd) + "': not a .ptd file", 4);
     return false;
   }
-  if (size < kHeaderOffset + 4 || std::memcmp(data + kHeaderOffset, PtdHeader::kMagic, 4) != 0) {
-    sink.error(finding::kHeaderMissing, "no " + PtdHeader::name() + " header at byte offset 8; every .ptd has one", 8, "header");
-    return false;
-  }
-  if (size < kHeaderOffset + 8) {
+  // The header is parsed in format/ (scan_ptd_header); here each state is a finding.
+  const ScannedHeader<PtdHeader> scanned = scan_ptd_header(data, size);
+  const PtdHeader& h = scanned.header;
+  const auto truncated = [&] {
     sink.error(finding::kHeaderTruncated, "file of " + std::to_string(size) + " bytes ends inside the " + PtdHeader::name() + " header", size, "header");
     return false;
+  };
+  switch (scanned.scan) {
+    case HeaderScan::kAbsent:
+      sink.error(finding::kHeaderMissing, "no " + PtdHeader::name() + " header at byte offset 8; every .ptd has one", 8, "header");
+      return false;
+    case HeaderScan::kNoLength: return truncated();
+    case HeaderScan::kLengthTooSmall:
+      sink.error(finding::kHeaderLengthInvalid,
+                 PtdHeader::name() + " header length " + std::to_string(h.length) + " is below the minimum " + std::to_string(PtdHeader::kLength),
+                 12, "header.length");
+      return false;
+    case HeaderScan::kTruncated:
+    case HeaderScan::kComplete: break;
   }
-  uint32_t length = read_le<uint32_t>(data + 12);
-  if (length < PtdHeader::kLength) {
-    sink.error(finding::kHeaderLengthInvalid,
-               PtdHeader::name() + " header length " + std::to_string(length) + " is below the minimum " + std::to_string(PtdHeader::kLength),
-               12, "header.length");
-    return false;
-  }
-  if (length != PtdHeader::kLength)
+  if (h.length != PtdHeader::kLength)
     sink.warning(finding::kHeaderLengthUnusual,
-                 PtdHeader::name() + " header length " + std::to_string(length) +
+                 PtdHeader::name() + " header length " + std::to_string(h.length) +
                      " is not 40; the runtime (FlatTensorHeader::Parse) accepts any length from 40 up and reads only "
                      "the fields of the first 40 bytes, so this changes nothing it loads",
                  12, "header.length");
-  if (size < kHeaderOffset + PtdHeader::kLength) {
-    sink.error(finding::kHeaderTruncated, "file of " + std::to_string(size) + " bytes ends inside the " + PtdHeader::name() + " header", size, "header");
-    return false;
-  }
-  PtdHeader h;
-  h.flatbuffer_offset = read_le<uint64_t>(data + 16);
-  h.flatbuffer_size = read_le<uint64_t>(data + 24);
-  h.segment_base_offset = read_le<uint64_t>(data + 32);
-  h.segment_data_size = read_le<uint64_t>(data + 40);
+  if (scanned.scan == HeaderScan::kTruncated) return truncated();
   auto fb_end = checked_add(h.flatbuffer_offset, h.flatbuffer_size);
   // The fields the runtime reads; a longer length claims nothing more.
-  uint64_t header_end = kHeaderOffset + std::min<uint64_t>(length, PtdHeader::kLength);
+  const uint64_t header_end = scanned.fields_end();
   if (h.flatbuffer_offset < header_end || !fb_end || *fb_end > size) {
     sink.error(finding::kFlatbufferRangeInvalid,
                PtdHeader::name() + " flatbuffer (offset " + std::to_string(h.flatbuffer_offset) + ", size " +

@@ -1,11 +1,9 @@
 // The .pte as a file: identifier, eh00 header, flatbuffer, segment table and
 // the bytes between them. Program-level checks follow in validate_program.cpp.
 #include <algorithm>
-#include <cstring>
 #include <string>
 
 #include "core/checked_math.h"
-#include "core/le_bytes.h"
 #include "format/file_kinds.h"
 #include "read/file_layout.h"
 #include "read/shared_names.h"
@@ -48,19 +46,23 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
     return false;
   }
   segments_ok = true;
-  if (size < kHeaderOffset + 4 || std::memcmp(data + kHeaderOffset, PteHeader::kMagic, 4) != 0) return true;
-  if (size < kHeaderOffset + 8) {
-    sink.error(finding::kHeaderTruncated, "file of " + std::to_string(size) + " bytes ends inside the " + PteHeader::name() + " header", size,
-               "header");
-    return false;
-  }
-  uint32_t length = read_le<uint32_t>(data + 12);
-  if (length < PteHeader::kMinimumLength) {
-    sink.error(finding::kHeaderLengthInvalid,
-               PteHeader::name() + " header length " + std::to_string(length) + " is below the minimum " +
-                   std::to_string(PteHeader::kMinimumLength),
-               12, "header.length");
-    return false;
+  // The header is parsed in format/ (scan_pte_header); here each state is a finding.
+  const ScannedHeader<PteHeader> scanned = scan_pte_header(data, size);
+  const uint32_t length = scanned.header.length;
+  switch (scanned.scan) {
+    case HeaderScan::kAbsent: return true;  // a .pte may have no eh00
+    case HeaderScan::kNoLength:
+      sink.error(finding::kHeaderTruncated, "file of " + std::to_string(size) + " bytes ends inside the " + PteHeader::name() + " header", size,
+                 "header");
+      return false;
+    case HeaderScan::kLengthTooSmall:
+      sink.error(finding::kHeaderLengthInvalid,
+                 PteHeader::name() + " header length " + std::to_string(length) + " is below the minimum " +
+                     std::to_string(PteHeader::kMinimumLength),
+                 12, "header.length");
+      return false;
+    case HeaderScan::kTruncated:
+    case HeaderScan::kComplete: break;
   }
   if (length != PteHeader::kMinimumLength && length != PteHeader::kLength)
     sink.warning(finding::kHeaderLengthUnusual,
@@ -68,23 +70,17 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
                      " is neither 24 nor 32; the runtime (ExtendedHeader::Parse) accepts any length from 24 up and "
                      "reads only the fields of the first 32 bytes, so this changes nothing it loads",
                  12, "header.length");
-  uint64_t needed = kHeaderOffset + std::min<uint64_t>(length, PteHeader::kLength);
-  if (size < needed) {
+  // The fields the runtime reads; a longer length claims nothing more.
+  const uint64_t header_end = scanned.fields_end();
+  if (scanned.scan == HeaderScan::kTruncated) {
     sink.error(finding::kHeaderTruncated,
-               "file of " + std::to_string(size) + " bytes ends inside the " + PteHeader::name() + " header (" + std::to_string(needed) +
+               "file of " + std::to_string(size) + " bytes ends inside the " + PteHeader::name() + " header (" + std::to_string(header_end) +
                    " bytes needed)",
                size, "header");
     return false;
   }
-  auto parsed = parse_pte_header(data, static_cast<size_t>(std::min<uint64_t>(size, needed)));  // size_t is 32 bits in wasm
-  if (!parsed.ok() || !parsed.value()) {
-    sink.error(finding::kHeaderLengthInvalid, parsed.ok() ? PteHeader::name() + " header unreadable" : parsed.error().message, 8, "header");
-    return false;
-  }
-  header = *parsed.value();
+  header = scanned.header;
   const PteHeader& h = *header;
-  // The fields the runtime reads; a longer length claims nothing more.
-  uint64_t header_end = kHeaderOffset + std::min<uint64_t>(length, PteHeader::kLength);
   if (h.program_size < header_end || h.program_size > size) {
     sink.error(finding::kProgramSizeOutOfRange,
                PteHeader::name() + " program_size " + std::to_string(h.program_size) + " is outside [" + std::to_string(header_end) +

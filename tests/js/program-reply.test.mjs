@@ -1,4 +1,4 @@
-// deserializePteBinary's reply (src/bindings/program_reply.h): the program
+// deserializePteBinary's reply (src/ops/program_reply.h): the program
 // comes back as streamed JSON text plus fixups; every value JSON.parse
 // cannot give exactly must land at its own place, in lists and tables alike.
 import { test } from 'node:test';

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "read/pte_reader.h"
 #include "validate/validate.h"
 #include "test_files.h"

@@ -1,7 +1,7 @@
 // A program coming back from the core (deserializePteBinary): the core
 // streams it as JSON text with every value JSON.parse cannot give exactly
 // (byte fields by reference, integers beyond 2^53, NaN/±Infinity) written as
-// null and listed as a fixup [kind, value, ...path] (src/bindings/
+// null and listed as a fixup [kind, value, ...path] (src/ops/
 // program_reply.h). One JSON.parse of text decoded straight from the heap,
 // then a loop over the fixups: no walk over the whole tree, no token scan.
 import { EtpackError } from '../errors.mjs';

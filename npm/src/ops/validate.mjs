@@ -9,7 +9,7 @@ import { dataFileRecord } from '../data-files.mjs';
 
 // options: { runtime: 'X.Y', backends: [id, ...], deprecatedConstantBuffer: bool,
 // methodAllocator: { bytes, arch: '64-bit' | 'arm32', tempAllocator: bool } }
-// (values checked in C++: src/bindings/api.cpp, memory_options.cpp; keys here).
+// (values checked in C++: src/bindings/request.cpp; keys here).
 // ptds: an array of files or a record { name: file } (data-files.mjs).
 export function validate(core, pte, ptds = {}, options = {}) {
   if (ptds === null || typeof ptds !== 'object') throw invalidArgument("ptds must be an array of .ptd files or a record {'model.ptd': file}");

@@ -1,4 +1,4 @@
-#include "bindings/program_reply.h"
+#include "ops/program_reply.h"
 
 #include <algorithm>
 #include <charconv>
@@ -6,13 +6,13 @@
 #include <string_view>
 #include <vector>
 
-#include "bindings/reply_text.h"
+#include "ops/reply_text.h"
 #include "core/json.h"
 #include "model/value_json.h"
 #include "read/fb_bytes.h"
 #include "read/fb_decoder.h"
 
-namespace etpack::bindings {
+namespace etpack {
 namespace {
 
 constexpr int64_t kMaxSafeInteger = (int64_t{1} << 53) - 1;
@@ -48,8 +48,8 @@ std::vector<KeyedField> keyed_fields(const TableDef& def) {
 // Recursion follows the schema's nesting (a handful of levels), not the file.
 class ReplyWriter {
  public:
-  ReplyWriter(const PteProgramBytes& pte, Output& out, std::string& text, std::string& fixups)
-      : pte_(pte), bytes_(pte.flatbuffer.data(), pte.flatbuffer.size(), 0), out_(out),
+  ReplyWriter(const PteProgramBytes& pte, const AddBlob& add_blob, std::string& text, std::string& fixups)
+      : pte_(pte), bytes_(pte.flatbuffer.data(), pte.flatbuffer.size(), 0), add_blob_(add_blob),
         limit_(text.size() + bytes_.size() * kTextFactor + kTextAllowance),
         // Most programs write 2-3 bytes of text per flatbuffer byte: one
         // allocation up front instead of a doubling series. Capped: a
@@ -169,7 +169,7 @@ class ReplyWriter {
       t_ += "null";
       return;
     }
-    const size_t index = out_.add_blob(bytes);
+    const size_t index = add_blob_(bytes);
     fixup(0, [&](std::string& s) { append_uint(s, index); });
   }
 
@@ -406,7 +406,7 @@ class ReplyWriter {
 
   const PteProgramBytes& pte_;
   FbBytes bytes_;
-  Output& out_;
+  const AddBlob& add_blob_;
   uint64_t limit_;
   Text t_;
   std::string& f_;
@@ -427,10 +427,10 @@ const std::string ReplyWriter::kData = "data";
 
 }  // namespace
 
-Status write_program_reply(const PteProgramBytes& pte, Output& out, std::string& text, std::string& fixups) {
+Status write_program_reply(const PteProgramBytes& pte, const AddBlob& add_blob, std::string& text, std::string& fixups) {
   const size_t text_start = text.size();
   const size_t fixups_start = fixups.size();
-  Status written = ReplyWriter(pte, out, text, fixups).run();
+  Status written = ReplyWriter(pte, add_blob, text, fixups).run();
   if (written.ok()) return written;
   // The decoder's verdict on the same bytes, so that every file gets the
   // same error from deserialize as from validate or inspect.
@@ -440,4 +440,4 @@ Status write_program_reply(const PteProgramBytes& pte, Output& out, std::string&
   return written;
 }
 
-}  // namespace etpack::bindings
+}  // namespace etpack

@@ -9,23 +9,28 @@
 // `null` in the text and listed in the fixups, a JSON array of
 // [kind, value, ...path], the path being field names and list indices from
 // the program's root:
-//   [0, i, ...]       the i-th blob of the Output (a [ubyte] field, by reference)
+//   [0, i, ...]       the blob `add_blob` numbered i (a [ubyte] field, by reference)
 //   [1, "digits", ...] an integer outside +/-(2^53 - 1): a BigInt
 //   [2, "NaN" | "Infinity" | "-Infinity", ...] a special double
 // Strings are written as they are (a leading U+0000 needs no marker here).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 
-#include "bindings/host_call.h"
+#include "core/blob.h"
 #include "read/pte_reader.h"
 
-namespace etpack::bindings {
+namespace etpack {
 
 // Appends the program's text to `text` and its fixup array to `fixups`.
 // The text is bounded by the flatbuffer's size (kResourceLimit past 16x
 // + 8 MiB: a file whose offsets reach the same bytes from many places).
 // Errors are the decoder's for the same bytes.
-Status write_program_reply(const PteProgramBytes& pte, Output& out, std::string& text, std::string& fixups);
+// `add_blob` registers bytes returned by reference (views of the file) and
+// returns their index (the binding's Output::add_blob).
+using AddBlob = std::function<size_t(const Blob&)>;
+Status write_program_reply(const PteProgramBytes& pte, const AddBlob& add_blob, std::string& text, std::string& fixups);
 
-}  // namespace etpack::bindings
+}  // namespace etpack

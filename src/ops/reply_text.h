@@ -1,4 +1,4 @@
-// Text: the reply text's writer (bindings/program_reply.cpp).
+// Text: the reply text's writer (ops/program_reply.cpp).
 #pragma once
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace etpack::bindings {
+namespace etpack {
 
 // The reply text, written through an index into a string kept at its
 // capacity: libc++'s push_back and append are out-of-line calls in the wasm
@@ -47,4 +47,4 @@ class Text {
   size_t n_;
 };
 
-}  // namespace etpack::bindings
+}  // namespace etpack
