@@ -10,7 +10,7 @@
 #include "core/blob.h"
 #include "core/result.h"
 #include "model/fb_value.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "read/pte_reader.h"
 
 namespace etpack {
