@@ -8,7 +8,7 @@
 
 #include "read/fb_bytes.h"
 #include "read/requirements.h"
-#include "read/validate_internal.h"
+#include "validate/validate_internal.h"
 
 namespace etpack {
 namespace {
