@@ -84,6 +84,10 @@ Result<PtdTable> read_ptd_table(const Blob& file);
 // after the flatbuffer) and its size; kInvalidArgument when the head is
 // too short.
 Result<PtdTable> read_ptd_table(const Blob& head, uint64_t file_size);
+// The same, with flatc's verifier's verdict stored in `verification`
+// instead of failing the read: every column was still read with the bounds
+// checks above (validate: the runtime never verifies a .ptd).
+Result<PtdTable> read_ptd_table(const Blob& head, uint64_t file_size, Status* verification);
 
 // Where field `field` ("segment_index", "tensor_layout", "key") of
 // named_data[entry] lies in a .ptd whose table read_ptd_table read from

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "read/fb_bytes.h"
-#include "read/validate_internal.h"
+#include "validate/validate_internal.h"
 
 namespace etpack {
 
