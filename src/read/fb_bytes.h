@@ -46,7 +46,10 @@ class FbBytes {
   // Follows the uoffset stored at `at` and returns the absolute target.
   Result<uint64_t> follow(uint64_t at) const {
     if (!has(at, 4)) return fail(at, "offset field past the end of the flatbuffer");
-    uint64_t target = at + read_le<uint32_t>(data_ + at);
+    const uint32_t offset = read_le<uint32_t>(data_ + at);
+    // flatbuffers::Verifier::VerifyOffset: "may not point to itself".
+    if (offset == 0) return fail(at, "offset 0 points at itself");
+    uint64_t target = at + offset;
     if (target >= size_) return fail(at, "offset points past the end of the flatbuffer");
     if (target % 4 != 0) return fail(at, "offset target is not 4-byte aligned");
     return target;
@@ -58,12 +61,17 @@ class FbBytes {
     int64_t vt_signed = static_cast<int64_t>(pos) - soffset;
     if (vt_signed < 0 || static_cast<uint64_t>(vt_signed) >= size_) return fail(pos, def.name + " vtable offset out of range");
     uint64_t vt = static_cast<uint64_t>(vt_signed);
-    if (vt % 2 != 0 || !has(vt, 4)) return fail(vt, def.name + " vtable misaligned or truncated");
+    // As flatbuffers::Verifier::VerifyTableStart: the vtable's size field is
+    // aligned and in bounds, the size even and the vtable in bounds; nothing
+    // more. A size of 0 or 2 holds no field (every field reads as absent),
+    // and the table's inline size (the vtable's second entry) is never read
+    // by the verifier or any accessor, so it is not checked: 0, or a size
+    // past the end, loads in the runtime as any other (RUNTIME.md, round 2).
+    // Each field is bounds-checked where it is read (field()).
+    if (vt % 2 != 0 || !has(vt, 2)) return fail(vt, def.name + " vtable misaligned or truncated");
     uint16_t vt_size = read_le<uint16_t>(data_ + vt);
-    uint16_t obj_size = read_le<uint16_t>(data_ + vt + 2);
-    if (vt_size < 4 || vt_size % 2 != 0 || !has(vt, vt_size))
+    if (vt_size % 2 != 0 || !has(vt, vt_size))
       return fail(vt, def.name + " vtable size " + std::to_string(vt_size) + " invalid");
-    if (obj_size < 4 || !has(pos, obj_size)) return fail(pos, def.name + " table size " + std::to_string(obj_size) + " runs past the end");
     return FbTable{pos, vt, vt_size};
   }
 
@@ -83,7 +91,10 @@ class FbBytes {
     size_t width = is_scalar(f.type) ? scalar_size(f.type) : inline_struct_size(f.type, f.table);
     // Not bounded by the vtable's object size: the reference builder shares
     // vtables between tables of different sizes, so only the buffer bounds.
-    if (voff < 4 || !has(t.pos + voff, width))
+    // A voffset of 1..3 points into the table's own soffset: the verifier
+    // accepts it where the field's alignment allows (a 1-byte field) and the
+    // runtime reads those bytes; the verifier judges the alignment.
+    if (!has(t.pos + voff, width))
       return fail(t.vtable + slot, def.name + "." + f.name + " lies outside the flatbuffer");
     return t.pos + voff;
   }

@@ -62,6 +62,7 @@ class FlatTensorReader {
     ETP_ASSIGN(FbTable root, bytes_.table(root_pos, def));
     ETP_ASSIGN(uint64_t version_at, bytes_.field(root, def, field(def, "version")));
     if (version_at) out.version = read_le<uint32_t>(data_ + version_at);
+    out.version_offset = version_at;
     const FieldDef& segments = field(def, "segments");
     ETP_ASSIGN(uint64_t segments_at, bytes_.field(root, def, segments));
     if (segments_at) {
@@ -189,7 +190,34 @@ class FlatTensorReader {
 
 Result<PtdTable> read_ptd_table(const Blob& file) { return read_ptd_table(file, file.size()); }
 
-Result<PtdTable> read_ptd_table(const Blob& head, uint64_t file_size) {
+std::optional<uint64_t> ptd_entry_field_offset(const Blob& head, size_t entry, const char* name) {
+  const FbBytes bytes(head.data(), head.size(), 0);
+  const Schema& schema = flat_tensor_schema();
+  const TableDef& root_def = *schema.root;
+  const TableDef& named = *schema.find_table("NamedData");
+  const FieldDef* list = root_def.find("named_data");
+  const FieldDef* field = named.find(name);
+  if (!list || !field) return std::nullopt;
+  auto root_pos = bytes.follow(0);
+  if (!root_pos.ok()) return std::nullopt;
+  auto root = bytes.table(*root_pos, root_def);
+  if (!root.ok()) return std::nullopt;
+  auto list_at = bytes.field(*root, root_def, *list);
+  if (!list_at.ok() || *list_at == 0) return std::nullopt;
+  auto vec = bytes.vector(*list_at, root_def, *list);
+  if (!vec.ok() || entry >= vec->count) return std::nullopt;
+  auto pos = bytes.follow(vec->first + 4 * entry);
+  if (!pos.ok()) return std::nullopt;
+  auto t = bytes.table(*pos, named);
+  if (!t.ok()) return std::nullopt;
+  auto at = bytes.field(*t, named, *field);
+  if (!at.ok() || *at == 0) return std::nullopt;
+  return *at;
+}
+
+Result<PtdTable> read_ptd_table(const Blob& head, uint64_t file_size) { return read_ptd_table(head, file_size, nullptr); }
+
+Result<PtdTable> read_ptd_table(const Blob& head, uint64_t file_size, Status* verification) {
   if (head.is_external() || head.size() < std::min(file_size, kMinimumHeadBytes) || head.size() > file_size)
     return make_error(ErrorCode::kInvalidArgument, "the .ptd head must be in memory and hold the file's first " +
                                                        std::to_string(std::min(file_size, kMinimumHeadBytes)) + " bytes");
@@ -203,7 +231,12 @@ Result<PtdTable> read_ptd_table(const Blob& head, uint64_t file_size) {
   out.flatbuffer_end = fb_end;
   const Blob flatbuffer = head.slice(0, fb_end);
   ETP_TRY(FlatTensorReader(flatbuffer).read(out));
-  ETP_TRY(verify_flat_tensor(flatbuffer));
+  Status verified = verify_flat_tensor(flatbuffer);
+  if (verification != nullptr) {
+    *verification = std::move(verified);
+    return out;
+  }
+  ETP_TRY(std::move(verified));
   return out;
 }
 

@@ -54,6 +54,7 @@ struct PtdTable {
   PtdHeader header;
   uint64_t flatbuffer_end = 0;  // header.flatbuffer_offset + flatbuffer_size, checked
   uint64_t version = 0;         // FlatTensor.version (0 when absent)
+  uint64_t version_offset = 0;  // where it lies in the file (0: absent)
   bool has_segments = false;    // the FlatTensor table holds the field
   bool has_named_data = false;
   std::vector<SegmentRange> segments;
@@ -83,5 +84,15 @@ Result<PtdTable> read_ptd_table(const Blob& file);
 // after the flatbuffer) and its size; kInvalidArgument when the head is
 // too short.
 Result<PtdTable> read_ptd_table(const Blob& head, uint64_t file_size);
+// The same, with flatc's verifier's verdict stored in `verification`
+// instead of failing the read: every column was still read with the bounds
+// checks above (validate: the runtime never verifies a .ptd).
+Result<PtdTable> read_ptd_table(const Blob& head, uint64_t file_size, Status* verification);
+
+// Where field `field` ("segment_index", "tensor_layout", "key") of
+// named_data[entry] lies in a .ptd whose table read_ptd_table read from
+// `head` (for findings; the table is not kept per entry): nullopt when the
+// field is absent.
+std::optional<uint64_t> ptd_entry_field_offset(const Blob& head, size_t entry, const char* field);
 
 }  // namespace etpack

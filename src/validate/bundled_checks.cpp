@@ -51,7 +51,10 @@ class BundleChecker {
     for (size_t i = 0; i < plans.items().size(); ++i) {
       const Value& plan = plans.items()[i];
       if (!plan.is_table() || !plan.table().get("name").is_string()) continue;
-      methods_.emplace(plan.table().get("name").str(), &plan.table());  // first wins, as Program::load_method's lookup
+      // First wins, as Program::load_method's lookup; names compared as C
+      // strings, as get_method_test_suite's strcmp does.
+      if (methods_.emplace(c_name(plan.table().get("name").str()), &plan.table()).second)
+        method_order_.push_back(c_name(plan.table().get("name").str()));
     }
   }
 
@@ -73,7 +76,7 @@ class BundleChecker {
         continue;
       }
       const TableValue& suite = item.table();
-      const std::string& name = suite.get("method_name").str();
+      const std::string name = c_name(suite.get("method_name").str());
       const std::string said = "suite '" + name + "'";
       // The lookup stops at the first suite of a name: a later one, or one
       // naming no method, is never read, so its cases are not judged.
@@ -96,6 +99,13 @@ class BundleChecker {
         report_.error(finding::kMissingField, said + " has no test_cases (the runtime reads them unchecked)", path + ".test_cases");
         continue;
       }
+      // load_bundled_input checks testset_idx < test_cases()->size():
+      // InvalidArgument for every index.
+      if (cases.items().empty())
+        report_.warning(finding::kBundleSuiteNoCases,
+                        said + " has no test cases: load_bundled_input(method '" + name +
+                            "', bundle, i) fails InvalidArgument for every i (testset_idx out of range)",
+                        path + ".test_cases");
       for (size_t c = 0; c < cases.items().size(); ++c) {
         const Where where{path + ".test_cases[" + std::to_string(c) + "]", said + ", case " + std::to_string(c)};
         const Value& test_case = cases.items()[c];
@@ -103,6 +113,14 @@ class BundleChecker {
         one_case(test_case.table(), plan, where);
       }
     }
+    // get_method_test_suite finds no suite for a method none names:
+    // load_bundled_input fails InvalidArgument ("No method named ...").
+    for (const std::string& method : method_order_)
+      if (seen.count(method) == 0)
+        report_.warning(finding::kBundleMethodNoSuite,
+                        "the program's method '" + method + "' has no test suite: load_bundled_input(method '" +
+                            method + "', bundle, i) fails InvalidArgument for every i",
+                        "method_test_suites");
   }
 
  private:
@@ -231,6 +249,10 @@ class BundleChecker {
   const TableValue* program_;
   bundled::Reporter report_;
   std::map<std::string, const TableValue*> methods_;
+  std::vector<std::string> method_order_;  // the keys of methods_, in program order
+
+  // A name as the runtime compares it (strcmp of c_str()): up to a NUL.
+  static std::string c_name(const std::string& name) { return name.substr(0, name.find('\0')); }
 };
 
 }  // namespace

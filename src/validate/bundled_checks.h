@@ -39,6 +39,8 @@ constexpr const char* kBundleDimOrderIgnored = "BUNDLE_DIM_ORDER_IGNORED";   // 
 constexpr const char* kBundleTensorDataShort = "BUNDLE_TENSOR_DATA_SHORT";   // E fewer data bytes than sizes * element size
 constexpr const char* kBundleTensorDataLong = "BUNDLE_TENSOR_DATA_LONG";     // W more data bytes than the tensor needs
 constexpr const char* kBundleProgramMisaligned = "BUNDLE_PROGRAM_MISALIGNED";  // E the embedded program does not start at a multiple of 16
+constexpr const char* kBundleMethodNoSuite = "BUNDLE_METHOD_NO_SUITE";      // W a method of the program no suite names (load_bundled_input fails InvalidArgument)
+constexpr const char* kBundleSuiteNoCases = "BUNDLE_SUITE_NO_CASES";        // W a suite without test cases (load_bundled_input fails InvalidArgument)
 }  // namespace finding
 
 // Appends to `report` every problem of `bundle`'s suites (file "bpte",

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "read/fb_bytes.h"
 #include "read/requirements.h"
 #include "validate/validate_internal.h"
 
@@ -15,6 +16,13 @@ namespace {
 // The release whose CMake build first compiled the constant_buffer path out
 // (CMakeLists.txt: -DET_ENABLE_DEPRECATED_CONSTANT_BUFFER=0, tag v1.3.0).
 constexpr Release kConstantBufferOff{1, 3};
+
+// The first release that reads the schema version: pytorch/executorch PR
+// #22114 (merged 2026-08-24, after v1.4.1 of 2026-08-14, so in 1.5) makes
+// Program::load refuse Program.version above kMaxSupportedSchemaVersion (0)
+// with InvalidProgram, and FlatTensorDataMap::load a FlatTensor.version
+// above it with InvalidExternalData. Earlier releases never read either.
+constexpr Release kSchemaVersionRead{1, 5};
 
 std::string indexed(const std::string& base, size_t i) { return base + "[" + std::to_string(i) + "]"; }
 
@@ -140,6 +148,19 @@ class MethodRules {
   bool stopped_ = false;
 };
 
+// Where Program.version lies (the root table's field 0), when present.
+std::optional<uint64_t> program_version_offset(const Blob& head) {
+  const FbBytes bytes(head.data(), head.size(), 0);
+  const TableDef& def = *program_schema().root;
+  const FieldDef* version = def.find("version");
+  auto root = bytes.follow(0);
+  if (!version || !root.ok()) return std::nullopt;
+  auto table = bytes.table(*root, def);
+  if (!table.ok()) return std::nullopt;
+  auto at = bytes.field(*table, def, *version);
+  return at.ok() && *at != 0 ? std::optional<uint64_t>(*at) : std::nullopt;
+}
+
 void check_target(FindingSink& sink, const Requirements& needs, const ValidateOptions& options) {
   if (options.runtime) {
     const Release target{options.runtime->first, options.runtime->second};
@@ -166,8 +187,26 @@ void check_target(FindingSink& sink, const Requirements& needs, const ValidateOp
 
 }  // namespace
 
+void check_schema_version(FindingSink& sink, const char* table, uint64_t version, std::optional<uint64_t> offset,
+                          const ValidateOptions& options, const char* refusal) {
+  const std::string what = std::string(table) + ".version is " + std::to_string(version) +
+                           ", above the schema version 0 every runtime supports: ExecuTorch " + kSchemaVersionRead.text() +
+                           " and later (pytorch/executorch PR #22114) refuse it (" + refusal + "); " +
+                           "releases up to 1.4 never read the field";
+  if (options.runtime && !(Release{options.runtime->first, options.runtime->second} < kSchemaVersionRead))
+    sink.error(finding::kSchemaVersionTooNew,
+               what + ", and the target ExecuTorch " +
+                   Release{options.runtime->first, options.runtime->second}.text() + " refuses this file",
+               offset, "version");
+  else
+    sink.warning(finding::kSchemaVersionTooNew, what + ". Writers stamp 0", offset, "version");
+}
+
 void check_runtime_rules(FindingSink& sink, WorkBudget& budget, const Blob& head, const PteFile& pte,
                          const ValidateOptions& options) {
+  if (const uint64_t version = pte.program.get_uint("version"); version != 0)
+    check_schema_version(sink, "Program", version, program_version_offset(head), options, "Program::load: InvalidProgram");
+  check_names(sink, head, pte.program);
   const bool old_target = options.runtime && Release{options.runtime->first, options.runtime->second} < kConstantBufferOff;
   check_placeholder(sink, pte.program, options.deprecated_constant_buffer || old_target);
   MethodRules(sink, budget).run(pte.program);

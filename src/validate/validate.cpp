@@ -107,7 +107,10 @@ Result<ValidationReport> validate_artifacts(const FileSource& pte,
   ValidationReport report;
   std::optional<PteFile> program = validate_pte_into(report, pte, options);
   PtdIndex index;
-  for (const auto& [name, file] : ptds) validate_ptd_into(report, name, file, &index);
+  // What the program looks up in its .ptd files (unknown without a program).
+  std::optional<std::unordered_set<std::string>> keys;
+  if (program) keys = external_keys(program->program);
+  for (const auto& [name, file] : ptds) validate_ptd_into(report, name, file, &index, options, keys ? &*keys : nullptr);
   if (ptds.size() > 1) check_data_files_merge(report, index);
   if (program) {
     FindingSink sink(report, "pte");

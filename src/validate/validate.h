@@ -26,7 +26,7 @@ namespace finding {
 // The file as a whole
 constexpr const char* kFileTooSmall = "FILE_TOO_SMALL";                // E fewer bytes than the identifier needs
 constexpr const char* kBadIdentifier = "BAD_IDENTIFIER";              // E not ETxx (.pte) / FTxx (.ptd)
-constexpr const char* kUnsupportedVersion = "UNSUPPORTED_VERSION";    // E ETxx != ET12, FTxx != FT01, FlatTensor version != 0
+constexpr const char* kUnsupportedVersion = "UNSUPPORTED_VERSION";    // E ETxx != ET12, FTxx != FT01 (a schema version above 0: SCHEMA_VERSION_TOO_NEW)
 constexpr const char* kTrailingBytes = "TRAILING_BYTES";              // W bytes after the declared data
 // Extended headers (eh00, FH01)
 constexpr const char* kHeaderMissing = "HEADER_MISSING";              // E a .ptd without FH01
@@ -57,8 +57,8 @@ constexpr const char* kPaddingNotZero = "PADDING_NOT_ZERO";               // W p
 constexpr const char* kPaddingLarge = "PADDING_LARGE";                    // W a gap of >= 64 KiB between regions
 // Constants and mutable data
 constexpr const char* kConstantsInBoth = "CONSTANTS_IN_BOTH";  // E constant_buffer and constant_segment both used
-constexpr const char* kSubsegmentOffsetOutOfRange = "SUBSEGMENT_OFFSET_OUT_OF_RANGE";  // E an offset past its segment
-constexpr const char* kSubsegmentOffsetsUnsorted = "SUBSEGMENT_OFFSETS_UNSORTED";      // E offsets decrease
+constexpr const char* kSubsegmentOffsetOutOfRange = "SUBSEGMENT_OFFSET_OUT_OF_RANGE";  // E an offset past its segment (W: an offset no tensor reads)
+constexpr const char* kSubsegmentOffsetsUnsorted = "SUBSEGMENT_OFFSETS_UNSORTED";      // E offsets tensors read decrease (W: one no tensor reads)
 constexpr const char* kMutableDataMissing = "MUTABLE_DATA_MISSING";            // E a mutable tensor, no mutable_data_segments
 constexpr const char* kMutableSegmentsMultiple = "MUTABLE_SEGMENTS_MULTIPLE";  // E more than one mutable_data_segments entry
 constexpr const char* kTensorDataIndexOutOfRange = "TENSOR_DATA_INDEX_OUT_OF_RANGE";  // E data_buffer_idx past the offsets/buffers
@@ -70,7 +70,8 @@ constexpr const char* kTensorScalarTypeInvalid = "TENSOR_SCALAR_TYPE_INVALID";  
 constexpr const char* kTensorSizesInvalid = "TENSOR_SIZES_INVALID";        // E missing, negative, rank > 16 or byte size overflows
 constexpr const char* kTensorDimOrderInvalid = "TENSOR_DIM_ORDER_INVALID";  // E missing, wrong length or not a permutation
 constexpr const char* kTensorStorageOffset = "TENSOR_STORAGE_OFFSET";      // E non-zero storage_offset (unsupported by the runtime)
-constexpr const char* kValueIndexOutOfRange = "VALUE_INDEX_OUT_OF_RANGE";  // E a value index (inputs, outputs, chains, instruction args) past the method's values
+constexpr const char* kValueIndexOutOfRange = "VALUE_INDEX_OUT_OF_RANGE";  // E a value index (inputs, outputs, instruction args) past the method's values
+constexpr const char* kChainValueIndexUnread = "CHAIN_VALUE_INDEX_UNREAD";  // W a chain's own inputs/outputs index past the values (the runtime never reads them)
 constexpr const char* kOperatorIndexOutOfRange = "OPERATOR_INDEX_OUT_OF_RANGE";  // E a KernelCall's op_index past the method's operators
 constexpr const char* kInstructionIndexOutOfRange = "INSTRUCTION_INDEX_OUT_OF_RANGE";  // E a JumpFalseCall past its chain's instructions
 // Delegates
@@ -117,6 +118,8 @@ constexpr const char* kPlannedTensorPastBuffer = "PLANNED_TENSOR_PAST_BUFFER";  
 constexpr const char* kDelegateSegmentWithoutSegments = "DELEGATE_SEGMENT_WITHOUT_SEGMENTS";  // E a SEGMENT delegate, no segment base (NotFound)
 constexpr const char* kConstantOffsetMoved = "CONSTANT_OFFSET_MOVED";  // E a constant's offset no aligned writer would give: it reads other bytes
 constexpr const char* kPtdOldLayout = "PTD_OLD_LAYOUT";  // E a .ptd in the FlatTensor layout of ExecuTorch 0.6
+constexpr const char* kNameTruncatedAtNul = "NAME_TRUNCATED_AT_NUL";  // E an operator name or backend id with a NUL inside (the runtime looks up the shorter name); W an EXTERNAL tensor's name (looked up up to the NUL) or an operator no instruction calls
+constexpr const char* kSchemaVersionTooNew = "SCHEMA_VERSION_TOO_NEW";  // W Program/FlatTensor version above 0 (ExecuTorch 1.5+ refuses it); E when the target runtime is 1.5 or later
 // Against a target runtime (ValidateOptions)
 constexpr const char* kFeatureTooNew = "FEATURE_TOO_NEW";  // E a feature newer than the target release
 constexpr const char* kBackendNotListed = "BACKEND_NOT_LISTED";  // E a delegate backend not in the target's list

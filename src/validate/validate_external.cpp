@@ -24,6 +24,18 @@ std::string dims_text(const TensorView& t) {
 
 }  // namespace
 
+std::unordered_set<std::string> external_keys(const TableValue& program) {
+  std::unordered_set<std::string> out;
+  for_each_tensor(program, [&](size_t, size_t, const TableValue& table) {
+    if (!is_external(tensor_data(table))) return;
+    const Value& info = table.get("extra_tensor_info");
+    if (!info.is_table()) return;
+    const Value& name = info.table().get("fully_qualified_name");
+    if (name.is_string()) out.insert(c_string_prefix(name.str()));
+  });
+  return out;
+}
+
 void check_external_tensors(FindingSink& sink, const Blob& file, const PteFile& pte, const PtdIndex& index,
                             bool have_ptds) {
   std::unordered_set<std::string> reported;  // fqns already reported as missing or unresolved
@@ -32,7 +44,19 @@ void check_external_tensors(FindingSink& sink, const Blob& file, const PteFile& 
     TensorView t = view_tensor(table, file);
     if ((t.data != TensorData::kExternalConstant && t.data != TensorData::kExternalMutable) || !t.fqn) return;
     const std::string path = value_path(p, v);
-    const std::string& fqn = *t.fqn;
+    // parse_external_constants passes fully_qualified_name()->c_str() as
+    // the key (method.cpp): a NUL inside ends the name there.
+    const std::string fqn = c_string_prefix(*t.fqn);
+    if (fqn.size() != t.fqn->size())
+      sink.warning(finding::kNameTruncatedAtNul,
+                   path + ".val.extra_tensor_info.fully_qualified_name '" + printable_name(*t.fqn) +
+                       "' holds a NUL: the runtime reads it as a C string and looks up '" + fqn +
+                       "' (method.cpp parse_external_constants)",
+                   [&]() -> std::optional<uint64_t> {
+                     const std::optional<uint64_t> start = fqn_offset(file, p, v);
+                     return start ? std::optional<uint64_t>(*start + fqn.size()) : std::nullopt;  // the NUL
+                   }(),
+                   path + ".val.extra_tensor_info.fully_qualified_name");
     auto found = index.find(fqn);
     if (!have_ptds || found == index.end()) {
       if (!reported.insert(fqn).second) return;

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -102,10 +104,13 @@ struct SegmentCheck {
 // Checks `segments` ([DataSegment]) of a file whose segment data is
 // [base, base + data_size): bounds, order, overlap, alignment (warning).
 // `alignment` is the segment alignment the header implies, if any.
+// `read` (when given): per segment, whether the runtime loads it; faults of
+// a segment it never loads are warnings.
 std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segments, uint64_t base, uint64_t data_size,
                                          std::optional<uint64_t> alignment);
 std::vector<SegmentCheck> check_segments(FindingSink& sink, const std::vector<SegmentRange>& segments, uint64_t base,
-                                         uint64_t data_size, std::optional<uint64_t> alignment);
+                                         uint64_t data_size, std::optional<uint64_t> alignment,
+                                         const std::vector<bool>* read = nullptr);
 
 // Warns about padding regions of `layout` (see file_layout.h) holding
 // non-zero bytes and about unused bytes past the declared data. (How much
@@ -113,7 +118,10 @@ std::vector<SegmentCheck> check_segments(FindingSink& sink, const std::vector<Se
 // and the file does not record them.)
 // Padding past the head is read through the host's optional peeker; what it
 // cannot read is left unchecked.
-void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::vector<Region>& layout);
+// `read` as for check_segments: a cut or moved segment the runtime never
+// loads is a warning.
+void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::vector<Region>& layout,
+                        const std::vector<bool>* read = nullptr);
 
 // A file range that must hold only zeros, and what it means when it does not.
 struct ZeroSpan {
@@ -139,7 +147,7 @@ void check_program(FindingSink& sink, WorkBudget& budget, const Blob& head, cons
 // required fields, inputs/outputs and each chain's lists and instructions
 // (values, operators, delegates, jump targets) in range. False when `gate`
 // ran out; check_program runs it first, sharing its gate.
-bool check_method_indices(FindingSink& sink, BudgetGate& gate, const TableValue& program);
+bool check_method_indices(FindingSink& sink, BudgetGate& gate, const TableValue& program, const Blob& file);
 
 // Rules of the runtime's loader beyond the file's structure
 // (runtime_rules.cpp): the constant segment placeholder, what Method::init
@@ -169,7 +177,34 @@ using PtdIndex = std::unordered_map<std::string, std::vector<PtdEntry>>;
 
 // Validates one .ptd into `report`; adds its keys to `index` when given.
 // Heads hold at least min(size, kMinimumHeadBytes) bytes (validate.cpp checks).
-void validate_ptd_into(ValidationReport& report, const std::string& name, const FileSource& ptd, PtdIndex* index);
+// `read_keys`: the keys the program's EXTERNAL tensors look up (up to a
+// NUL, as the runtime does); an entry no tensor looks up is never read by
+// the runtime (it never verifies a .ptd), so its faults are warnings.
+// nullptr: no program to tell (a .ptd on its own): every entry counts.
+void validate_ptd_into(ValidationReport& report, const std::string& name, const FileSource& ptd, PtdIndex* index,
+                       const ValidateOptions& options = {}, const std::unordered_set<std::string>* read_keys = nullptr);
+
+// The keys the EXTERNAL tensors of `program` look up: each
+// fully_qualified_name up to its first NUL (method.cpp passes c_str()).
+std::unordered_set<std::string> external_keys(const TableValue& program);
+
+// A name as the runtime reads it (a C string): up to its first NUL.
+std::string c_string_prefix(std::string_view name);
+// The name for a message, a NUL shown as \0.
+std::string printable_name(std::string_view name);
+
+// NUL inside operator names and backend ids (validate_names.cpp).
+void check_names(FindingSink& sink, const Blob& flatbuffer, const TableValue& program);
+// Where an EXTERNAL tensor's fully_qualified_name (values[value] of
+// execution_plan[plan]) lies in the flatbuffer, when it can be told.
+std::optional<uint64_t> fqn_offset(const Blob& flatbuffer, size_t plan, size_t value);
+
+// Program.version / FlatTensor.version above 0 (runtime_rules.cpp): a
+// warning naming the runtimes that refuse it; an error when
+// options.runtime is one of them. `table` names it ("Program"),
+// `refusal` what the runtime returns.
+void check_schema_version(FindingSink& sink, const char* table, uint64_t version, std::optional<uint64_t> offset,
+                          const ValidateOptions& options, const char* refusal);
 
 // Checks the .pte into `report`; returns the decoded program when the
 // flatbuffer could be read (for the external tensor check).

@@ -1,7 +1,8 @@
 // The indices a .pte's methods hold, checked against the lists they index:
 // each plan's inputs and outputs, and each chain's lists and instructions
 // (values, operators, delegates, jump targets). The runtime uses most of
-// them unchecked (method.cpp), so one out of range is an error.
+// them unchecked (method.cpp), so one out of range is an error; a chain's
+// own inputs/outputs it never reads (a warning).
 #include <optional>
 #include <string>
 
@@ -12,7 +13,7 @@ namespace {
 
 class MethodIndexChecker {
  public:
-  MethodIndexChecker(FindingSink& sink, BudgetGate& gate) : sink_(sink), gate_(gate) {}
+  MethodIndexChecker(FindingSink& sink, BudgetGate& gate, const Blob& file) : sink_(sink), gate_(gate), file_(file) {}
 
   // False when the budget ran out.
   bool run(const TableValue& program) {
@@ -38,12 +39,15 @@ class MethodIndexChecker {
           ++bad;
         }
         if (first_bad) {
+          // Every set_input/get_output reads the index through get_value,
+          // whose ET_CHECK aborts (method.cpp): the method loads, then dies.
           std::string at = path + "." + list + "[" + std::to_string(*first_bad) + "]";
           sink_.error(finding::kValueIndexOutOfRange,
                       at + " is value " + std::to_string(scalar_vector_int(indices, BaseType::kInt, *first_bad)) +
                           ", outside the method's " + std::to_string(count) + " values" +
-                          (bad > 1 ? " (" + std::to_string(bad - 1) + " more " + list + " are too)" : ""),
-                      std::nullopt, at);
+                          (bad > 1 ? " (" + std::to_string(bad - 1) + " more " + list + " are too)" : "") +
+                          "; the method loads, then the first set_input/get_output aborts (ET_CHECK in get_value)",
+                      element_offset(indices, *first_bad), at);
         }
       }
       if (!check_chains(plan, path, count)) return false;
@@ -59,6 +63,13 @@ class MethodIndexChecker {
                 std::nullopt, at);
   }
 
+  // Where element i of the int vector `list` lies in the file.
+  std::optional<uint64_t> element_offset(const Value& list, size_t i) const {
+    if (!list.is_scalars()) return std::nullopt;
+    auto at = offset_in_file(list.scalars(), file_);
+    return at ? std::optional<uint64_t>(*at + 4 * i) : std::nullopt;
+  }
+
   // The first value index of `list` outside [0, count), reported once.
   void value_list_in_range(const Value& list, size_t count, const std::string& at) {
     const size_t n = scalar_vector_length(list, BaseType::kInt);
@@ -66,6 +77,24 @@ class MethodIndexChecker {
       const int64_t v = scalar_vector_int(list, BaseType::kInt, i);
       if (v >= 0 && static_cast<uint64_t>(v) < count) continue;
       index_in_range(v, count, finding::kValueIndexOutOfRange, at + "[" + std::to_string(i) + "]", "values");
+      return;
+    }
+  }
+
+  // A chain's own inputs/outputs: Method::init builds each chain from its
+  // instructions alone and nothing reads these lists (upstream
+  // runtime/executor/method.cpp), so an index past the values is odd, not
+  // fatal: the first one, as a warning.
+  void unread_value_list(const Value& list, size_t count, const std::string& at) {
+    const size_t n = scalar_vector_length(list, BaseType::kInt);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t v = scalar_vector_int(list, BaseType::kInt, i);
+      if (v >= 0 && static_cast<uint64_t>(v) < count) continue;
+      const std::string here = at + "[" + std::to_string(i) + "]";
+      sink_.warning(finding::kChainValueIndexUnread,
+                    here + " is " + std::to_string(v) + ", outside the method's " + std::to_string(count) +
+                        " values; the runtime never reads a chain's own inputs/outputs, so this loads",
+                    element_offset(list, i), here);
       return;
     }
   }
@@ -84,7 +113,7 @@ class MethodIndexChecker {
       const std::string at = path + "." + indexed_path("chains", c);
       for (const char* list : {"inputs", "outputs"}) {
         if (!gate_.spend(scalar_vector_length(chain.get(list), BaseType::kInt) + 1)) return false;
-        value_list_in_range(chain.get(list), values, at + "." + list);
+        unread_value_list(chain.get(list), values, at + "." + list);
       }
       const Value& instructions = chain.get("instructions");
       if (!instructions.is_items()) continue;
@@ -124,12 +153,13 @@ class MethodIndexChecker {
 
   FindingSink& sink_;
   BudgetGate& gate_;
+  const Blob& file_;
 };
 
 }  // namespace
 
-bool check_method_indices(FindingSink& sink, BudgetGate& gate, const TableValue& program) {
-  return MethodIndexChecker(sink, gate).run(program);
+bool check_method_indices(FindingSink& sink, BudgetGate& gate, const TableValue& program, const Blob& file) {
+  return MethodIndexChecker(sink, gate, file).run(program);
 }
 
 }  // namespace etpack

@@ -23,8 +23,20 @@ struct Subsegment {
   uint64_t segment_size = 0;
   std::optional<uint64_t> segment_start;
   std::vector<uint64_t> offsets;
+  std::vector<bool> read;             // per offset: a tensor's data_buffer_idx names it
   std::map<uint64_t, uint64_t> used;  // slice index -> the most bytes a tensor reads from it
 };
+
+// Where slice `index`'s bytes end: the next offset (writers pad each slice
+// up to it), skipping offsets no tensor reads that lie out of order or past
+// the segment (the runtime never reads them; their values say nothing).
+uint64_t slice_end(const Subsegment& sub, size_t index) {
+  for (size_t j = index + 1; j < sub.offsets.size(); ++j) {
+    const uint64_t o = sub.offsets[j];
+    if (sub.read[j] || (o >= sub.offsets[index] && o <= sub.segment_size)) return o;
+  }
+  return sub.segment_size;
+}
 
 class ProgramChecker {
  public:
@@ -38,12 +50,27 @@ class ProgramChecker {
         referenced_(segments.size(), false), zero_spans_(zero_spans) {}
 
   void run() {
-    check_method_indices(sink_, gate_, program_);
+    check_method_indices(sink_, gate_, program_, file_);
     check_delegates();
     check_named_data();
     const Value& cs = program_.get("constant_segment");
     constant_offsets_ = cs.is_table() ? scalar_vector_length(cs.table().get("offsets"), BaseType::kULong) : 0;
-    if (constant_offsets_ > 0) constants_ = subsegment(cs.table(), "constant_segment");
+    // The slices tensors read: the runtime reads only those offsets
+    // (Program::get_constant_buffer_data, Method's mutable data: the offset
+    // a tensor's data_buffer_idx names, checked against the segment).
+    const Value& mds_list = program_.get("mutable_data_segments");
+    const size_t mutable_offsets = mds_list.is_items() && !mds_list.items().empty()
+                                       ? scalar_vector_length(mds_list.items()[0].table().get("offsets"), BaseType::kULong)
+                                       : 0;
+    std::vector<bool> constant_read(constant_offsets_, false), mutable_read(mutable_offsets, false);  // a bit per offset in the file
+    for_each_tensor(program_, [&](size_t, size_t, const TableValue& t) {
+      const TensorData data = tensor_data(t);
+      if (data != TensorData::kConstant && data != TensorData::kMutable) return;
+      std::vector<bool>& read = data == TensorData::kConstant ? constant_read : mutable_read;
+      const uint64_t index = t.get_uint("data_buffer_idx");
+      if (index < read.size()) read[static_cast<size_t>(index)] = true;  // past them: check_slice reports it
+    });
+    if (constant_offsets_ > 0) constants_ = subsegment(cs.table(), "constant_segment", constant_read);
     const Value& mds = program_.get("mutable_data_segments");
     if (mds.is_items()) {
       if (mds.items().size() > 1)
@@ -52,7 +79,8 @@ class ProgramChecker {
                         " mutable_data_segments; the runtime reads only the first and no reader can restore the rest",
                     std::nullopt, "mutable_data_segments");
       for (size_t i = 0; i < mds.items().size(); ++i) {
-        Subsegment s = subsegment(mds.items()[i].table(), indexed_path("mutable_data_segments", i));
+        Subsegment s = subsegment(mds.items()[i].table(), indexed_path("mutable_data_segments", i),
+                                  i == 0 ? mutable_read : std::vector<bool>{});
         if (i == 0) mutable_ = std::move(s);
       }
     }
@@ -168,7 +196,9 @@ class ProgramChecker {
     }
   }
 
-  Subsegment subsegment(const TableValue& table, const std::string& path) {
+  // `read`: the offsets tensors read (by index). A fault in an offset no
+  // tensor reads is a warning: the runtime never reads it.
+  Subsegment subsegment(const TableValue& table, const std::string& path, const std::vector<bool>& read) {
     Subsegment out;
     uint64_t index = table.get_uint("segment_index");
     if (!reference_segment(index, path + ".segment_index")) return out;
@@ -180,21 +210,43 @@ class ProgramChecker {
     out.segment_size = seg.size;
     out.segment_start = seg.start;
     out.offsets.reserve(n);  // bounded: 8 bytes of the file per offset
+    out.read.assign(n, false);
+    const std::optional<uint64_t> first =
+        offsets.is_scalars() ? offset_in_file(offsets.scalars(), file_) : std::nullopt;
+    std::optional<uint64_t> last_read;  // the offset of the previous slice a tensor reads
+    bool unread_unsorted = false;
+    const std::string unread = "; no tensor uses it, so the runtime never reads it";
     for (size_t i = 0; i < n; ++i) {
       uint64_t offset = scalar_vector_uint(offsets, BaseType::kULong, i);
+      const bool is_read = i < read.size() && read[i];
+      out.read[i] = is_read;
+      const std::string at = path + ".offsets[" + std::to_string(i) + "]";
+      const std::optional<uint64_t> where = first ? std::optional<uint64_t>(*first + 8 * i) : std::nullopt;
       if (offset > seg.size) {
-        out.usable = false;
-        sink_.error(finding::kSubsegmentOffsetOutOfRange,
-                    path + ".offsets[" + std::to_string(i) + "] = " + std::to_string(offset) + " is past the end of segment " +
-                        std::to_string(index) + " (" + std::to_string(seg.size) + " bytes)",
-                    std::nullopt, path + ".offsets[" + std::to_string(i) + "]");
+        const std::string what = at + " = " + std::to_string(offset) + " is past the end of segment " +
+                                 std::to_string(index) + " (" + std::to_string(seg.size) + " bytes)";
+        if (is_read) {
+          out.usable = false;
+          sink_.error(finding::kSubsegmentOffsetOutOfRange, what, where, at);
+        } else {
+          sink_.warning(finding::kSubsegmentOffsetOutOfRange, what + unread, where, at);
+        }
       }
-      if (i > 0 && offset < out.offsets.back() && out.sorted) {
-        out.sorted = false;
-        sink_.error(finding::kSubsegmentOffsetsUnsorted,
-                    path + ".offsets[" + std::to_string(i) + "] = " + std::to_string(offset) + " is below the previous offset " +
-                        std::to_string(out.offsets.back()) + "; readers restore slices between consecutive offsets",
-                    std::nullopt, path + ".offsets[" + std::to_string(i) + "]");
+      if (is_read) {
+        if (last_read && offset < *last_read && out.sorted) {
+          out.sorted = false;
+          sink_.error(finding::kSubsegmentOffsetsUnsorted,
+                      at + " = " + std::to_string(offset) + " is below the offset " + std::to_string(*last_read) +
+                          " of an earlier slice; readers restore slices between consecutive offsets",
+                      where, at);
+        }
+        last_read = offset;
+      } else if (i > 0 && offset < out.offsets.back() && !unread_unsorted) {
+        unread_unsorted = true;
+        sink_.warning(finding::kSubsegmentOffsetsUnsorted,
+                      at + " = " + std::to_string(offset) + " is below the previous offset " +
+                          std::to_string(out.offsets.back()) + unread,
+                      where, at);
       }
       out.offsets.push_back(offset);
     }
@@ -230,7 +282,7 @@ class ProgramChecker {
     uint64_t widest = 0, alignment = 1;
     size_t widest_at = 0;
     for (const auto& [index, nbytes] : sub.used) {
-      const uint64_t end = index + 1 < sub.offsets.size() ? sub.offsets[index + 1] : sub.segment_size;
+      const uint64_t end = slice_end(sub, static_cast<size_t>(index));
       const uint64_t padding = end - sub.offsets[index] - nbytes;  // >= 0: check_slice kept only tensors that fit
       if (padding > widest) widest = padding, widest_at = index;
     }
@@ -240,6 +292,7 @@ class ProgramChecker {
     std::optional<size_t> moved;
     uint64_t moved_bits = alignment;
     for (size_t i = 0; i < sub.offsets.size(); ++i) {
+      if (!sub.read[i]) continue;  // an offset no tensor reads moves no tensor's bytes
       const uint64_t bits = sub.offsets[i] & (~sub.offsets[i] + 1);  // lowest set bit (0 for offset 0: aligned)
       if (bits != 0 && bits < moved_bits) moved = i, moved_bits = bits;
     }
@@ -264,7 +317,7 @@ class ProgramChecker {
     if (!sub.usable || !sub.sorted || !sub.segment_start) return;
     for (const auto& [index, nbytes] : sub.used) {
       const uint64_t start = sub.offsets[index] + nbytes;  // checked in bounds by check_slice
-      const uint64_t end = index + 1 < sub.offsets.size() ? sub.offsets[index + 1] : sub.segment_size;
+      const uint64_t end = slice_end(sub, static_cast<size_t>(index));
       if (end <= start) continue;
       zero_spans_.push_back({*sub.segment_start + start, *sub.segment_start + end,
                              "the " + std::to_string(end - start) + " bytes after " + what + " " + std::to_string(index) +
@@ -291,10 +344,11 @@ class ProgramChecker {
                   path + " needs " + std::to_string(nbytes) + " bytes at offset " + std::to_string(offset) + " of " +
                       owner + "'s segment, which has " + std::to_string(sub.segment_size),
                   at, path);
-    } else if (sub.sorted && index + 1 < sub.offsets.size() && offset + nbytes > sub.offsets[index + 1]) {
+    } else if (sub.sorted && offset + nbytes > slice_end(sub, static_cast<size_t>(index))) {
       sink_.error(finding::kTensorDataOverlapsNext,
                   path + " needs " + std::to_string(nbytes) + " bytes at offset " + std::to_string(offset) + " of " +
-                      owner + "'s segment, but the next slice starts at " + std::to_string(sub.offsets[index + 1]),
+                      owner + "'s segment, but the next slice starts at " +
+                      std::to_string(slice_end(sub, static_cast<size_t>(index))),
                   at, path);
     } else {
       uint64_t& most = sub.used[index];

@@ -151,7 +151,28 @@ struct LayoutCheck {
   std::optional<uint64_t> nbytes;  // when it has no problems
 };
 
-void check_named_data(FindingSink& sink, const PtdTable& ptd, const std::vector<SegmentCheck>& segments, PtdIndex* index) {
+// Whether the runtime reads entry i: FlatTensorDataMap::get_named_data
+// compares the whole key (size and bytes) with the key a tensor asks for,
+// then checks that entry's segment index and bounds; get_tensor_layout
+// reads its layout. MergedDataMap::load reads every key (a crash on one
+// missing), nothing else. Without a program to tell, every entry counts.
+bool entry_read(const PtdTable& ptd, size_t i, const std::unordered_set<std::string>* read_keys) {
+  if (read_keys == nullptr) return true;
+  const std::optional<std::string_view> key = ptd.key(i);
+  return key && read_keys->count(std::string(*key)) > 0;
+}
+
+// Segments the runtime loads: those of the entries it reads.
+std::vector<bool> segments_read(const PtdTable& ptd, const std::unordered_set<std::string>* read_keys) {
+  std::vector<bool> read(ptd.segments.size(), read_keys == nullptr);
+  if (read_keys == nullptr) return read;
+  for (size_t i = 0; i < ptd.named_count(); ++i)
+    if (ptd.segment_index[i] < read.size() && entry_read(ptd, i, read_keys)) read[ptd.segment_index[i]] = true;
+  return read;
+}
+
+void check_named_data(FindingSink& sink, const PtdTable& ptd, const std::vector<SegmentCheck>& segments, PtdIndex* index,
+                      const Blob& head, const std::unordered_set<std::string>* read_keys) {
   std::vector<bool> referenced(segments.size(), false);
   const KeyRepeats repeated = repeated_keys(ptd);
   std::vector<LayoutCheck> layouts;
@@ -164,6 +185,17 @@ void check_named_data(FindingSink& sink, const PtdTable& ptd, const std::vector<
   for (size_t i = 0; i < ptd.named_count(); ++i) {
     const std::string path = "named_data[" + std::to_string(i) + "]";
     const std::optional<std::string_view> key = ptd.key(i);
+    // A fault of an entry no tensor looks up: the runtime never reads it.
+    const bool read = entry_read(ptd, i, read_keys);
+    auto fault = [&](const char* code, const std::string& message, std::optional<uint64_t> at, const std::string& where) {
+      if (read)
+        sink.error(code, message, at, where);
+      else
+        sink.warning(code, message + "; no tensor of the program uses it (key '" + printable_name(key.value_or("")) +
+                               "'), so the runtime never reads it (a backend asking for the key would get "
+                               "InvalidExternalData or the bytes as they are)",
+                     at, where);
+    };
     bool unique = false;
     if (!key) {
       sink.error(finding::kNamedDataKeyMissing, path + " has no key", std::nullopt, path + ".key");
@@ -178,10 +210,10 @@ void check_named_data(FindingSink& sink, const PtdTable& ptd, const std::vector<
       referenced[segment] = true;
       seg = &segments[segment];
     } else {
-      sink.error(finding::kSegmentIndexOutOfRange,
-                 path + " is segment " + std::to_string(segment) + ", but the file has " + std::to_string(segments.size()) +
-                     " segments",
-                 std::nullopt, path + ".segment_index");
+      fault(finding::kSegmentIndexOutOfRange,
+            path + " is segment " + std::to_string(segment) + ", but the file has " + std::to_string(segments.size()) +
+                " segments",
+            ptd_entry_field_offset(head, i, "segment_index"), path + ".segment_index");
     }
     PtdEntry out;
     if (seg && seg->in_bounds) out.data_size = seg->size;
@@ -189,14 +221,14 @@ void check_named_data(FindingSink& sink, const PtdTable& ptd, const std::vector<
       const TensorView& view = layout->view;
       const LayoutCheck& check = layouts[ptd.layout[i]];
       for (const ShapeProblem& p : check.problems)
-        sink.error(finding::kLayoutInvalid, path + ".tensor_layout " + p.message, view.sizes_offset, path + ".tensor_layout");
+        fault(finding::kLayoutInvalid, path + ".tensor_layout " + p.message, view.sizes_offset, path + ".tensor_layout");
       const std::optional<uint64_t>& nbytes = check.nbytes;
       if (nbytes && out.data_size && *nbytes > *out.data_size)
-        sink.error(finding::kLayoutLargerThanData,
-                   path + ".tensor_layout " + shape_text(view.sizes) + " needs " + std::to_string(*nbytes) +
-                       " bytes, but its segment has " + std::to_string(*out.data_size) +
-                       "; the runtime loads it and get_data returns the short blob",
-                   seg->start, path);
+        fault(finding::kLayoutLargerThanData,
+              path + ".tensor_layout " + shape_text(view.sizes) + " needs " + std::to_string(*nbytes) +
+                  " bytes, but its segment has " + std::to_string(*out.data_size) +
+                  "; the runtime loads it and get_data returns the short blob",
+              seg->start, path);
       else if (nbytes && out.data_size && *nbytes < *out.data_size)
         sink.warning(finding::kLayoutSmallerThanData,
                      path + ".tensor_layout " + shape_text(view.sizes) + " needs " + std::to_string(*nbytes) +
@@ -220,7 +252,8 @@ void check_named_data(FindingSink& sink, const PtdTable& ptd, const std::vector<
 
 }  // namespace
 
-void validate_ptd_into(ValidationReport& report, const std::string& name, const FileSource& file, PtdIndex* index) {
+void validate_ptd_into(ValidationReport& report, const std::string& name, const FileSource& file, PtdIndex* index,
+                       const ValidateOptions& options, const std::unordered_set<std::string>* read_keys) {
   FindingSink sink(report, name);
   bool segments_ok = false;
   const size_t errors_before = report.errors.size();
@@ -247,14 +280,15 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
   }
   const PtdTable& ptd = table.value();
   const PtdHeader& h = ptd.header;
-  if (uint64_t version = ptd.version; version != 0)
-    sink.error(finding::kUnsupportedVersion, "FlatTensor version " + std::to_string(version) + " is not the supported 0",
-               std::nullopt, "version");
+  if (ptd.version != 0)
+    check_schema_version(sink, "FlatTensor", ptd.version, ptd.version_offset, options,
+                         "FlatTensorDataMap::load: InvalidExternalData");
   for (const auto& [field, present] : {std::pair{"segments", ptd.has_segments}, std::pair{"named_data", ptd.has_named_data}})
     if (!present)
       sink.error(finding::kMissingField, std::string("FlatTensor.") + field + " is absent; the runtime requires it",
                  std::nullopt, field);
   std::vector<SegmentCheck> checked;
+  const std::vector<bool> seg_read = segments_read(ptd, read_keys);
   if (segments_ok) {
     const uint64_t base = h.segment_base_offset;
     auto declared_end = checked_add(base, h.segment_data_size);
@@ -273,12 +307,13 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
                  32, "header.segment_base_offset");
     uint64_t data_size = std::min(h.segment_data_size, file.size() - h.segment_base_offset);
     checked = check_segments(sink, ptd.segments, h.segment_base_offset, data_size,
-                             infer_segment_alignment(ptd.flatbuffer_end, h.segment_base_offset));
+                             infer_segment_alignment(ptd.flatbuffer_end, h.segment_base_offset), &seg_read);
   } else {
     checked.resize(ptd.segments.size());
   }
-  check_named_data(sink, ptd, checked, index);
-  if (segments_ok) check_layout_bytes(sink, file, ptd_layout(file.head, file.size(), ptd, ptd_segment_uses(ptd)));
+  check_named_data(sink, ptd, checked, index, file.head, read_keys);
+  if (segments_ok)
+    check_layout_bytes(sink, file, ptd_layout(file.head, file.size(), ptd, ptd_segment_uses(ptd)), &seg_read);
 }
 
 }  // namespace etpack

@@ -28,8 +28,18 @@ std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segment
 }
 
 std::vector<SegmentCheck> check_segments(FindingSink& sink, const std::vector<SegmentRange>& segments, uint64_t base,
-                                         uint64_t data_size, std::optional<uint64_t> alignment) {
+                                         uint64_t data_size, std::optional<uint64_t> alignment,
+                                         const std::vector<bool>* read) {
   std::vector<SegmentCheck> out;
+  // A fault of a segment the runtime never loads is a warning.
+  auto loaded = [&](size_t i) { return read == nullptr || (i < read->size() && (*read)[i]); };
+  auto report = [&](bool fatal, const char* code, const std::string& message, std::optional<uint64_t> at,
+                    const std::string& path) {
+    if (fatal)
+      sink.error(code, message, at, path);
+    else
+      sink.warning(code, message + "; no tensor of the program uses this segment, so the runtime never loads it", at, path);
+  };
   uint64_t prev_offset = 0, prev_end = 0;
   for (size_t i = 0; i < segments.size(); ++i) {
     SegmentCheck c;
@@ -40,19 +50,18 @@ std::vector<SegmentCheck> check_segments(FindingSink& sink, const std::vector<Se
     const std::string path = "segments[" + std::to_string(i) + "]";
     const std::string what = path + " (offset " + std::to_string(c.offset) + ", size " + std::to_string(c.size) + ")";
     if (!c.in_bounds) {
-      sink.error(finding::kSegmentOutOfBounds,
-                 what + " runs past the " + std::to_string(data_size) + " bytes of segment data at base offset " +
-                     std::to_string(base),
-                 c.start, path);
+      report(loaded(i), finding::kSegmentOutOfBounds,
+             what + " runs past the " + std::to_string(data_size) + " bytes of segment data at base offset " +
+                 std::to_string(base),
+             c.start, path);
     }
     if (i > 0 && c.offset < prev_offset) {
-      sink.error(finding::kSegmentsUnsorted,
-                 what + " starts before the previous segment (offset " + std::to_string(prev_offset) + ")", c.start,
-                 path);
+      report(loaded(i) || loaded(i - 1), finding::kSegmentsUnsorted,
+             what + " starts before the previous segment (offset " + std::to_string(prev_offset) + ")", c.start, path);
     } else if (i > 0 && c.size > 0 && c.offset < prev_end) {
-      sink.error(finding::kSegmentsOverlap,
-                 what + " starts inside the previous segment, which ends at offset " + std::to_string(prev_end),
-                 c.start, path);
+      report(loaded(i) || loaded(i - 1), finding::kSegmentsOverlap,
+             what + " starts inside the previous segment, which ends at offset " + std::to_string(prev_end), c.start,
+             path);
     }
     if (c.start) {
       uint64_t want = std::max(alignment.value_or(1), kMinimumSegmentAlignment);
@@ -99,7 +108,12 @@ bool is_segment_region(const Region& r) {
 
 }  // namespace
 
-void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::vector<Region>& layout) {
+void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::vector<Region>& layout,
+                        const std::vector<bool>* read) {
+  auto loaded = [&](const Region& seg) {
+    return read == nullptr || (*seg.segment < read->size() && (*read)[*seg.segment]);
+  };
+  const std::string unread = "; no tensor of the program uses this segment, so the runtime never loads it";
   for (size_t i = 0; i < layout.size(); ++i) {
     const Region& r = layout[i];
     if (r.kind == RegionKind::kUnused) {
@@ -120,23 +134,31 @@ void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::ve
       // Writers pad a segment with zeros up to the next one; bytes there are
       // what remains of a longer segment whose recorded size was cut.
       const Region& seg = layout[i - 1];
-      sink.error(finding::kPaddingAfterSegmentNotZero,
-                 "padding " + range_text(r.start, r.end) + " right after segment " + std::to_string(*seg.segment) +
-                     " (" + range_text(seg.start, seg.end) + ") holds the non-zero byte " +
-                     std::to_string(found->second) + " at offset " + std::to_string(found->first) +
-                     ": the segment's recorded size looks cut short; the runtime would silently hand out only its first " +
-                     std::to_string(seg.end - seg.start) + " bytes",
-                 found->first, "segments[" + std::to_string(*seg.segment) + "]");
+      const std::string message =
+          "padding " + range_text(r.start, r.end) + " right after segment " + std::to_string(*seg.segment) + " (" +
+          range_text(seg.start, seg.end) + ") holds the non-zero byte " + std::to_string(found->second) +
+          " at offset " + std::to_string(found->first) +
+          ": the segment's recorded size looks cut short; the runtime would silently hand out only its first " +
+          std::to_string(seg.end - seg.start) + " bytes";
+      if (loaded(seg))
+        sink.error(finding::kPaddingAfterSegmentNotZero, message, found->first, "segments[" + std::to_string(*seg.segment) + "]");
+      else
+        sink.warning(finding::kPaddingAfterSegmentNotZero, message + unread, found->first,
+                     "segments[" + std::to_string(*seg.segment) + "]");
     } else if (found && i + 1 < layout.size() && is_segment_region(layout[i + 1]) && found->first < r.end &&
                first_non_zero(file, r.end - 1, r.end)) {
       // Data running right up to a segment's recorded start: that start was
       // moved forward past the segment's first bytes.
       const Region& seg = layout[i + 1];
-      sink.error(finding::kPaddingBeforeSegmentNotZero,
-                 "the padding byte right before segment " + std::to_string(*seg.segment) + " (at offset " +
-                     std::to_string(r.end - 1) + ") is not zero: the segment's recorded offset looks moved past "
-                     "the start of its data; the runtime would silently read other bytes",
-                 r.end - 1, "segments[" + std::to_string(*seg.segment) + "]");
+      const std::string message = "the padding byte right before segment " + std::to_string(*seg.segment) +
+                                  " (at offset " + std::to_string(r.end - 1) +
+                                  ") is not zero: the segment's recorded offset looks moved past the start of its "
+                                  "data; the runtime would silently read other bytes";
+      if (loaded(seg))
+        sink.error(finding::kPaddingBeforeSegmentNotZero, message, r.end - 1, "segments[" + std::to_string(*seg.segment) + "]");
+      else
+        sink.warning(finding::kPaddingBeforeSegmentNotZero, message + unread, r.end - 1,
+                     "segments[" + std::to_string(*seg.segment) + "]");
     } else if (found) {
       sink.warning(finding::kPaddingNotZero,
                    "padding " + range_text(r.start, r.end) + " holds the non-zero byte " +

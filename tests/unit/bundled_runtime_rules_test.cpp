@@ -109,6 +109,23 @@ TEST(BundledRuntimeRules, SuitesTheLookupNeverReachesAreWarningsAndNotJudged) {
   EXPECT_TRUE(r.ok());
 }
 
+TEST(BundledRuntimeRules, AMethodWithoutASuiteOrASuiteWithoutCasesIsAWarning) {
+  // get_method_test_suite returns InvalidArgument when no suite names the
+  // method, and load_bundled_input when testset_idx >= test_cases()->size():
+  // the program loads, the bundled inputs never do.
+  auto r = validate_suites(add_program(), one_case(kOne + ", " + kOne, kOne, "encode"));
+  EXPECT_EQ(bundle_findings(r), (Findings{"W BUNDLE_METHOD_NOT_FOUND method_test_suites[0].method_name",
+                                          "W BUNDLE_METHOD_NO_SUITE method_test_suites"}));
+  EXPECT_TRUE(r.ok());
+  EXPECT_NE(r.warnings.back().message.find("load_bundled_input(method 'forward', bundle, i) fails InvalidArgument"),
+            std::string::npos)
+      << r.warnings.back().message;
+  r = validate_suites(add_program(), "{\"method_name\": \"forward\", \"test_cases\": []}");
+  EXPECT_EQ(bundle_findings(r), (Findings{"W BUNDLE_SUITE_NO_CASES method_test_suites[0].test_cases"}));
+  EXPECT_TRUE(r.ok());
+  EXPECT_NE(r.warnings.back().message.find("fails InvalidArgument for every i"), std::string::npos) << r.warnings.back().message;
+}
+
 TEST(BundledRuntimeRules, FewerValuesThanTheMethodIsAnErrorMoreAWarning) {
   // load_bundled_input indexes one value per method input, unchecked
   // (reading past the list); verify_method_outputs one per method output.
