@@ -19,6 +19,11 @@
 //                           scalarSafetensorsDtype() from src/read/safetensors_dtypes.def
 //                           (the core safetensors reader's table), codes checked
 //                           against src/model/scalar_types.def
+//   npm/src/generated/schema-enums.mjs  the schema's enums and unions by member
+//                           name (TensorDataLocation.EXTERNAL) from src/schema/*.fbs,
+//                           as cmake/schema_enums.cmake gives them to the C++
+//   npm/src/generated/stream-tags.mjs  the value stream's magic and tags from
+//                           src/core/value_stream_tags.def (the core's StreamTag)
 //   npm/dist/etpack-wasm.inline.mjs  the wasm as base64 in a JS module, for
 //                           `executorch-pack/inline` (bundlers without .wasm assets)
 //   npm/README.md           the user README, npm/docs/README.md (the repository's
@@ -364,6 +369,57 @@ export function scalarSafetensorsDtype(code) {
 `;
 }
 
+// [kind, name, [[member, code], ...]] of every enum and union of the schemas
+// but ScalarType (its own table): what cmake/schema_enums.cmake gives the C++
+// (schema/enums.h), read by the same rules: an implicit value is the
+// previous one plus one, a union's hidden NONE is 0.
+export const ENUM_SCHEMAS = ['program.fbs', 'flat_tensor.fbs', 'bundled_program.fbs', 'etdump.fbs'];
+export function schemaEnumMembers() {
+  const out = [];
+  for (const f of ENUM_SCHEMAS) {
+    const text = readFileSync(join(root, 'src/schema', f), 'utf8').replace(/\/\/[^\n]*/g, '').replace(/\([^)]*\)/g, '');
+    for (const [, kind, name, body] of text.matchAll(/\b(enum|union)\s+(\w+)[^{]*\{([^}]*)\}/g)) {
+      if (name === 'ScalarType') continue;
+      let next = kind === 'union' ? 1 : 0;
+      const members = kind === 'union' ? [['NONE', 0]] : [];
+      for (const raw of body.split(',').map((m) => m.trim()).filter(Boolean)) {
+        const m = raw.match(/^([\w.]+)\s*(?:=\s*(\d+))?$/);
+        if (!m) throw new Error(`src/schema/${f}: ${kind} ${name}: cannot read member '${raw}'`);
+        if (m[2] !== undefined) next = Number(m[2]);
+        members.push([m[1].split('.').pop(), next++]);
+      }
+      out.push([kind, name, members]);
+    }
+  }
+  return out;
+}
+
+function schemaEnums() {
+  const blocks = schemaEnumMembers().map(([kind, name, members]) =>
+    `/** ${kind} ${name}${kind === 'union' ? ' (the type field\'s codes: NONE is 0)' : ''}. */\n` +
+    `export const ${name} = Object.freeze({ ${members.map(([m, c]) => `${m}: ${c}`).join(', ')} });`);
+  return `${HEADER}// The schema's enums and unions by member name, from src/schema/*.fbs (the
+// C++ gets the same values from cmake/schema_enums.cmake: schema/enums.h).
+// Compare a field with a member (\`info.location === TensorDataLocation.EXTERNAL\`),
+// never with a bare number (tests/js/schema-enums.test.mjs).
+
+${blocks.join('\n')}
+`;
+}
+
+function streamTags() {
+  const [[magic]] = defRows('src/core/value_stream_tags.def', 'VALUE_STREAM_MAGIC');
+  const tags = defRows('src/core/value_stream_tags.def', 'STREAM_TAG').map(([, name, code]) => `  ${name}: ${code},`);
+  return `${HEADER}// The value stream's magic and tags, from src/core/value_stream_tags.def
+// (the core's reader: src/core/value_stream.h).
+
+export const STREAM_MAGIC = ${JSON.stringify(magic)};
+export const STREAM_TAGS = Object.freeze({
+${tags.join('\n')}
+});
+`;
+}
+
 function inlineWasm() {
   const wasm = readFileSync(join(npm, 'dist/etpack.wasm'));
   return `${HEADER}// The wasm module, base64 (${wasm.byteLength} bytes), for bundlers that cannot emit a .wasm asset.
@@ -402,6 +458,8 @@ export function generate() {
   put(join(npm, 'src/generated/file-kinds.mjs'), fileKinds());
   put(join(npm, 'src/generated/scalar-types.mjs'), scalarTypes());
   put(join(npm, 'src/generated/safetensors-dtypes.mjs'), safetensorsDtypes());
+  put(join(npm, 'src/generated/schema-enums.mjs'), schemaEnums());
+  put(join(npm, 'src/generated/stream-tags.mjs'), streamTags());
   if (existsSync(join(npm, 'dist/etpack.wasm'))) put(join(npm, 'dist/etpack-wasm.inline.mjs'), inlineWasm());
 }
 

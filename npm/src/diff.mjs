@@ -14,6 +14,7 @@ import { entryOf } from './sources.mjs';
 import { asArtifact, corePtdKeys, coreTensorNames, hashOnce, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
 import { weightsCall } from './safetensors.mjs';
 import { SCALAR_TYPES } from './generated/scalar-types.mjs';
+import { DataLocation } from './generated/schema-enums.mjs';
 
 const MAX_FIELD_CHANGES = 200;
 // The runtime's dtype names by code, from the generated table (the core's).
@@ -178,7 +179,7 @@ export function createDiffApi(et) {
     const delegates = (plan, canonical) => (plan.delegates ?? []).map((d) => ({
       id: d.id,
       compileSpecs: (d.compile_specs ?? []).map((s) => [s.key, s.value?.bytes?.sha256 ?? s.value]),
-      blob: Number(d.processed?.location) === 0 ? canonical.backend_delegate_data?.[Number(d.processed.index)]?.data ?? null : null,
+      blob: Number(d.processed?.location) === DataLocation.INLINE ? canonical.backend_delegate_data?.[Number(d.processed.index)]?.data ?? null : null,
     }));
     const changed = [];
     for (const [name, { m: a, plan: pa }] of ma) {

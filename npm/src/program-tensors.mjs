@@ -9,6 +9,7 @@ import { SOURCE } from './sources.mjs';
 import { weightsCall } from './safetensors.mjs';
 import { layoutFromCore } from './marshal.mjs';
 import { SCALAR_TYPES } from './generated/scalar-types.mjs';
+import { TensorDataLocation } from './generated/schema-enums.mjs';
 
 // Element sizes by ScalarType code: the table generated from the core's
 // (src/model/scalar_types.def), the one dtype table of the package.
@@ -91,7 +92,7 @@ export function programTensors(program) {
       const info = t.extra_tensor_info ?? null;
       const index = num(t.data_buffer_idx ?? 0);
       const planned = t.allocation_info !== null && t.allocation_info !== undefined;
-      const external = info !== null && num(info.location) === 1;
+      const external = info !== null && num(info.location) === TensorDataLocation.EXTERNAL;
       let kind;
       if (external) kind = 'external';
       else if (index > 0) kind = planned ? 'mutable' : 'constant';
