@@ -2,8 +2,8 @@
 // sources, so they cannot drift from them (run by `npm pack` of npm/ via
 // prepack, and by the tests that need them):
 //   npm/types/program.d.ts  Program types from src/schema/*.fbs
-//   npm/types/codes.d.ts    FindingCode from src/validate/validate.h's `finding`
-//                           namespace and the findings npm/src adds to reports,
+//   npm/types/codes.d.ts    FindingCode from src/validate/*findings.def (the C++
+//                           `finding` constants) and the findings npm/src adds to reports,
 //                           ErrorCode from the core's error names
 //                           (src/core/error.cpp) and every code the JS layer throws
 //   npm/src/scalar-type.mjs, npm/types/scalar-type.d.ts  the ScalarType
@@ -174,13 +174,12 @@ function jsFiles(dir) {
 }
 
 function codesTypes() {
-  const validate = readFileSync(join(root, 'src/validate/validate.h'), 'utf8');
-  const ns = validate.match(/namespace finding \{([\s\S]*?)\}\s*\/\/ namespace finding/);
-  if (!ns) throw new Error('src/validate/validate.h: no `namespace finding`');
-  const findings = [...ns[1].matchAll(/=\s*"([A-Z0-9_]+)"/g)].map((m) => m[1]);
-  // A file kind's own findings (src/validate/bundled_checks.h: .bpte test cases).
-  const bundled = readFileSync(join(root, 'src/validate/bundled_checks.h'), 'utf8').match(/namespace finding \{([\s\S]*?)\}\s*\/\/ namespace finding/);
-  if (bundled) findings.push(...[...bundled[1].matchAll(/=\s*"([A-Z0-9_]+)"/g)].map((m) => m[1]));
+  // The core's findings: the rows of src/validate/findings.def, then each
+  // kind's own (src/validate/<kind>_findings.def: bundled_findings.def, the
+  // .bpte test cases'), as the C++ `finding` constants are made from them.
+  const defs = readdirSync(join(root, 'src/validate')).filter((f) => f.endsWith('findings.def'))
+    .sort((x, y) => (x === 'findings.def' ? -1 : y === 'findings.def' ? 1 : x.localeCompare(y)));
+  const findings = defs.flatMap((f) => defRows(`src/validate/${f}`, 'FINDING').map(([, code]) => code));
   // Findings the JS layer adds to a report (`report.warnings.push({ code: ... })`).
   for (const f of jsFiles(join(npm, 'src'))) {
     for (const m of readFileSync(f, 'utf8').matchAll(/(?:warnings|errors)\.push\(\{\s*code:\s*['"]([A-Z0-9_]+)['"]/g)) findings.push(m[1]);
@@ -194,7 +193,7 @@ function codesTypes() {
   const errors = [...new Set([...core, ...[...js].sort()])];
   const union = (list) => [...new Set(list)].map((c) => `  | '${c}'`).join('\n');
   return `${HEADER}
-/** Stable codes of validate() findings (src/validate/validate.h). */
+/** Stable codes of validate() findings (src/validate/*findings.def). */
 export type FindingCode =
 ${union(findings)};
 
@@ -246,7 +245,7 @@ export type ScalarType = (typeof ScalarType)[keyof typeof ScalarType];
 function defRows(path, macro) {
   const rows = [];
   for (const line of readFileSync(join(root, path), 'utf8').split('\n')) {
-    const m = line.match(new RegExp(`^${macro}\\((.*)\\)\\s*$`));
+    const m = line.replace(/\)\s*\/\/.*$/, ')').match(new RegExp(`^${macro}\\((.*)\\)\\s*$`));
     if (!m) continue;
     rows.push(m[1].split(',').map((f) => {
       const field = f.trim();
