@@ -261,8 +261,9 @@ function defRows(path, macro) {
 
 function fileKinds() {
   const kinds = defRows('src/format/file_kinds.def', 'FILE_KIND').map(
-    ([, kind, extension, identifier, identifierOffset, headerMagic, headerOffset, headerRequired, probeBytes]) =>
-      ({ kind, extension, identifier, identifierOffset, headerMagic, headerOffset, headerRequired, probeBytes }));
+    ([, kind, extension, identifier, identifierOffset, headerMagic, headerOffset, headerRequired, probeBytes, , inspected]) =>
+      ({ kind, extension, identifier, identifierOffset, headerMagic, headerOffset, headerRequired, probeBytes, inspected }));
+  if (kinds.some((k) => typeof k.inspected !== 'boolean')) throw new Error('src/format/file_kinds.def: every row ends with inspected (true/false)');
   // How many identifier chars name a kind's family (ET.., FT..): the C++'s
   // own constant, read from its source so the two never differ.
   const family = readFileSync(join(root, 'src/format/file_kinds.cpp'), 'utf8').match(/constexpr size_t kFamilyChars = (\d+);/);
@@ -272,10 +273,20 @@ function fileKinds() {
 /**
  * Each kind of file: its flatbuffer identifier (4 ASCII chars at
  * identifierOffset), its extended header (headerMagic at headerOffset;
- * headerRequired false when a file may lack it), and how many first bytes
- * (probeBytes) the core needs to compute the head size.
+ * headerRequired false when a file may lack it), how many first bytes
+ * (probeBytes) the core needs to compute the head size, and whether inspect
+ * and validate read it (inspected).
  */
 export const FILE_KINDS = Object.freeze(${JSON.stringify(kinds, null, 2)}.map((k) => Object.freeze(k)));
+
+/**
+ * The kinds inspect and validate read as files of their own (the
+ * \`inspected\` column: inspect's \`kind\` option, what a file is taken as);
+ * a file of another kind, or of none, is taken as the first, a program,
+ * whose reader names what it is instead.
+ */
+export const INSPECTED_KINDS = Object.freeze(FILE_KINDS.filter((k) => k.inspected).map((k) => k.kind));
+export const DEFAULT_KIND = FILE_KINDS[0].kind;
 
 /** The kind ('pte', 'ptd') whose identifier \`bytes\` (a Uint8Array of the file's start) carries, or null. */
 export function fileKindOf(bytes) {
