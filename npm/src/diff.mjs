@@ -11,7 +11,9 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
-import { asArtifact, corePtdKeys, coreTensorNames, hashOnce, namedDataOf, programTensors, sliceArtifact } from './program-tensors.mjs';
+import { corePtdKeys, coreTensorNames, namedDataOf, programTensors } from './program-tensors.mjs';
+import { asArtifact, sliceArtifact } from './artifact-slices.mjs';
+import { hashOnce } from './range-hash.mjs';
 import { weightsCall } from './safetensors.mjs';
 import { SCALAR_TYPES } from './generated/scalar-types.mjs';
 import { DataLocation } from './generated/schema-enums.mjs';
