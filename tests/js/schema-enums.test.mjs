@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { NPM, ROOT } from './helpers/common.mjs';
-import { ENUM_SCHEMAS, generate, schemaEnumMembers } from '../../scripts/gen-package.mjs';
+import { generate } from '../../scripts/gen-package.mjs';
+import { ENUM_SCHEMAS, schemaEnumMembers } from '../../scripts/gen-tables.mjs';
 
 generate();
 const enums = await import(join(NPM, 'src/generated/schema-enums.mjs'));
