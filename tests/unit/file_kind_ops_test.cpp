@@ -26,7 +26,7 @@ TEST(FileKindOps, EveryRowHasItsEntry) {
 TEST(FileKindOps, InspectRefusesAKindItDoesNotRead) {
   const std::vector<uint8_t> bytes(16, 0);
   const FileSource file = FileSource::in_memory(Blob::view(bytes.data(), bytes.size()));
-  const Result<InspectReply> reply = inspect_file(FileKind::kEtdp, file);
+  Result<InspectReply> reply = inspect_file(FileKind::kEtdp, file);
   ASSERT_FALSE(reply.ok());
   EXPECT_EQ(reply.error().code, ErrorCode::kInvalidArgument);
 }
@@ -34,7 +34,7 @@ TEST(FileKindOps, InspectRefusesAKindItDoesNotRead) {
 // A .bpte is one flatbuffer, read whole, whatever its first bytes.
 TEST(FileKindOps, BundledProgramHeadIsTheWholeFile) {
   const std::vector<uint8_t> probe(8, 0);
-  const Result<uint64_t> head = head_bytes(FileKind::kBpte, Blob::view(probe.data(), probe.size()), 1 << 20, false);
+  Result<uint64_t> head = head_bytes(FileKind::kBpte, Blob::view(probe.data(), probe.size()), 1 << 20, false);
   ASSERT_TRUE(head.ok());
   EXPECT_EQ(*head, uint64_t{1} << 20);
 }
