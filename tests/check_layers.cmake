@@ -33,7 +33,7 @@ set(only_bindings bindings core model format ops)
 set(only_exceptions bindings/weights_api.cpp)
 # flatc's generated headers belong to the schema layer.
 set(generated_headers program_generated.h flat_tensor_generated.h scalar_type_generated.h
-  bundled_program_generated.h)
+  bundled_program_generated.h schema_enums.h)
 
 # The identifiers and header magics of format/file_kinds.def, read from it.
 file(STRINGS "${SOURCE_DIR}/src/format/file_kinds.def" rows REGEX "^FILE_KIND\\(")

@@ -11,9 +11,12 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
-import { asArtifact, corePtdKeys, coreTensorNames, hashOnce, namedDataOf, pacer, programTensors, sliceArtifact } from './program-tensors.mjs';
+import { corePtdKeys, coreTensorNames, namedDataOf, programTensors } from './program-tensors.mjs';
+import { asArtifact, sliceArtifact } from './artifact-slices.mjs';
+import { hashOnce, pacer } from './range-hash.mjs';
 import { weightsCall } from './safetensors.mjs';
 import { SCALAR_TYPES } from './generated/scalar-types.mjs';
+import { DataLocation } from './generated/schema-enums.mjs';
 import { check, checkOptions } from './options.mjs';
 
 // diff's options once the public wrapper has taken `signal` out.
@@ -183,7 +186,7 @@ export function createDiffApi(et) {
     const delegates = (plan, canonical) => (plan.delegates ?? []).map((d) => ({
       id: d.id,
       compileSpecs: (d.compile_specs ?? []).map((s) => [s.key, s.value?.bytes?.sha256 ?? s.value]),
-      blob: Number(d.processed?.location) === 0 ? canonical.backend_delegate_data?.[Number(d.processed.index)]?.data ?? null : null,
+      blob: Number(d.processed?.location) === DataLocation.INLINE ? canonical.backend_delegate_data?.[Number(d.processed.index)]?.data ?? null : null,
     }));
     const changed = [];
     for (const [name, { m: a, plan: pa }] of ma) {

@@ -4,7 +4,7 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { entryOf, readSync } from './sources.mjs';
 import { encodeRequest, replyJson } from './marshal.mjs';
-import { kindOfFamily, probeBytesOf } from './generated/file-kinds.mjs';
+import { DEFAULT_KIND, INSPECTED_KINDS, kindOfFamily, probeBytesOf } from './generated/file-kinds.mjs';
 
 // The file kinds JS tells apart before asking the core come from the table
 // generated from src/format/file_kinds.def (the C++ core's own): the
@@ -47,12 +47,13 @@ export function headSizeOf(core, kind, probe, size) {
   return core.withScope((scope, heap) => headSizeIn(core, kind, heap.put(probe), size, true));
 }
 
-// 'ptd' when the file's identifier is FTxx, 'bpte' for BPxx, else 'pte' (the core then says
-// what is wrong with it).
+// The kind inspect and validate read a file as: its identifier's, when that
+// kind is one they read (INSPECTED_KINDS: FTxx 'ptd', BPxx 'bpte', ...),
+// else DEFAULT_KIND, 'pte' (the core then says what is wrong with it).
 export function kindOf(value, what) {
   const entry = entryOf(value, what);
   const kind = kindOfIdentifier(readSync(entry, 0, Math.min(entry.size, 8)));
-  return kind === 'ptd' || kind === 'bpte' ? kind : 'pte';
+  return INSPECTED_KINDS.includes(kind) ? kind : DEFAULT_KIND;
 }
 
 // A file on disk as an input (Node): read in ranges when needed, never

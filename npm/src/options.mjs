@@ -5,6 +5,7 @@
 // only (an own `__proto__` key from JSON.parse is an unknown key like any
 // other; inherited keys are not options).
 import { EtpackError, invalidArgument } from './errors.mjs';
+import { INSPECTED_KINDS } from './generated/file-kinds.mjs';
 
 // Alignments: positive integers. Above this bound every segment would be
 // padded to a multiple of it (dataSegmentAlignment 2^31 planned a 12 GiB .ptd
@@ -88,7 +89,7 @@ export const SPECS = {
   flatTensorConfig: { segmentAlignment: check.alignment },
   output: OUTPUT,
   addNamedData: { alignment: check.alignment, externalTag: check.stringOrNull, tensorLayout: check.any },
-  inspect: { kind: check.oneOf(['pte', 'ptd', 'bpte']), dataFiles: check.any },
+  inspect: { kind: check.oneOf(INSPECTED_KINDS), dataFiles: check.any },
   validate: { runtime: check.any, backends: check.any, deprecatedConstantBuffer: check.any, methodAllocator: check.any },
   openBlob: { digest: check.boolean, signal: check.signal },
   // Keys only: url-source.mjs checks the values.

@@ -12,7 +12,9 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
-import { asRangeSource, coreTensorNames, hashArtifact, namedDataOf, programTensors, sliceArtifact, tensorsToCore } from './program-tensors.mjs';
+import { coreTensorNames, namedDataOf, programTensors, tensorsToCore } from './program-tensors.mjs';
+import { asRangeSource, sliceArtifact } from './artifact-slices.mjs';
+import { hashArtifact } from './range-hash.mjs';
 import { MAX_HEADER_BYTES, readHeaderBytes, weightsCall } from './safetensors.mjs';
 import { OUTPUT, check } from './options.mjs';
 import { outputOptions } from './outputs.mjs';

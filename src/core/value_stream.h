@@ -7,7 +7,8 @@
 // caller's process, so every read is bounds-checked and every count is
 // checked against the bytes that remain; errors name the byte offset.
 //
-// Layout: the magic "ETV1", then one value. A value is a tag byte:
+// Layout: the magic "ETV1", then one value. A value is a tag byte
+// (core/value_stream_tags.def):
 //   0 END      closes the innermost object or array
 //   1 NULL, 2 FALSE, 3 TRUE
 //   4 INT32    int32
@@ -31,11 +32,30 @@
 
 namespace etpack {
 
+// The tags and the magic: core/value_stream_tags.def (JS gets the same
+// values generated from it).
+#define VALUE_STREAM_MAGIC(text)
 enum class StreamTag : uint8_t {
-  kEnd = 0, kNull, kFalse, kTrue, kInt32, kDouble, kString, kObject, kArray, kKey, kKeyDef, kBytes, kCount
+#define STREAM_TAG(id, name, code) id = code,
+#include "core/value_stream_tags.def"
+#undef STREAM_TAG
+  kCount
 };
+#undef VALUE_STREAM_MAGIC
 
-constexpr std::string_view kValueStreamMagic = "ETV1";
+#define STREAM_TAG(id, name, code)
+#define VALUE_STREAM_MAGIC(text) constexpr std::string_view kValueStreamMagic = text;
+#include "core/value_stream_tags.def"
+#undef VALUE_STREAM_MAGIC
+#undef STREAM_TAG
+// peek() takes every code below kCount for a tag: the rows' codes are 0..n-1.
+#define VALUE_STREAM_MAGIC(text)
+#define STREAM_TAG(id, name, code) +1
+static_assert(0
+#include "core/value_stream_tags.def"
+              == static_cast<int>(StreamTag::kCount), "core/value_stream_tags.def: codes 0..n-1, one row each");
+#undef STREAM_TAG
+#undef VALUE_STREAM_MAGIC
 
 class ValueStream {
  public:

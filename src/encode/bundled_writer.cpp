@@ -28,7 +28,7 @@ Status check_values(const Value& list, const std::string& path) {
     const Value& val = value.get("val");
     const std::string where = path + "[" + std::to_string(i) + "].val";
     // Upstream derives the type from the value: a type without one cannot be written.
-    if (!val.is_table() && value.get_uint("val_type") != 0)
+    if (!val.is_table() && !value.is("val_type", ValueUnion::NONE))
       return make_error(ErrorCode::kSchemaMismatch, where + " is missing (val_type names a member, no value given)");
     if (!val.is_table()) continue;
     // Every member's fields, scalars included: upstream writes a null one

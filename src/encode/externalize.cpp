@@ -48,7 +48,7 @@ std::vector<ConstantTensor> constant_tensors(TableValue& program, uint64_t buffe
       uint64_t index = tensor.get_uint("data_buffer_idx");
       if (index == 0 || index >= buffer_count || tensor.has("allocation_info")) continue;
       const Value& info = tensor.get("extra_tensor_info");
-      if (info.is_table() && info.table().get_uint("location") == 1) continue;  // already EXTERNAL
+      if (info.is_table() && info.table().is("location", TensorDataLocation::EXTERNAL)) continue;  // already
       ConstantTensor c{&tensor, "execution_plan[" + std::to_string(p) + "].values[" + std::to_string(v) + "]", index, {}, {}};
       c.layout = layout_of(tensor, c.sizes);
       out.push_back(std::move(c));
@@ -163,7 +163,7 @@ Status externalize_constants(TableValue& program, const ExternalizeOptions& opti
     Value& info_field = tensor.at("extra_tensor_info");
     if (!info_field.is_table()) info_field = Value::from_table(TableValue(&table_def("ExtraTensorInfo")));
     info_field.table().at("fully_qualified_name") = Value::from_string(key);
-    info_field.table().set_uint("location", 1);  // EXTERNAL
+    info_field.table().set("location", TensorDataLocation::EXTERNAL);
     tensor.set_uint("data_buffer_idx", 0);       // ignored for EXTERNAL tensors
     any_moved = true;
 

@@ -64,7 +64,7 @@ Status extract_delegates(TableValue& program, std::vector<SegmentInput>& segment
         Value& processed = delegate.at("processed");
         if (!processed.is_table()) processed = Value::from_table(TableValue(&table_def("BackendDelegateDataReference")));
         TableValue& ref = processed.table();
-        if (ref.get_uint("location") != 0)
+        if (!ref.is("location", DataLocation::INLINE))
           return make_error(ErrorCode::kDelegateNotInline,
                             "Program must only contain inline delegate data, saw delegate '" + id + "' at " + where +
                                 " with location SEGMENT, index " + std::to_string(ref.get_uint("index")));
@@ -84,7 +84,7 @@ Status extract_delegates(TableValue& program, std::vector<SegmentInput>& segment
             segments.push_back(std::move(input));
           }
           TableValue moved(&table_def("BackendDelegateDataReference"));
-          moved.set_uint("location", 1);  // SEGMENT
+          moved.set("location", DataLocation::SEGMENT);
           moved.set_uint("index", static_cast<uint64_t>(segment));
           processed = Value::from_table(std::move(moved));
         } else {

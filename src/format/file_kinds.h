@@ -16,7 +16,7 @@
 namespace etpack {
 
 enum class FileKind : uint8_t {
-#define FILE_KIND(id, kind, extension, identifier, identifier_offset, magic, header_offset, header_required, probe, noun) id,
+#define FILE_KIND(id, kind, extension, identifier, identifier_offset, magic, header_offset, header_required, probe, noun, inspected) id,
 #include "format/file_kinds.def"
 #undef FILE_KIND
 };
@@ -32,11 +32,13 @@ struct FileKindInfo {
   bool header_required;
   uint64_t probe_bytes;   // first bytes a head-size probe reads
   std::string_view noun;  // "program", "data file"
+  bool inspected;         // inspect and validate read it (ops/file_kind_ops.h: its entry has both)
 };
 
 inline constexpr FileKindInfo kFileKinds[] = {
-#define FILE_KIND(id, kind, extension, identifier, identifier_offset, magic, header_offset, header_required, probe, noun) \
-  {FileKind::id, kind, extension, identifier, identifier_offset, magic, header_offset, header_required, probe, noun},
+#define FILE_KIND(id, kind, extension, identifier, identifier_offset, magic, header_offset, header_required, probe, noun, \
+                  inspected)                                                                                            \
+  {FileKind::id, kind, extension, identifier, identifier_offset, magic, header_offset, header_required, probe, noun, inspected},
 #include "format/file_kinds.def"
 #undef FILE_KIND
 };

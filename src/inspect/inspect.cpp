@@ -20,6 +20,7 @@
 #include "read/pte_reader.h"
 #include "read/requirements.h"
 #include "read/work_budget.h"
+#include "schema/enums.h"
 
 namespace etpack {
 namespace {
@@ -235,12 +236,12 @@ class PteInspector {
       if (ref.is_table()) {
         index = ref.table().get_uint("index");
         uint64_t loc = ref.table().get_uint("location");
-        location = loc == 0 ? "inline" : loc == 1 ? "segment" : "invalid";
-        if (loc == 0 && inline_data.is_items() && *index < inline_data.items().size()) {
+        location = loc == code(DataLocation::INLINE) ? "inline" : loc == code(DataLocation::SEGMENT) ? "segment" : "invalid";
+        if (loc == code(DataLocation::INLINE) && inline_data.is_items() && *index < inline_data.items().size()) {
           const Value& data = inline_data.items()[*index].table().get("data");
           size = data.is_scalars() ? data.scalars().size() : 0;
           if (data.is_scalars()) offset = offset_in_file(data.scalars(), file_);
-        } else if (loc == 1 && segments.is_items() && *index < segments.items().size()) {
+        } else if (loc == code(DataLocation::SEGMENT) && segments.is_items() && *index < segments.items().size()) {
           const TableValue& s = segments.items()[*index].table();
           size = s.get_uint("size");
           if (pte_.header && pte_.header->segment_base_offset != 0)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "inspect/inspect_details.h"
+#include "schema/enums.h"
 
 namespace etpack {
 namespace graph_build {
@@ -151,10 +152,10 @@ std::optional<uint64_t> MethodGraph::blob_size(const TableValue& delegate) const
   if (!ref.is_table()) return std::nullopt;
   const uint64_t index = ref.table().get_uint("index");
   const uint64_t location = ref.table().get_uint("location");
-  const Value& list = pte_.program.get(location == 0 ? "backend_delegate_data" : "segments");
-  if (location > 1 || !list.is_items() || index >= list.items().size()) return std::nullopt;
+  const Value& list = pte_.program.get(location == code(DataLocation::INLINE) ? "backend_delegate_data" : "segments");
+  if (location > code(DataLocation::SEGMENT) || !list.is_items() || index >= list.items().size()) return std::nullopt;
   const TableValue& entry = list.items()[static_cast<size_t>(index)].table();
-  if (location == 1) return entry.get_uint("size");
+  if (location == code(DataLocation::SEGMENT)) return entry.get_uint("size");
   const Value& data = entry.get("data");
   return data.is_scalars() ? data.scalars().size() : 0;
 }

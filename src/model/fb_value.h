@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/blob.h"
+#include "schema/enums.h"
 #include "schema/schema.h"
 
 namespace etpack {
@@ -224,6 +225,17 @@ struct TableValue {
   uint64_t get_uint(std::string_view name) const;
   void set_int(std::string_view name, int64_t v) { at(name) = Value::from_int(v); }
   void set_uint(std::string_view name, uint64_t v) { at(name) = Value::from_uint(v); }
+
+  // An enum field (schema/enums.h) against one of its members: exact for
+  // whatever integer the file holds (nothing narrowed to the enum's width).
+  template <typename E>
+  bool is(std::string_view name, E member) const {
+    return get_uint(name) == code(member);
+  }
+  template <typename E>
+  void set(std::string_view name, E member) {
+    set_uint(name, code(member));
+  }
 };
 
 // Little-endian raw vector of uint64 / int32 etc. helpers for scalar vectors.

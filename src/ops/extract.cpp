@@ -3,6 +3,7 @@
 #include "core/checked_math.h"
 #include "read/program_tensors.h"
 #include "read/pte_reader.h"
+#include "schema/enums.h"
 
 namespace etpack {
 namespace {
@@ -18,7 +19,7 @@ Result<ExtractedDelegate> blob_of(const FileSource& pte, const PteFile& file, co
   const uint64_t location = ref.table().get_uint("location");
   ExtractedDelegate out;
   uint64_t size = 0;
-  if (location == 0) {
+  if (location == code(DataLocation::INLINE)) {
     // INLINE: backend_delegate_data[index].data, inside the flatbuffer (the head).
     const Value& inline_data = program.get("backend_delegate_data");
     const size_t count = inline_data.is_items() ? inline_data.items().size() : 0;
@@ -33,7 +34,7 @@ Result<ExtractedDelegate> blob_of(const FileSource& pte, const PteFile& file, co
       out.offset = *at;
     }
     out.location = "inline";
-  } else if (location == 1) {
+  } else if (location == code(DataLocation::SEGMENT)) {
     // SEGMENT: segments[index], from the extended header's segment base.
     const Value& segments = program.get("segments");
     const size_t count = segments.is_items() ? segments.items().size() : 0;

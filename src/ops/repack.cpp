@@ -37,7 +37,7 @@ MissingData missing_external_data(const TableValue& program, std::initializer_li
   std::set<std::string> listed;
   for_each_tensor(program, [&](size_t p, size_t v, const TableValue& tensor) {
     const Value& info = tensor.get("extra_tensor_info");
-    if (!info.is_table() || info.table().get_uint("location") != 1) return;
+    if (!info.is_table() || !info.table().is("location", TensorDataLocation::EXTERNAL)) return;
     const Value& fqn = info.table().get("fully_qualified_name");
     if (!fqn.is_string() || available.count(fqn.str())) return;  // no name: the validator's error
     if (listed.insert(fqn.str()).second) out.keys.push_back(fqn.str());

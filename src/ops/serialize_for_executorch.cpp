@@ -19,7 +19,7 @@ std::vector<std::pair<std::string, TensorLayout>> external_tensor_layouts(const 
       const Value& info = tensor.get("extra_tensor_info");
       if (!info.is_table()) continue;
       const Value& fqn = info.table().get("fully_qualified_name");
-      if (!fqn.is_string() || info.table().get_uint("location") != 1) continue;  // EXTERNAL
+      if (!fqn.is_string() || !info.table().is("location", TensorDataLocation::EXTERNAL)) continue;
       TensorLayout layout;
       layout.scalar_type = static_cast<int8_t>(tensor.get_int("scalar_type"));
       const Value& sizes = tensor.get("sizes");

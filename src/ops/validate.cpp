@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "format/file_kinds.h"
-#include "ops/bundled_program.h"
+#include "ops/file_kind_ops.h"
 #include "read/requirements.h"
 
 namespace etpack {
@@ -13,16 +13,11 @@ Result<ValidationReport> validate_files(const std::string& main_name, const File
                                         const ValidateOptions& options) {
   const Blob& head = main.head;
   const size_t probed = static_cast<size_t>(std::min<uint64_t>(head.size(), kIdentifierEnd));
+  // A file of no kind, or of a kind validate has no judge for, is judged as
+  // a program: its identifier check says what it is instead.
   const std::optional<FileKind> kind = file_kind_of(head.data(), probed);
-  if (kind == FileKind::kBpte) return validate_bundled_program(main, ptds, options);
-  if (kind != FileKind::kPtd) return validate_artifacts(main, ptds, options);
-  ETP_ASSIGN(ValidationReport report, validate_ptd(main_name, main));
-  for (const auto& [name, file] : ptds) {
-    ETP_ASSIGN(ValidationReport one, validate_ptd(name, file));
-    report.errors.insert(report.errors.end(), one.errors.begin(), one.errors.end());
-    report.warnings.insert(report.warnings.end(), one.warnings.begin(), one.warnings.end());
-  }
-  return report;
+  const FileKindOps& ops = ops_of(kind && ops_of(*kind).validate ? *kind : FileKind::kPte);
+  return ops.validate(main_name, main, ptds, options);
 }
 
 std::optional<std::pair<int, int>> parse_runtime_release(const std::string& text) {

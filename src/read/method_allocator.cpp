@@ -126,7 +126,7 @@ MethodAllocatorFigures method_allocator_figures(const TableValue& plan, bool dat
       r.one(kArrayRef);
     } else if (type == "Tensor") {
       const size_t dims = dims_of(*val);
-      if (val->get_int("shape_dynamism") != 0) {
+      if (!val->is("shape_dynamism", TensorShapeDynamism::STATIC)) {
         r.list(kSize, dims);
         r.list(kDimOrder, dims);
       }

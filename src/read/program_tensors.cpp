@@ -15,7 +15,7 @@ TensorView view_tensor(const TableValue& tensor, const Blob& file) {
   TensorView t;
   t.scalar_type = tensor.get_int("scalar_type");
   t.storage_offset = tensor.get_int("storage_offset");
-  t.shape_dynamism = tensor.get_int("shape_dynamism");
+  t.shape_dynamism = tensor.get_uint("shape_dynamism");
   t.data_buffer_idx = tensor.get_uint("data_buffer_idx");
   t.has_allocation_info = tensor.get("allocation_info").is_table();
   const Value& sizes = tensor.get("sizes");
@@ -44,7 +44,7 @@ TensorView view_tensor(const TableValue& tensor, const Blob& file) {
 TensorData tensor_data(const TableValue& tensor) {
   const bool planned = tensor.get("allocation_info").is_table();
   const Value& extra = tensor.get("extra_tensor_info");
-  if (extra.is_table() && extra.table().get_int("location") == 1)
+  if (extra.is_table() && extra.table().is("location", TensorDataLocation::EXTERNAL))
     return planned ? TensorData::kExternalMutable : TensorData::kExternalConstant;
   if (tensor.get_uint("data_buffer_idx") > 0) return planned ? TensorData::kMutable : TensorData::kConstant;
   return planned ? TensorData::kPlanned : TensorData::kNone;
@@ -111,7 +111,7 @@ void for_each_segment_delegate(const TableValue& program,
     for (size_t d = 0; d < delegates.items().size(); ++d) {
       const TableValue& delegate = delegates.items()[d].table();
       const Value& ref = delegate.get("processed");
-      if (ref.is_table() && ref.table().get_uint("location") == 1) fn(p, d, delegate, ref.table().get_uint("index"));
+      if (ref.is_table() && ref.table().is("location", DataLocation::SEGMENT)) fn(p, d, delegate, ref.table().get_uint("index"));
     }
   }
 }

@@ -33,7 +33,7 @@ enum class TensorData : uint8_t {
 struct TensorView {
   int64_t scalar_type = 0;
   int64_t storage_offset = 0;
-  int64_t shape_dynamism = 0;
+  uint64_t shape_dynamism = 0;  // a TensorShapeDynamism code (schema/enums.h)
   uint64_t data_buffer_idx = 0;
   bool has_allocation_info = false;
   TensorData data = TensorData::kNone;

@@ -305,7 +305,7 @@ Result<PteFile> deserialize_pte_binary(const Blob& head, const Blob& file) {
       if (!delegates.is_items()) continue;
       for (Value& delegate : delegates.items()) {
         Value& processed = delegate.table().at("processed");
-        if (!processed.is_table() || processed.table().get_uint("location") != 1) continue;
+        if (!processed.is_table() || !processed.table().is("location", DataLocation::SEGMENT)) continue;
         if (!bdd.is_items()) bdd = Value::from_items({});
         TableValue inline_data(&table_def("BackendDelegateInlineData"));
         inline_data.at("data") = Value::from_scalars(restored.delegates[next++]);

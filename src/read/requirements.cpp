@@ -137,7 +137,7 @@ class Collector {
     const Value& devices = plan.get("non_const_buffer_device");
     for (size_t i = 0; devices.is_items() && i < devices.items().size(); ++i) {
       const TableValue& d = devices.items()[i].table();
-      if (d.get_uint("device_type") != 0 || d.get_int("device_index") != 0) {
+      if (!d.is("device_type", DeviceType::CPU) || d.get_int("device_index") != 0) {
         use(Feature::kDeviceFields, path + ".non_const_buffer_device[" + std::to_string(i) + "]");
         break;
       }
@@ -150,7 +150,7 @@ class Collector {
     auto path = [&] { return value_path(p, v); };
     if (table.get_int("scalar_type") == kBFloat16) use(Feature::kBFloat16, path());
     const Value& extra = table.get("extra_tensor_info");
-    if (extra.is_table() && (extra.table().get_uint("device_type") != 0 || extra.table().get_int("device_index") != 0))
+    if (extra.is_table() && (!extra.table().is("device_type", DeviceType::CPU) || extra.table().get_int("device_index") != 0))
       use(Feature::kDeviceFields, path() + ".extra_tensor_info");
     if (!is_external(tensor_data(table))) return;
     TensorView t = view_tensor(table, head_);

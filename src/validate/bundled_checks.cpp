@@ -181,8 +181,7 @@ class BundleChecker {
 
   void one_value(const TableValue& value, const TableValue* method_value, Role role, const Where& where) {
     const Value& val = value.get("val");
-    const uint64_t type = value.get_uint("val_type");
-    if (type != 0 && !val.is_table()) {
+    if (!value.is("val_type", ValueUnion::NONE) && !val.is_table()) {
       // The runtime casts the absent table and reads through it.
       report_.error(finding::kMissingField, where.said + " has a type but no value", where.path + ".val");
       return;

@@ -25,22 +25,9 @@ namespace etpack {
 // validate/validate.h). E: the runtime would refuse, crash, read out of bounds or
 // load wrong values; W: it reads past the oddity.
 namespace finding {
-constexpr const char* kBundleMethodNotFound = "BUNDLE_METHOD_NOT_FOUND";      // W a suite names no method of the program (never read)
-constexpr const char* kBundleSuiteDuplicate = "BUNDLE_SUITE_DUPLICATE";      // W two suites for one method (the runtime uses the first)
-constexpr const char* kBundleValueCount = "BUNDLE_VALUE_COUNT_MISMATCH";     // E fewer inputs/expected outputs than the method has
-constexpr const char* kBundleValuesUnused = "BUNDLE_VALUES_UNUSED";          // W more inputs/expected outputs than the method has (never read)
-constexpr const char* kBundleNoExpectedOutputs = "BUNDLE_NO_EXPECTED_OUTPUTS";  // W a case without expected outputs (verification refused)
-constexpr const char* kBundleValueType = "BUNDLE_VALUE_TYPE_MISMATCH";       // E a value's type differs from the method's, is None, or an expected output is no Tensor
-constexpr const char* kBundleInputValue = "BUNDLE_INPUT_VALUE_MISMATCH";     // E an Int/Bool/Double input differs from the value the program holds
-constexpr const char* kBundleTensorDtype = "BUNDLE_TENSOR_DTYPE_MISMATCH";   // E a tensor's scalar type differs from the method's
-constexpr const char* kBundleTensorShape = "BUNDLE_TENSOR_SHAPE_MISMATCH";   // E rank, sizes (past a dynamic tensor's capacity) or memory layout differ
-constexpr const char* kBundleTensorInvalid = "BUNDLE_TENSOR_INVALID";        // E unknown scalar type, negative size, rank > 16, an expected output's dim order no permutation
-constexpr const char* kBundleDimOrderIgnored = "BUNDLE_DIM_ORDER_IGNORED";   // W a dim order the runtime never reads (an input's, or entries past an output's rank)
-constexpr const char* kBundleTensorDataShort = "BUNDLE_TENSOR_DATA_SHORT";   // E fewer data bytes than sizes * element size
-constexpr const char* kBundleTensorDataLong = "BUNDLE_TENSOR_DATA_LONG";     // W more data bytes than the tensor needs
-constexpr const char* kBundleProgramMisaligned = "BUNDLE_PROGRAM_MISALIGNED";  // E the embedded program does not start at a multiple of 16
-constexpr const char* kBundleMethodNoSuite = "BUNDLE_METHOD_NO_SUITE";      // W a method of the program no suite names (load_bundled_input fails InvalidArgument)
-constexpr const char* kBundleSuiteNoCases = "BUNDLE_SUITE_NO_CASES";        // W a suite without test cases (load_bundled_input fails InvalidArgument)
+#define FINDING(id, code) constexpr const char* id = code;
+#include "validate/bundled_findings.def"
+#undef FINDING
 }  // namespace finding
 
 // Appends to `report` every problem of `bundle`'s suites (file "bpte",

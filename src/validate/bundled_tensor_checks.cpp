@@ -186,9 +186,9 @@ class TensorCheck {
     // DYNAMIC_UNBOUND one, treated as bounded) takes any sizes of at most as
     // many elements as planned. An expected output of other sizes never
     // compares equal.
-    const int64_t dynamism = method_tensor.get_int("shape_dynamism");
+    const bool dynamic = !method_tensor.is("shape_dynamism", TensorShapeDynamism::STATIC);
     bool fits = same_rank;
-    if (fits && dynamism == 0) {
+    if (fits && !dynamic) {
       fits = method_sizes == sizes_;
     } else if (fits && !sizes_.empty()) {
       const auto n = numel(sizes_), bound = numel(method_sizes);
@@ -197,7 +197,7 @@ class TensorCheck {
     if (!fits) {
       const std::string theirs = same_rank ? list(method_sizes) : "has rank " + std::to_string(scalar_vector_length(sizes_field, BaseType::kInt));
       report_.error(finding::kBundleTensorShape, where_.said + " has sizes " + list(sizes_) + "; the method's tensor " + theirs +
-                                                     (dynamism != 0 && same_rank ? ", dynamic: the same rank and at most " + capacity(method_sizes) + " elements" : std::string()),
+                                                     (dynamic && same_rank ? ", dynamic: the same rank and at most " + capacity(method_sizes) + " elements" : std::string()),
                     where_.path + ".val.sizes");
       return;
     }

@@ -37,10 +37,6 @@ struct ValueAt {
 std::string operator+(const ValueAt& at, const char* rest) { return at.str() + rest; }
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
-// schema/program.fbs KernelTypes: the hidden NONE is 0, Null is 1.
-constexpr uint8_t kKernelTypeNull = 1;
-// TensorShapeDynamism.DYNAMIC_UNBOUND
-constexpr int64_t kDynamicUnbound = 2;
 
 class MethodLoad {
  public:
@@ -123,8 +119,8 @@ class MethodLoad {
     const auto* values = program->execution_plan()->Get(static_cast<flatbuffers::uoffset_t>(p))->values();
     for (size_t v : without_val) {
       const auto type = static_cast<uint8_t>(values->Get(static_cast<flatbuffers::uoffset_t>(v))->val_type());
-      if (type == kKernelTypeNull) continue;
-      const std::string what = type == 0 ? "has no type and no value"
+      if (type == code(KernelTypes::Null)) continue;
+      const std::string what = type == code(KernelTypes::NONE) ? "has no type and no value"
                                : type <= static_cast<uint8_t>(executorch_flatbuffer::KernelTypes_MAX)
                                    ? std::string("is a ") + executorch_flatbuffer::EnumNameKernelTypes(
                                                                 static_cast<executorch_flatbuffer::KernelTypes>(type)) +
@@ -141,7 +137,7 @@ class MethodLoad {
   // apply, by the same rules in the same order. Every other tensor takes
   // the full path, which decides and words the finding.
   bool clean(const TableValue& table) const {
-    if (table.get_int("shape_dynamism") == kDynamicUnbound) return false;
+    if (table.is("shape_dynamism", TensorShapeDynamism::DYNAMIC_UNBOUND)) return false;
     const int64_t scalar_type = table.get_int("scalar_type");
     std::optional<uint64_t> nbytes = scalar_type_size(scalar_type);
     if (!nbytes || scalar_type_name(scalar_type) == nullptr) return false;
@@ -183,7 +179,7 @@ class MethodLoad {
   void tensor(size_t p, size_t v, const TableValue& table, const ValueAt& at) {
     if (clean(table)) return;
     TensorView t = view_tensor(table, head_);
-    if (t.shape_dynamism == kDynamicUnbound)
+    if (t.shape_dynamism == code(TensorShapeDynamism::DYNAMIC_UNBOUND))
       sink_.error(finding::kTensorDynamismUnsupported,
                   at + " has shape_dynamism DYNAMIC_UNBOUND" +
                       refuses("NotSupported", p, "parses value " + std::to_string(v) + " (fully dynamic shapes are not supported)"),

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/checked_math.h"
+#include "schema/enums.h"
 #include "validate/validate_internal.h"
 
 namespace etpack {
@@ -129,7 +130,7 @@ class ProgramChecker {
           continue;
         }
         uint64_t location = ref.table().get_uint("location"), index = ref.table().get_uint("index");
-        if (location == 0) {
+        if (location == code(DataLocation::INLINE)) {
           if (index < inline_count) {
             inline_used[index] = true;
           } else {
@@ -138,7 +139,7 @@ class ProgramChecker {
                             std::to_string(inline_count) + " entries",
                         std::nullopt, path + ".processed.index");
           }
-        } else if (location == 1) {
+        } else if (location == code(DataLocation::SEGMENT)) {
           if (index < segments_.size()) {
             referenced_[index] = true;
           } else {

@@ -9,7 +9,7 @@ import { ARTIFACTS, CONFORMANCE, NPM } from './helpers/common.mjs';
 import { generate } from '../../scripts/gen-package.mjs';
 
 generate();
-const { FILE_KINDS, fileKindOf } = await import(join(NPM, 'src/generated/file-kinds.mjs'));
+const { DEFAULT_KIND, FILE_KINDS, INSPECTED_KINDS, fileKindOf } = await import(join(NPM, 'src/generated/file-kinds.mjs'));
 const { SCALAR_TYPES, scalarTypeName } = await import(join(NPM, 'src/generated/scalar-types.mjs'));
 
 test('FILE_KINDS: one frozen row per kind, as the core reads them', () => {
@@ -17,15 +17,25 @@ test('FILE_KINDS: one frozen row per kind, as the core reads them', () => {
   const [pte, ptd, bpte] = FILE_KINDS;
   // The ETDump (issue 31): size-prefixed, so its identifier sits at 8; no extended header.
   assert.deepEqual({ ...FILE_KINDS.find((k) => k.kind === 'etdp') }, { kind: 'etdp', extension: '.etdp', identifier: 'ED00',
-    identifierOffset: 8, headerMagic: '', headerOffset: 0, headerRequired: false, probeBytes: 12 });
+    identifierOffset: 8, headerMagic: '', headerOffset: 0, headerRequired: false, probeBytes: 12, inspected: false });
   assert.deepEqual({ ...pte }, { kind: 'pte', extension: '.pte', identifier: 'ET12', identifierOffset: 4,
-    headerMagic: 'eh00', headerOffset: 8, headerRequired: false, probeBytes: 64 });
+    headerMagic: 'eh00', headerOffset: 8, headerRequired: false, probeBytes: 64, inspected: true });
   assert.deepEqual({ ...ptd }, { kind: 'ptd', extension: '.ptd', identifier: 'FT01', identifierOffset: 4,
-    headerMagic: 'FH01', headerOffset: 8, headerRequired: true, probeBytes: 56 });
+    headerMagic: 'FH01', headerOffset: 8, headerRequired: true, probeBytes: 56, inspected: true });
   // No extended header: a .bpte is one flatbuffer, read whole.
   assert.deepEqual({ ...bpte }, { kind: 'bpte', extension: '.bpte', identifier: 'BP08', identifierOffset: 4,
-    headerMagic: '', headerOffset: 0, headerRequired: false, probeBytes: 8 });
+    headerMagic: '', headerOffset: 0, headerRequired: false, probeBytes: 8, inspected: true });
   assert.ok(Object.isFrozen(FILE_KINDS) && Object.isFrozen(pte));
+});
+
+test('INSPECTED_KINDS: the kinds inspect and validate read, from the rows\' inspected column', async () => {
+  assert.deepEqual(INSPECTED_KINDS, ['pte', 'ptd', 'bpte']);
+  assert.equal(DEFAULT_KIND, 'pte');
+  assert.ok(Object.isFrozen(INSPECTED_KINDS));
+  // inspect's `kind` option is that list.
+  const { SPECS } = await import(join(NPM, 'src/options.mjs'));
+  for (const kind of INSPECTED_KINDS) assert.equal(SPECS.inspect.kind(kind, 'kind'), kind);
+  assert.throws(() => SPECS.inspect.kind('etdp', 'options.kind'), /must be one of pte, ptd, bpte, got etdp/);
 });
 
 test('fileKindOf tells real files apart by their identifier', () => {

@@ -12,19 +12,12 @@ import { EtpackError, invalidArgument } from '../errors.mjs';
 import { isBytes } from '../bytes.mjs';
 import { isBlob, SOURCE } from '../sources.mjs';
 
-const END = 0;
-const NULL = 1;
-const FALSE = 2;
-const TRUE = 3;
-const INT32 = 4;
-const DOUBLE = 5;
-const STRING = 6;
-const OBJECT = 7;
-const ARRAY = 8;
-const KEY = 9;
-const KEY_DEF = 10;
-const BYTES = 11;
-const MAGIC = [0x45, 0x54, 0x56, 0x31];  // "ETV1"
+import { STREAM_MAGIC, STREAM_TAGS } from '../generated/stream-tags.mjs';
+
+// The tags as plain constants (the walk's hot loop reads them), from
+// src/core/value_stream_tags.def, the core reader's own table.
+const { END, NULL, FALSE, TRUE, INT32, DOUBLE, STRING, OBJECT, ARRAY, KEY, KEY_DEF, BYTES } = STREAM_TAGS;
+const MAGIC = [...STREAM_MAGIC].map((c) => c.charCodeAt(0));
 
 // Programs nest about ten levels deep; anything far deeper is a mistake (or
 // a cycle) and is refused before the stack runs out.
