@@ -164,7 +164,20 @@ Status match(const Json& request, Output& out) {
     const uint64_t data_start = checkpoints.files[c.file].header.data_start;
     j += (i ? "," : "") + std::string("{\"tensor\":") + std::to_string(a.tensor) + ",\"path\":\"" + program[a.tensor].path + "\",\"file\":" + std::to_string(c.file) +
          ",\"offset\":" + std::to_string(data_start + t.begin) + ",\"size\":" + std::to_string(t.size()) +
-         ",\"permute\":" + (a.permute ? "true" : "false") + "}";
+         ",\"permute\":" + (a.permute ? "true" : "false");
+    // Tied weights given under several names: each must hold the same bytes.
+    j += ",\"same_as\":[";
+    for (size_t k = 0; k < a.same_as.size(); ++k) {
+      const CheckpointTensor& o = checkpoints.tensors[a.same_as[k]];
+      const SafetensorsTensor& ot = checkpoints.at(a.same_as[k]);
+      j += (k ? "," : "") + std::string("{\"name\":");
+      write_name(o.name, j);
+      j += ",\"file\":" + std::to_string(o.file) + ",\"offset\":" + std::to_string(checkpoints.files[o.file].header.data_start + ot.begin) +
+           ",\"size\":" + std::to_string(ot.size()) + "}";
+    }
+    j += "],\"name\":";
+    write_name(c.name, j);
+    j += "}";
   }
   j += "]";
   auto names = [&](const char* key, const std::vector<std::string>& list) {
