@@ -2,7 +2,7 @@
 // sources, so they cannot drift from them (run by `npm pack` of npm/ via
 // prepack, and by the tests that need them):
 //   npm/types/program.d.ts  Program types from src/schema/*.fbs
-//   npm/types/codes.d.ts    FindingCode from src/read/validate.h's `finding`
+//   npm/types/codes.d.ts    FindingCode from src/validate/validate.h's `finding`
 //                           namespace and the findings npm/src adds to reports,
 //                           ErrorCode from the core's error names
 //                           (src/core/error.cpp) and every code the JS layer throws
@@ -177,12 +177,12 @@ function jsFiles(dir) {
 }
 
 function codesTypes() {
-  const validate = readFileSync(join(root, 'src/read/validate.h'), 'utf8');
+  const validate = readFileSync(join(root, 'src/validate/validate.h'), 'utf8');
   const ns = validate.match(/namespace finding \{([\s\S]*?)\}\s*\/\/ namespace finding/);
-  if (!ns) throw new Error('src/read/validate.h: no `namespace finding`');
+  if (!ns) throw new Error('src/validate/validate.h: no `namespace finding`');
   const findings = [...ns[1].matchAll(/=\s*"([A-Z0-9_]+)"/g)].map((m) => m[1]);
-  // A file kind's own findings (src/read/bundled_checks.h: .bpte test cases).
-  const bundled = readFileSync(join(root, 'src/read/bundled_checks.h'), 'utf8').match(/namespace finding \{([\s\S]*?)\}\s*\/\/ namespace finding/);
+  // A file kind's own findings (src/validate/bundled_checks.h: .bpte test cases).
+  const bundled = readFileSync(join(root, 'src/validate/bundled_checks.h'), 'utf8').match(/namespace finding \{([\s\S]*?)\}\s*\/\/ namespace finding/);
   if (bundled) findings.push(...[...bundled[1].matchAll(/=\s*"([A-Z0-9_]+)"/g)].map((m) => m[1]));
   // Findings the JS layer adds to a report (`report.warnings.push({ code: ... })`).
   for (const f of jsFiles(join(npm, 'src'))) {
@@ -197,7 +197,7 @@ function codesTypes() {
   const errors = [...new Set([...core, ...[...js].sort()])];
   const union = (list) => [...new Set(list)].map((c) => `  | '${c}'`).join('\n');
   return `${HEADER}
-/** Stable codes of validate() findings (src/read/validate.h). */
+/** Stable codes of validate() findings (src/validate/validate.h). */
 export type FindingCode =
 ${union(findings)};
 

@@ -7,7 +7,8 @@
 cmake_minimum_required(VERSION 3.20)
 #
 # Ranks: a file in layer L may include L's own headers and those of lower
-# ranks; read and encode share a rank and never include each other.
+# ranks; layers that share a rank (read and encode; validate and inspect)
+# never include each other.
 set(rank_core 0)
 set(rank_schema 1)
 set(rank_format 2)
@@ -15,8 +16,14 @@ set(rank_model 3)
 set(rank_plan 4)
 set(rank_read 5)
 set(rank_encode 5)
-set(rank_ops 6)
-set(rank_bindings 7)
+set(rank_validate 6)
+set(rank_inspect 6)
+set(rank_ops 7)
+set(rank_bindings 8)
+# Lower layers a layer may still never include: the judge (validate) and the
+# views (inspect) read files, they never write them.
+set(never_validate encode)
+set(never_inspect encode)
 # flatc's generated headers belong to the schema layer.
 set(generated_headers program_generated.h flat_tensor_generated.h scalar_type_generated.h
   bundled_program_generated.h)
@@ -71,6 +78,8 @@ foreach(rel IN LISTS files)
       endif()
       if(NOT DEFINED rank_${target})
         list(APPEND problems "src/${rel}:${n}: \"${inc}\" is outside src/'s layers")
+      elseif(DEFINED never_${layer} AND target IN_LIST never_${layer})
+        list(APPEND problems "src/${rel}:${n}: ${layer}/ may never include \"${inc}\"")
       elseif(NOT target STREQUAL layer AND NOT rank_${target} LESS rank_${layer})
         list(APPEND problems "src/${rel}:${n}: ${layer}/ may not include \"${inc}\"")
       endif()

@@ -2,7 +2,7 @@
 // {"pte": file, "ptds": {name: file}, "method": s | null,
 //  "format": "json" | "dot" | "mermaid"}, files as the glue's fileRequest
 // writes them ({"head", "file"}: only heads are read). The Output's text is
-// the graph's JSON (ops/graph.h, read/program_graph.h), or the DOT or
+// the graph's JSON (ops/graph.h, inspect/program_graph.h), or the DOT or
 // Mermaid text itself. Kept beside api.cpp, in its own EMSCRIPTEN_BINDINGS
 // block.
 #include <emscripten/bind.h>

@@ -4,7 +4,7 @@
 
 #include "core/json.h"
 #include "core/result.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 
 namespace etpack::bindings {
 

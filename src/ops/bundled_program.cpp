@@ -3,8 +3,8 @@
 #include "encode/bundled_writer.h"
 #include "format/file_kinds.h"
 #include "model/scalar_type.h"
-#include "read/bundled_checks.h"
-#include "read/inspect.h"
+#include "validate/bundled_checks.h"
+#include "inspect/inspect.h"
 #include "read/pte_reader.h"
 
 namespace etpack {
@@ -141,7 +141,7 @@ Result<InspectReply> inspect_bundled_program(const FileSource& file) {
     program.set("size", Json::unsigned_integer(bundled.program.size()));
     // The embedded program is inspected as the .pte it is; a program that
     // does not read is said, the bundle still described.
-    Result<InspectReply> pte = inspect_pte_reply(FileSource::in_memory(bundled.program));
+    Result<InspectReply> pte = inspect_pte_reply(FileSource::in_memory(bundled.program), 0, pte_padding_in_segments);
     Result<Json> parsed = pte.ok() ? summary_from_reply(*pte, kInspectTables) : Result<Json>(pte.error());
     if (parsed.ok()) {
       summary = std::move(*parsed);

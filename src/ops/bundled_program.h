@@ -13,8 +13,8 @@
 #include "model/value_json.h"
 #include "read/bundled_reader.h"
 #include "read/file_source.h"
-#include "read/layout_json.h"
-#include "read/validate.h"
+#include "inspect/layout_json.h"
+#include "validate/validate.h"
 
 namespace etpack {
 
@@ -47,7 +47,7 @@ Result<InspectReply> inspect_bundled_program(const FileSource& file);
 
 // validate of a .bpte: the bundle's own structure (file "bpte"), the
 // embedded program as validate_artifacts judges a .pte with `ptds` (file
-// "pte": offsets inside the embedded program), then read/bundled_checks.h.
+// "pte": offsets inside the embedded program), then validate/bundled_checks.h.
 Result<ValidationReport> validate_bundled_program(const FileSource& file,
                                                   const std::vector<std::pair<std::string, FileSource>>& ptds,
                                                   const ValidateOptions& options);

@@ -1,4 +1,4 @@
-// graph: the plan graph of a .pte (read/program_graph.h), its external
+// graph: the plan graph of a .pte (inspect/program_graph.h), its external
 // tensors resolved against the .ptd files given, as JSON ({"schema": 1,
 // ...}), Graphviz DOT or Mermaid text (issue 30).
 #pragma once
@@ -10,7 +10,7 @@
 
 #include "core/result.h"
 #include "read/file_source.h"
-#include "read/program_graph.h"
+#include "inspect/program_graph.h"
 
 namespace etpack {
 
@@ -22,7 +22,7 @@ enum class GraphFormat : uint8_t { kJson, kDot, kMermaid };
 // Errors: those of read_pte_program / read_ptd_table (kMalformedFile
 // naming the offset; a .ptd's prefixed with its name), kInvalidArgument
 // for a method the program does not have, kResourceLimit (program_graph).
-// The JSON text is ProgramGraph::json (read/program_graph.h).
+// The JSON text is ProgramGraph::json (inspect/program_graph.h).
 Result<ProgramGraph> graph_of(const FileSource& pte, const std::vector<std::pair<std::string, FileSource>>& ptds,
                               const std::optional<std::string>& method);
 

@@ -1,4 +1,4 @@
-// graph_dot and graph_mermaid: the graph JSON (read/program_graph.h) as
+// graph_dot and graph_mermaid: the graph JSON (inspect/program_graph.h) as
 // text other tools render. Labels come from the file (operator, backend and
 // tensor names) and are escaped here for each syntax.
 #include <algorithm>

@@ -1,7 +1,8 @@
 #include "ops/inspect.h"
 
 #include "ops/bundled_program.h"
-#include "read/inspect.h"
+#include "inspect/inspect.h"
+#include "validate/validate.h"
 
 namespace etpack {
 
@@ -9,7 +10,7 @@ Result<InspectReply> inspect_file(FileKind kind, const FileSource& file, size_t 
   // No default: a new row in format/file_kinds.def warns (-Wswitch) here.
   switch (kind) {
     case FileKind::kPte:
-      return inspect_pte_reply(file, data_files);
+      return inspect_pte_reply(file, data_files, pte_padding_in_segments);
     case FileKind::kPtd:
       return inspect_ptd_reply(file);
     case FileKind::kBpte:

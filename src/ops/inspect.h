@@ -1,11 +1,11 @@
 // inspect: what a .pte or .ptd holds and where each byte goes (see
-// read/inspect.h for the reply's shape).
+// inspect/inspect.h for the reply's shape).
 #pragma once
 
 #include "core/result.h"
 #include "format/file_kinds.h"
 #include "read/file_source.h"
-#include "read/layout_json.h"
+#include "inspect/layout_json.h"
 
 namespace etpack {
 

@@ -40,7 +40,7 @@
 #include "encode/externalize.h"
 #include "ops/serialize_for_executorch.h"
 #include "read/file_source.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 
 namespace etpack {
 

@@ -1,5 +1,5 @@
 // The checks repack runs before reading its inputs and before returning its
-// outputs, with our validator (read/validate.h): the runtime's rules live
+// outputs, with our validator (validate/validate.h): the runtime's rules live
 // there, so a repack output that validates clean loads.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include "core/result.h"
 #include "core/cord.h"
 #include "read/file_source.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 
 namespace etpack {
 

@@ -9,7 +9,7 @@
 
 #include "core/result.h"
 #include "read/file_source.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 
 namespace etpack {
 

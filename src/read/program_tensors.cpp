@@ -141,4 +141,15 @@ std::string value_path(size_t plan, size_t value) {
   return "execution_plan[" + std::to_string(plan) + "].values[" + std::to_string(value) + "]";
 }
 
+void set_dtype_shape(Json& j, const TensorView& t) {
+  const char* dtype = scalar_type_name(t.scalar_type);
+  j.set("dtype", dtype ? Json::string(dtype) : Json::null());
+  Json shape = Json::null();
+  if (t.rank && *t.rank <= kMaxTensorRank) {
+    shape = Json::array();
+    for (int64_t s : t.sizes) shape.push(Json::integer(s));
+  }
+  j.set("shape", std::move(shape));
+}
+
 }  // namespace etpack

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/json.h"
 #include "model/fb_value.h"
 
 namespace etpack {
@@ -95,5 +96,10 @@ std::string value_path(size_t plan, size_t value);
 
 // File offset of a slice of `file`, or nullopt for an empty or foreign blob.
 std::optional<uint64_t> offset_in_file(const Blob& slice, const Blob& file);
+
+// Sets "dtype" (the scalar type's name, or null) and "shape" (the sizes, or
+// null when absent or past kMaxTensorRank) of `t` on `j`, as inspect and
+// the requirements print every tensor.
+void set_dtype_shape(Json& j, const TensorView& t);
 
 }  // namespace etpack

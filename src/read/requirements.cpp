@@ -7,7 +7,6 @@
 #include "core/le_bytes.h"
 #include "format/file_kinds.h"
 #include "format/headers.h"
-#include "read/inspect_details.h"
 
 namespace etpack {
 namespace {

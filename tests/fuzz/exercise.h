@@ -19,10 +19,10 @@
 
 #include "core/blob.h"
 #include "core/json.h"
-#include "read/inspect.h"
+#include "inspect/inspect.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 
 namespace etpack::fuzz {
 

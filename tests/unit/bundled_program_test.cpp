@@ -10,7 +10,7 @@
 #include "conformance/conformance_runner.h"
 #include "core/json.h"
 #include "ops/bundled_program.h"
-#include "read/bundled_checks.h"
+#include "validate/bundled_checks.h"
 #include "read/bundled_reader.h"
 #include "unit/test_files.h"
 

@@ -15,7 +15,7 @@
 #include "core/json.h"
 #include "encode/pte_writer.h"
 #include "ops/bundled_program.h"
-#include "read/bundled_checks.h"
+#include "validate/bundled_checks.h"
 #include "read/pte_reader.h"
 #include "schema/schema.h"
 #include "unit/test_files.h"

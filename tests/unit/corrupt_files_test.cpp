@@ -20,10 +20,10 @@
 #include "format/headers.h"
 #include "model/value_json.h"
 #include "fuzz/exercise.h"
-#include "read/inspect.h"
+#include "inspect/inspect.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 #include "unit/flatbuffer_bytes.h"
 #include "unit/test_files.h"
 

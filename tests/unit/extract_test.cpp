@@ -9,7 +9,7 @@
 #include "core/json.h"
 #include "core/sha256.h"
 #include "ops/extract.h"
-#include "read/inspect.h"
+#include "inspect/inspect.h"
 #include "test_files.h"
 
 namespace etpack {

@@ -11,7 +11,7 @@
 
 #include "core/json.h"
 #include "ops/graph.h"
-#include "read/inspect.h"
+#include "inspect/inspect.h"
 #include "test_files.h"
 
 namespace etpack {

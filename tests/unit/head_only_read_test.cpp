@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "core/json.h"
-#include "read/inspect.h"
+#include "inspect/inspect.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 #include "unit/test_files.h"
 
 namespace etpack {

@@ -11,7 +11,7 @@
 
 #include "read/file_source.h"
 #include "read/pte_reader.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 #include "test_files.h"
 
 namespace etpack {

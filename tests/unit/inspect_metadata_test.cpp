@@ -7,7 +7,7 @@
 #include "core/json.h"
 #include "encode/pte_writer.h"
 #include "model/value_json.h"
-#include "read/inspect.h"
+#include "inspect/inspect.h"
 #include "read/work_budget.h"
 
 namespace etpack {

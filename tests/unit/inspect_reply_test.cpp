@@ -8,8 +8,8 @@
 #include <string>
 
 #include "core/json.h"
-#include "read/inspect.h"
-#include "read/layout_json.h"
+#include "inspect/inspect.h"
+#include "inspect/layout_json.h"
 #include "unit/test_files.h"
 
 namespace etpack {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/json.h"
-#include "read/inspect.h"
+#include "inspect/inspect.h"
 #include "unit/test_files.h"
 
 namespace etpack {

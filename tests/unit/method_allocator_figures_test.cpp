@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/json.h"
-#include "read/inspect.h"
-#include "read/validate.h"
+#include "inspect/inspect.h"
+#include "validate/validate.h"
 #include "unit/test_files.h"
 
 namespace etpack {

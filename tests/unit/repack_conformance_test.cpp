@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "repack_test_util.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 
 namespace etpack {
 namespace {

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "repack_test_util.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 
 namespace etpack {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "core/json.h"
 #include "encode/pte_writer.h"
-#include "read/inspect.h"
+#include "inspect/inspect.h"
 #include "read/pte_reader.h"
 #include "read/requirements.h"
 #include "unit/pte_cases.h"

@@ -12,7 +12,7 @@
 
 #include "core/blob.h"
 #include "core/json.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 
 namespace etpack::testing {
 

@@ -13,7 +13,7 @@
 #include "model/value_json.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 #include "unit/test_files.h"
 #include "unit/validate_findings.h"
 

@@ -17,7 +17,7 @@
 #include "read/program_tensors.h"
 #include "read/pte_reader.h"
 #include "read/requirements.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 #include "unit/test_files.h"
 #include "unit/validate_findings.h"
 

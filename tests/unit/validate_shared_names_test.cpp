@@ -10,7 +10,7 @@
 #include "core/json.h"
 #include "encode/pte_writer.h"
 #include "read/pte_reader.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 #include "unit/test_files.h"
 #include "unit/validate_findings.h"
 

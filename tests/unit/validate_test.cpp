@@ -15,7 +15,7 @@
 #include "encode/ptd_writer.h"
 #include "encode/pte_writer.h"
 #include "read/pte_reader.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 #include "unit/pte_cases.h"
 #include "unit/test_files.h"
 #include "unit/validate_findings.h"

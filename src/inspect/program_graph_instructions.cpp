@@ -1,10 +1,10 @@
 // The walk over a method's chains for its plan graph (program_graph_builder.h):
 // a node per instruction, and the edges of the values it names.
-#include "read/program_graph_builder.h"
+#include "inspect/program_graph_builder.h"
 
 #include <vector>
 
-#include "read/inspect_details.h"
+#include "inspect/inspect_details.h"
 
 namespace etpack {
 namespace graph_build {

@@ -13,11 +13,6 @@
 
 namespace etpack {
 
-// Sets "dtype" (the scalar type's name, or null) and "shape" (the sizes, or
-// null when absent or past kMaxTensorRank) of `t` on `j`, as inspect prints
-// every tensor.
-void set_dtype_shape(Json& j, const TensorView& t);
-
 // One CompileSpec: {"key": s | null, "bytes": n, "value": s | n | null}.
 // The value is shown only when it is printable ASCII text (up to 256 bytes)
 // or a 1-, 4- or 8-byte little-endian integer of magnitude below 2^31, so

@@ -1,4 +1,4 @@
-#include "read/layout_json.h"
+#include "inspect/layout_json.h"
 
 #include <algorithm>
 #include <string>

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "core/checked_math.h"
-#include "read/validate_internal.h"
+#include "validate/validate_internal.h"
 
 namespace etpack {
 namespace {

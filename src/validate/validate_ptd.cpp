@@ -14,7 +14,7 @@
 #include "read/ptd_table.h"
 #include "read/requirements.h"
 #include "read/validate_header_sizes.h"
-#include "read/validate_internal.h"
+#include "validate/validate_internal.h"
 
 namespace etpack {
 namespace {

@@ -1,5 +1,5 @@
 // Where a program's in-file tensor data is, for the plan graph's values
-// (read/program_graph.h): a constant's or a mutable buffer's initial data as
+// (inspect/program_graph.h): a constant's or a mutable buffer's initial data as
 // an absolute file offset, found as the runtime finds it.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "read/inspect_details.h"
+#include "inspect/inspect_details.h"
 
 #include <algorithm>
 #include <optional>
@@ -41,17 +41,6 @@ std::optional<int64_t> small_integer(const Blob& bytes) {
 }
 
 }  // namespace
-
-void set_dtype_shape(Json& j, const TensorView& t) {
-  const char* dtype = scalar_type_name(t.scalar_type);
-  j.set("dtype", dtype ? Json::string(dtype) : Json::null());
-  Json shape = Json::null();
-  if (t.rank && *t.rank <= kMaxTensorRank) {
-    shape = Json::array();
-    for (int64_t s : t.sizes) shape.push(Json::integer(s));
-  }
-  j.set("shape", std::move(shape));
-}
 
 Json compile_spec_json(const TableValue& spec) {
   Json out = Json::object();

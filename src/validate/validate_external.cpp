@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "model/scalar_type.h"
-#include "read/validate_internal.h"
+#include "validate/validate_internal.h"
 
 namespace etpack {
 namespace {

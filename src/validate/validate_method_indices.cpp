@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "read/validate_internal.h"
+#include "validate/validate_internal.h"
 
 namespace etpack {
 namespace {

@@ -17,12 +17,12 @@
 
 #include "core/blob.h"
 #include "model/fb_value.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 
 namespace etpack {
 
 // Finding codes of a bundle (stable strings, part of the API like those of
-// read/validate.h). E: the runtime would refuse, crash, read out of bounds or
+// validate/validate.h). E: the runtime would refuse, crash, read out of bounds or
 // load wrong values; W: it reads past the oddity.
 namespace finding {
 constexpr const char* kBundleMethodNotFound = "BUNDLE_METHOD_NOT_FOUND";      // W a suite names no method of the program (never read)

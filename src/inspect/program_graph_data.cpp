@@ -1,4 +1,4 @@
-#include "read/program_graph_data.h"
+#include "inspect/program_graph_data.h"
 
 #include "core/checked_math.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "read/requirements.h"
-#include "read/validate_internal.h"
+#include "validate/validate_internal.h"
 
 namespace etpack {
 namespace {

@@ -1,9 +1,9 @@
-#include "read/validate.h"
+#include "validate/validate.h"
 
 #include <cctype>
 
 #include "read/requirements.h"
-#include "read/validate_internal.h"
+#include "validate/validate_internal.h"
 
 namespace etpack {
 

@@ -22,7 +22,7 @@
 #include "format/headers.h"
 #include "read/aligned_bytes.h"
 #include "read/method_allocator.h"
-#include "read/validate_internal.h"
+#include "validate/validate_internal.h"
 
 namespace etpack {
 namespace {

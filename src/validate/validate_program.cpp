@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/checked_math.h"
-#include "read/validate_internal.h"
+#include "validate/validate_internal.h"
 
 namespace etpack {
 namespace {

@@ -1,4 +1,4 @@
-#include "read/bundled_tensor_checks.h"
+#include "validate/bundled_tensor_checks.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "model/scalar_type.h"
-#include "read/bundled_checks.h"
+#include "validate/bundled_checks.h"
 
 namespace etpack {
 namespace bundled {

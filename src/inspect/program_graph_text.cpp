@@ -1,8 +1,8 @@
 // Nodes and edges of a method's plan graph, written as JSON text as they are
 // made (program_graph_builder.h), with the refs the DOT and Mermaid writers draw.
-#include "read/program_graph_builder.h"
+#include "inspect/program_graph_builder.h"
 
-#include "read/inspect_details.h"
+#include "inspect/inspect_details.h"
 
 namespace etpack {
 namespace graph_build {

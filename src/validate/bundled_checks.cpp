@@ -1,4 +1,4 @@
-#include "read/bundled_checks.h"
+#include "validate/bundled_checks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "read/bundled_tensor_checks.h"
+#include "validate/bundled_tensor_checks.h"
 
 namespace etpack {
 namespace {

@@ -17,7 +17,7 @@
 #include "read/file_layout.h"
 #include "read/file_source.h"
 #include "read/pte_reader.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 #include "read/work_budget.h"
 
 namespace etpack {

@@ -1,4 +1,4 @@
-#include "read/inspect.h"
+#include "inspect/inspect.h"
 
 #include <map>
 #include <string>
@@ -8,14 +8,13 @@
 #include "core/le_bytes.h"
 #include "format/file_kinds.h"
 #include "read/file_layout.h"
-#include "read/inspect_details.h"
-#include "read/inspect_metadata.h"
+#include "inspect/inspect_details.h"
+#include "inspect/inspect_metadata.h"
 #include "read/method_allocator.h"
-#include "read/layout_json.h"
+#include "inspect/layout_json.h"
 #include "read/program_tensors.h"
 #include "read/pte_reader.h"
 #include "read/requirements.h"
-#include "read/validate.h"
 #include "read/work_budget.h"
 
 namespace etpack {
@@ -35,8 +34,8 @@ Error too_large() {
 
 class PteInspector {
  public:
-  PteInspector(const FileSource& file, const PteFile& pte, size_t data_files)
-      : source_(file), file_(file.head), size_(file.size()), pte_(pte), program_(pte.program),
+  PteInspector(const FileSource& file, const PteFile& pte, size_t data_files, const PaddingFinder& padding)
+      : padding_(padding), source_(file), file_(file.head), size_(file.size()), pte_(pte), program_(pte.program),
         budget_(WorkBudget::for_file_size(size_)), data_files_(data_files) {}
 
   Result<InspectReply> run() {
@@ -92,7 +91,9 @@ class PteInspector {
     std::vector<Region> layout = pte_layout(file_, size_, pte_, uses);
     out.set("segmentMap", Json::null());
     Json inner = Json::array();
-    for (const auto& [start, end] : pte_padding_in_segments(source_, pte_)) {
+    const std::vector<std::pair<uint64_t, uint64_t>> padding =
+        padding_ ? padding_(source_, pte_) : std::vector<std::pair<uint64_t, uint64_t>>{};
+    for (const auto& [start, end] : padding) {
       Json range = Json::object();
       range.set("start", u64(start));
       range.set("end", u64(end));
@@ -364,6 +365,7 @@ class PteInspector {
     out.push(std::move(j));
   }
 
+  const PaddingFinder& padding_;
   const FileSource& source_;
   const Blob& file_;  // the head: the flatbuffer's bytes
   uint64_t size_;     // the whole file's
@@ -383,9 +385,9 @@ Result<Json> inspect_pte(const FileSource& pte, size_t data_files) {
   return summary_from_reply(reply, kInspectTables);
 }
 
-Result<InspectReply> inspect_pte_reply(const FileSource& pte, size_t data_files) {
+Result<InspectReply> inspect_pte_reply(const FileSource& pte, size_t data_files, const PaddingFinder& padding) {
   ETP_ASSIGN(PteFile file, read_pte_program(pte.head, pte.size()));
-  return PteInspector(pte, file, data_files).run();
+  return PteInspector(pte, file, data_files, padding).run();
 }
 
 }  // namespace etpack

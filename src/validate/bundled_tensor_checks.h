@@ -1,12 +1,12 @@
 // Internal to read/bundled_checks.cpp: one bundled tensor judged as the
-// runtime uses it (see read/bundled_checks.h for the codes and the path).
+// runtime uses it (see validate/bundled_checks.h for the codes and the path).
 #pragma once
 
 #include <string>
 #include <utility>
 
 #include "model/fb_value.h"
-#include "read/validate.h"
+#include "validate/validate.h"
 
 namespace etpack {
 namespace bundled {

@@ -15,7 +15,7 @@
 #include "core/result.h"
 #include "model/scalar_type.h"
 #include "read/file_source.h"
-#include "read/program_graph.h"
+#include "inspect/program_graph.h"
 #include "read/program_tensors.h"
 #include "read/pte_reader.h"
 #include "read/work_budget.h"

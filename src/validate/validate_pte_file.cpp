@@ -10,7 +10,7 @@
 #include "read/file_layout.h"
 #include "read/shared_names.h"
 #include "read/validate_header_sizes.h"
-#include "read/validate_internal.h"
+#include "validate/validate_internal.h"
 #include "read/verified_decode.h"
 
 namespace etpack {

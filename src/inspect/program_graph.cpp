@@ -1,11 +1,11 @@
-#include "read/program_graph_builder.h"
+#include "inspect/program_graph_builder.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
-#include "read/inspect_details.h"
-#include "read/program_graph_data.h"
+#include "inspect/inspect_details.h"
+#include "inspect/program_graph_data.h"
 
 namespace etpack {
 namespace graph_build {

@@ -1,4 +1,4 @@
-#include "read/inspect_metadata.h"
+#include "inspect/inspect_metadata.h"
 
 #include <cstring>
 #include <optional>

@@ -95,16 +95,21 @@
 // shape above; nothing else differs.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "read/file_source.h"
-#include "read/layout_json.h"
+#include "inspect/layout_json.h"
 #include "core/blob.h"
 #include "core/json.h"
 #include "core/result.h"
 
 namespace etpack {
+
+struct PteFile;  // read/pte_reader.h
 
 // Errors: kMalformedFile / kUnsupportedVersion when the file cannot be read
 // at all (use validate for a full list of problems); kResourceLimit when
@@ -119,7 +124,14 @@ Result<Json> inspect_ptd(const Blob& ptd);
 // memory or too short.
 Result<Json> inspect_pte(const FileSource& pte, size_t data_files = 0);
 Result<Json> inspect_ptd(const FileSource& ptd);
-Result<InspectReply> inspect_pte_reply(const FileSource& pte, size_t data_files = 0);
+// The zero-padding ranges inside a .pte's constant and mutable segments, as
+// absolute [start, end) (validate's pte_padding_in_segments finds them:
+// inspect does not judge, so the op that composes both passes it in). The
+// summary's "paddingInSegments" lists them; without a finder it is empty.
+using PaddingFinder =
+    std::function<std::vector<std::pair<uint64_t, uint64_t>>(const FileSource& pte, const PteFile& program)>;
+Result<InspectReply> inspect_pte_reply(const FileSource& pte, size_t data_files = 0,
+                                       const PaddingFinder& padding = {});
 Result<InspectReply> inspect_ptd_reply(const FileSource& ptd);
 
 inline const std::vector<std::string> kInspectTables = {"namedData", "segments", "segmentMap"};
