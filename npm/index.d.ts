@@ -45,7 +45,7 @@ import type { Program, ProgramInput } from './types/program.js';
 export type {
   Program, ProgramInput, ExecutionPlan, EValue, KernelTypesMembers, Tensor, ExtraTensorInfo, AllocationDetails,
   Chain, Instruction, InstructionArgumentsMembers, KernelCall, DelegateCall, MoveCall, JumpFalseCall, FreeCall,
-  Operator, BackendDelegate, BackendDelegateDataReference, CompileSpec, SubsegmentOffsets, FlatTensor,
+  Operator, BackendDelegate, BackendDelegateDataReference, CompileSpec, SubsegmentOffsets, FlatTensor, NanBits, Float,
 } from './types/program.js';
 /** `ScalarType.FLOAT === 6`: the codes by name (a value), and the type of a code. */
 export { ScalarType } from './types/scalar-type.js';
@@ -409,6 +409,9 @@ export interface ExecutorchPack {
    * The .pte with the constants stored in it replaced by name from
    * safetensors checkpoints (programs exported without a .ptd); same checks
    * as ptdFromWeights, the input's layout unless options say otherwise.
+   * Tied weights (one constant buffer under several names) take one value:
+   * given under any one of the names, or under several with equal bytes
+   * (different bytes: WEIGHTS_MISMATCH naming both).
    */
   pteWithWeights(pte: AsyncSource | string, checkpoints: AsyncSource | string | Array<AsyncSource | string>,
     options?: PteWithWeightsOptions & { output?: 'bytes' }): Promise<PteWithWeightsResult>;

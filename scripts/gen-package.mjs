@@ -86,8 +86,16 @@ function programTypes() {
     '// out (see `Input<T>`).', '',
     '/** An int64 field: a Number when it is a safe integer, a BigInt otherwise. */',
     'export type Int64 = number | bigint;', '',
-    '/** A float/double field: upstream\'s JSON writes infinities as the strings \'inf\' / \'-inf\'. */',
-    'export type Float = number | \'inf\' | \'-inf\';', '',
+    '/**',
+    ' * A NaN other than the canonical quiet one (bits 7ff8000000000000, what a',
+    ' * Number NaN stands for): −NaN, a signalling NaN, a payload. `nanBits` is',
+    ' * the 64-bit pattern as 16 hex digits, most significant first',
+    ' * (`{ nanBits: \'fff8000000000000\' }` is −NaN). Read that way, and accepted',
+    ' * wherever a double is written, so the bits survive both ways.',
+    ' */',
+    'export interface NanBits { nanBits: string }', '',
+    '/** A float/double field: upstream\'s JSON writes infinities as the strings \'inf\' / \'-inf\'; a non-canonical NaN is {@link NanBits}. */',
+    'export type Float = number | \'inf\' | \'-inf\' | NanBits;', '',
     '/** A [ubyte] vector: a Uint8Array when read; any byte array or integer list when written. */',
     'export type ByteVector = Uint8Array;', ''];
   for (const def of order) {

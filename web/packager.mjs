@@ -12,7 +12,10 @@ let lastOut = null;
 
 const num = (id) => ($(id).value === '' ? undefined : Number($(id).value));
 export function options() {
-  const o = { segmentAlignment: num('segAlign'), extractDelegateSegments: $('extract').checked };
+  // Left empty or "keep": repack keeps the input's layout.
+  const o = {};
+  if (num('segAlign') !== undefined) o.segmentAlignment = num('segAlign');
+  if ($('extract').value !== 'keep') o.extractDelegateSegments = $('extract').value === 'segments';
   if (num('tensorAlign')) o.constantTensorAlignment = num('tensorAlign');
   if (num('delegateAlign')) o.delegateAlignment = num('delegateAlign');
   if ($('externalize').checked) {
@@ -153,6 +156,13 @@ async function showResult(et, out) {
   } else {
     box.append(el('p', { class: 'hint', text: `${fmt(total)} of output: too large to inspect here; check it with \`npx executorch-pack validate\`.` }));
   }
+  const d = out.delegates;
+  if (d && d.inSegments + d.inline > 0) {
+    const moved = d.movedToSegments + d.movedInline;
+    box.append(el('p', { class: 'hint', text: moved ? `Delegate blobs moved: ${d.movedToSegments} into segments, ${d.movedInline} inline (now ${d.inSegments} in segments, ${d.inline} inline).`
+      : `Delegate blobs kept where they were: ${d.inSegments} in segments, ${d.inline} inline.` }));
+  }
+  if (out.segmentAlignmentKept) box.append(el('p', { class: 'hint', text: `Segment alignment ${out.segmentAlignment}: the input's.` }));
   if (out.moved?.length) box.append(el('p', { class: 'hint', text: `Moved to .ptd: ${out.moved.map((x) => `${x.key} (${fmt(x.bytes)})`).join(', ')}` }));
   return files;
 }

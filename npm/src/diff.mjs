@@ -232,15 +232,19 @@ export function createDiffApi(et) {
   const pairsOf = (fa, fb) => (fa.entries.length === fb.entries.length ? fa.entries.map((e, i) => [e, fb.entries[i]]) : []);
   const allSame = (fa, fb, same) => fa.entries.length === fb.entries.length && same.every(Boolean);
 
-  // NaNs reach JS as the one NaN: the core lists each NaN's bits
-  // (src/ops/diff_values.h) so that payloads are compared too.
+  // The core lists each NaN's bits (src/ops/diff_values.h) so that payloads
+  // are compared too.
   function nanChanges(sa, sb, out) {
     const nans = (source) => new Map(weightsCall(et, 'nan_values', (heap, scope, fileRequest) => ({
       pte: fileRequest(source, 'pte', scope, heap, 'pte'),
     })).reply.nans);
     const [na, nb] = [nans(sa), nans(sb)];
+    // A non-canonical NaN reaches JS as { nanBits } (marshal/nan-bits.mjs):
+    // the walk over the programs has seen it already.
+    const seen = new Set(out.map((f) => f.path));
     for (const [path, bits] of na) {
       if (out.length >= MAX_FIELD_CHANGES) return;
+      if (seen.has(path)) continue;
       if (nb.has(path) && nb.get(path) !== bits) out.push({ path, a: `NaN (bits ${bits})`, b: `NaN (bits ${nb.get(path)})` });
     }
   }

@@ -42,6 +42,22 @@ const baseName = (path) => {
 };
 const dirOf = (path) => path.slice(0, Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
 
+// NOTHING_TO_EXPORT: what exportWeights (and export-weights) refuse, the
+// reason in `hint`.
+function nothingToExport(include, skipped, constantCount) {
+  const e = new EtpackError('NOTHING_TO_EXPORT', 'no tensor to export: nothing was written');
+  if (include?.length) {
+    e.hint = `no exportable tensor name matches --include ${include.map((g) => `'${g}'`).join(', ')}; run without --include to export them all`;
+  } else if (skipped.length) {
+    e.hint = `every named tensor has a dtype safetensors cannot store (${skipped.length} skipped)`;
+  } else if (constantCount() > 0) {
+    e.hint = `the program's ${constantCount()} constant(s) have no names (it was exported without fully-qualified constant names) and it has no external tensors; export-weights writes tensors by name`;
+  } else {
+    e.hint = 'the program has no constants and no external tensors';
+  }
+  return e;
+}
+
 export function createWeightsApi(et) {
   const { sources } = et._internal;
   const createHasher = () => sources.platform.createHasher(sources.module);
@@ -103,7 +119,7 @@ export function createWeightsApi(et) {
   // list each); nothing is produced then.
   // The core reads the program's tensors from the .pte itself; assignments
   // name them by path.
-  function plan(target, files, source, tensors, rules) {
+  async function plan(target, files, source, tensors, rules, carried = null) {
     const { reply } = weightsCall(et, 'match', (heap, scope, fileRequest) => ({
       target,
       rename: rules,
@@ -116,17 +132,53 @@ export function createWeightsApi(et) {
       }),
       pte: fileRequest(source, 'pte', scope, heap, 'pte'),
     }));
-    if (reply.problems.length) {
-      const e = new EtpackError('WEIGHTS_MISMATCH', reply.message);
-      e.problems = reply.problems;
+    // An external tensor the checkpoints lack is no problem when a given
+    // .ptd holds it: that entry is carried.
+    const problems = carried ? reply.problems.filter((p) => !(p.problem === 'missing' && carried.has(p.name))) : reply.problems;
+    if (problems.length) {
+      const message = problems.length === reply.problems.length ? reply.message
+        : `${problems.length} tensor(s) do not fit the program:${problems.map((p) => `\n  ${p.message}`).join('')}`;
+      const e = new EtpackError('WEIGHTS_MISMATCH', message);
+      e.problems = problems;
       throw e;
     }
+    await checkTiedWeights(reply.assigned, files);
     const byPath = new Map(tensors.map((t) => [t.path, t]));
     for (const a of reply.assigned) {
       a.tensor = byPath.get(a.path);
       if (!a.tensor) throw new EtpackError('INTERNAL', `weights: ${a.path} is not a tensor of the deserialized program`);
     }
     return reply;
+  }
+
+  // Tied weights (one constant buffer, several names) given under more than
+  // one name: every value must hold the same bytes (compared a chunk at a
+  // time); different bytes are WEIGHTS_MISMATCH naming both.
+  async function checkTiedWeights(assigned, files) {
+    const CHUNK = 1 << 24;
+    const read = (file, offset, length) => {
+      const entry = files[file].entry;
+      return entry.view(offset, length) ?? entry.read(offset, length);
+    };
+    const problems = [];
+    for (const a of assigned) {
+      for (const other of a.same_as ?? []) {
+        let equal = other.size === a.size;
+        for (let at = 0; equal && at < a.size; at += CHUNK) {
+          const n = Math.min(CHUNK, a.size - at);
+          const [x, y] = await Promise.all([read(a.file, a.offset + at, n), read(other.file, other.offset + at, n)]);
+          for (let i = 0; i < n; ++i) if (x[i] !== y[i]) { equal = false; break; }
+        }
+        if (!equal) {
+          problems.push({ name: a.name, problem: 'tied', message: `${JSON.stringify(a.name)} and ${JSON.stringify(other.name)} share one constant buffer (tied weights) but the checkpoints give them different bytes: give one value, or equal ones` });
+        }
+      }
+    }
+    if (problems.length) {
+      const e = new EtpackError('WEIGHTS_MISMATCH', `${problems.length} tensor(s) do not fit the program:${problems.map((p) => `\n  ${p.message}`).join('')}`);
+      e.problems = problems;
+      throw e;
+    }
   }
 
   // The bytes of assignment `a` in the tensor's own layout: a reference to
@@ -169,8 +221,28 @@ export function createWeightsApi(et) {
     return hex(await read(offset)) + hex(await read(offset + length - n));
   }
 
+  // The entries of the program's .ptd files (options.data): key -> where its
+  // bytes are, its alignment and layout. One key in two files is
+  // DUPLICATE_KEY (the output holds one entry per key).
+  function dataEntries(data) {
+    const list = data === undefined || data === null ? [] : Array.isArray(data) ? data.map((d, i) => [nameOf(d, `data[${i}]`), d])
+      : typeof data === 'object' ? Object.entries(data) : null;
+    if (list === null) throw invalidArgument("options.data must be an array of .ptd files or a record {'model.ptd': file, ...}");
+    const entries = new Map();
+    list.forEach(([name, value], f) => {
+      const ptd = new et.FlatTensorSerializer().deserialize(open(value));
+      for (const [key, e] of Object.entries(ptd.namedData)) {
+        if (entries.has(key)) throw new EtpackError('DUPLICATE_KEY', `'${key}' is in both ${baseName(entries.get(key).file)} and ${baseName(name)}: the .ptd written holds one entry per key`);
+        entries.set(key, { file: name, fileIndex: f, bufferIndex: e.bufferIndex, buffer: ptd.buffers[e.bufferIndex], alignment: e.alignment, tensorLayout: e.tensorLayout ?? null });
+      }
+    });
+    return entries;
+  }
+
   // The .ptd holding the program's external tensors, bytes from the
-  // checkpoints (in the tensors' dim orders).
+  // checkpoints (in the tensors' dim orders). With options.data (the
+  // program's .ptd files) every entry the checkpoints do not replace is
+  // carried, bytes untouched (`carried`), unless options.drop lists it.
   async function ptdFromWeights(pte, checkpoints, options = {}) {
     const list = Array.isArray(checkpoints) ? checkpoints : [checkpoints];
     if (list.length === 0) throw invalidArgument('ptdFromWeights needs at least one safetensors source');
@@ -184,8 +256,11 @@ export function createWeightsApi(et) {
     if (!tensors.some((t) => t.kind === 'external' && t.name !== null)) {
       throw new EtpackError('NO_EXTERNAL_TENSORS', 'the program has no external tensors: it needs no .ptd');
     }
+    const drop = options?.drop === undefined || options?.drop === null ? [] : [].concat(options.drop);
+    if (!drop.every((k) => typeof k === 'string')) throw invalidArgument('options.drop must be a key or a list of keys');
+    const given = dataEntries(options?.data);
     const files = await readCheckpoints(list);
-    const { assigned, written, unused } = plan('external', files, source, tensors, rules);
+    const { assigned, written, unused } = await plan('external', files, source, tensors, rules, new Set(given.keys()));
     // Equal bytes share one segment (as the serializer's own dedup would
     // when the program was exported). A tensor is hashed only when another
     // has the same size and the same first and last 64 bytes: a checkpoint
@@ -210,8 +285,27 @@ export function createWeightsApi(et) {
       }
       namedData[t.name] = { bufferIndex: index, alignment: 1, tensorLayout: { scalarType: t.scalarType, sizes: t.sizes, dimOrder: t.dimOrder } };
     }
+    // Every other entry of the given files: its bytes (a reference to the
+    // input), alignment and layout as they were; entries sharing a buffer
+    // there share one here.
+    const replaced = new Set(written);
+    const unknownDrops = drop.filter((k) => !given.has(k) || replaced.has(k));
+    if (unknownDrops.length) {
+      throw invalidArgument(`options.drop names ${unknownDrops.map((k) => `'${k}'`).join(', ')}, which ${unknownDrops.length === 1 ? 'is' : 'are'} no entry carried from the given .ptd files`);
+    }
+    const dropped = new Set(drop);
+    const carried = [];
+    const sharedBuffer = new Map();
+    for (const [key, e] of given) {
+      if (replaced.has(key) || dropped.has(key)) continue;
+      const at = `${e.fileIndex}:${e.bufferIndex}`;
+      let index = sharedBuffer.get(at);
+      if (index === undefined) sharedBuffer.set(at, index = buffers.push(e.buffer) - 1);
+      namedData[key] = { bufferIndex: index, alignment: e.alignment, ...(e.tensorLayout ? { tensorLayout: e.tensorLayout } : {}) };
+      carried.push({ key, file: e.file });
+    }
     const ptd = new et.FlatTensorSerializer({ segmentAlignment }).serialize({ buffers, namedData }, { output });
-    return { ptd, tag, written, unused };
+    return { ptd, tag, written, unused, carried, dropped: drop.slice() };
   }
 
   // The .pte with its named constants' bytes taken from the checkpoints (by
@@ -232,7 +326,7 @@ export function createWeightsApi(et) {
     const { program } = deserialized;
     const tensors = programTensors(program);
     const files = await readCheckpoints(list);
-    const { assigned, written: replaced, kept, unused } = plan('constant', files, source, tensors, rules);
+    const { assigned, written: replaced, kept, unused } = await plan('constant', files, source, tensors, rules);
     if (replaced.length === 0) throw new EtpackError('NO_MATCHING_TENSORS', 'no constant of the program is named in the checkpoints');
     const storage = new Map();
     for (const a of assigned) storage.set(a.tensor.bufferIndex, asRangeSource(assignedData(a, files, a.tensor)));
@@ -290,6 +384,9 @@ export function createWeightsApi(et) {
       else pieces.push(...stored.pieces);
       size += n;
     }
+    // A safetensors file without tensors is of no use: refused, with the
+    // reason (the CLI says the same).
+    if (reply.chosen.length === 0) throw nothingToExport(include, reply.skipped, () => et.inspect(source, { kind: 'pte' }).constants.count);
     const artifact = new Artifact(pieces, size);
     const safetensors = output === 'bytes' ? artifact.toBytes({ onProgress: delivery.onProgress, signal: delivery.signal }) : deliver(artifact, output);
     return { safetensors, tensors: reply.chosen.map((c) => candidates[c.tensor].tensor.name), skipped: reply.skipped };

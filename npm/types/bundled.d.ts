@@ -1,7 +1,7 @@
 // Types for executorch-pack, part of ./index.d.ts (which re-exports them all):
 // BundledProgram (.bpte): serializeBundledProgram(), deserializeBundledProgram(), testCasesFromSafetensors().
 
-import type { Tensor } from './program.js';
+import type { NanBits, Tensor } from './program.js';
 import type { Int64, Source } from '../index.js';
 import type { PteSummary } from './inspect.js';
 
@@ -18,7 +18,7 @@ export interface BundledTensor {
 export type BundledValue =
   | { val_type: 'Tensor'; val: BundledTensor }
   | { val_type: 'Int'; val: { int_val: Int64 } }
-  | { val_type: 'Double'; val: { double_val: number } }
+  | { val_type: 'Double'; val: { double_val: number | NanBits } }
   | { val_type: 'Bool'; val: { bool_val: boolean } }
   | { val_type: null; val: null };
 export interface BundledTestCase { inputs: BundledValue[]; expected_outputs: BundledValue[] }
@@ -49,7 +49,7 @@ export interface BundledProgram {
 export type DeserializedBundledValue =
   | { val_type: 'Tensor'; val: { scalar_type: number; sizes: number[]; dim_order: number[]; data: Uint8Array } }
   | { val_type: 'Int'; val: { int_val: Int64 } }
-  | { val_type: 'Double'; val: { double_val: number } }
+  | { val_type: 'Double'; val: { double_val: number | NanBits } }
   | { val_type: 'Bool'; val: { bool_val: boolean } }
   | { val_type: null; val: null };
 

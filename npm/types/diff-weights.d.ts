@@ -73,7 +73,17 @@ export interface PtdFromWeightsOptions {
   rename?: Record<string, string> | Array<[string, string]>;
   /** Segment alignment of the .ptd (default 128). */
   segmentAlignment?: number;
-  output?: 'bytes' | 'blob' | 'artifact';  /** An abort rejects the call at once with EtpackError ABORTED (`cause`: the signal's reason). */
+  /**
+   * The program's .ptd files ({@link DataFiles}). Every entry of theirs the
+   * checkpoints do not replace (a backend's data, an external tensor the
+   * checkpoints lack) is carried into the new .ptd, bytes, alignment and
+   * layout untouched (`carried`). One key in two files is DUPLICATE_KEY.
+   */
+  data?: DataFiles;
+  /** Keys of `data` to leave out (`dropped`); a key that is no carried entry is INVALID_ARGUMENT. */
+  drop?: string | string[];
+  output?: 'bytes' | 'blob' | 'artifact';
+  /** An abort rejects the call at once with EtpackError ABORTED (`cause`: the signal's reason). */
   signal?: AbortSignal | null;
 }
 
@@ -84,6 +94,10 @@ export interface PtdFromWeightsResult<T = Uint8Array> {
   written: string[];
   /** Checkpoint tensors the program does not use (not written). */
   unused: string[];
+  /** Entries of `data` written unchanged, with the file each came from. */
+  carried: Array<{ key: string; file: string }>;
+  /** Keys left out (`drop`). */
+  dropped: string[];
 }
 
 export interface PteWithWeightsOptions {
@@ -106,6 +120,11 @@ export interface PteWithWeightsResult<T = Uint8Array> {
   unused: string[];
 }
 
+/**
+ * exportWeights() with no tensor to write (no names, none matching
+ * `include`, only dtypes safetensors cannot store) throws NOTHING_TO_EXPORT,
+ * its reason in `hint`, as the CLI's export-weights does.
+ */
 export interface ExportWeightsOptions {
   /** Only tensors whose name matches one of these globs ('*', '?'). */
   include?: string | string[];

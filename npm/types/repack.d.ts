@@ -88,4 +88,22 @@ export interface RepackResult<T = Uint8Array> extends SerializedArtifacts<T> {
   carriedEntries: number;
   /** EXTERNAL keys no data file held (only with allowMissingData). */
   missingKeys: string[];
+  /**
+   * Where the delegates' blobs are in the output, and how many moved: none
+   * unless `extractDelegateSegments` was given.
+   */
+  delegates: RepackDelegates;
+  /** The .pte's segment alignment written with: the one given, or the input's. */
+  segmentAlignment: number;
+  /** True when `segmentAlignment` is the input's (not given, and the input had segment data). */
+  segmentAlignmentKept: boolean;
+}
+
+export interface RepackDelegates {
+  inSegments: number;
+  inline: number;
+  /** Inline in the input, in a segment now (extractDelegateSegments: true). */
+  movedToSegments: number;
+  /** In a segment in the input, inline now (extractDelegateSegments: false). */
+  movedInline: number;
 }

@@ -71,9 +71,14 @@ export interface EmitterOutput {
 
 /** `ExecutorchBackendConfig`'s serialization fields. */
 export interface PteConfig {
-  /** Default true for serializeForExecutorch, false for serializePteBinary and repack. */
+  /**
+   * Default true for serializeForExecutorch, false for serializePteBinary.
+   * repack: not given keeps every delegate where the input has it (in a
+   * segment, equal blobs sharing one, or inline); true moves every inline
+   * blob into a segment, false moves every blob inline.
+   */
   extractDelegateSegments?: boolean;
-  /** Default 128. */
+  /** Default 128; repack: not given keeps the input's (`RepackResult.segmentAlignment`). */
   segmentAlignment?: number;
   constantTensorAlignment?: number | null;
   delegateAlignment?: number | null;

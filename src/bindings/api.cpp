@@ -234,6 +234,13 @@ Output* repack_js(std::string request_text, val host) {
     ETP_ASSIGN(FileSource source, file_source_from_json(*request.find("pte")));
     RepackOptions options;
     ETP_ASSIGN(options.config, pte_config_from_json(request.find("config")));
+    // A layout choice left out (null) keeps the input's (ops/repack.h).
+    if (const Json* config = request.find("config"); config && config->is_object()) {
+      const Json* extract = config->find("extract_delegate_segments");
+      options.keep_delegate_placement = extract == nullptr || extract->is_null();
+      const Json* alignment = config->find("segment_alignment");
+      options.keep_segment_alignment = alignment == nullptr || alignment->is_null();
+    }
     options.data_config = data_config_from_json(request.find("data_serializer_config"));
     if (const Json* ext = request.find("externalize"); ext && ext->is_object()) {
       ExternalizeOptions e;
@@ -277,6 +284,14 @@ Output* repack_js(std::string request_text, val host) {
       out.add_cord(std::move(cord));
     }
     j.set("ptd_tags", std::move(tags));
+    Json delegates = Json::object();
+    delegates.set("in_segments", Json::unsigned_integer(result.delegates.in_segments));
+    delegates.set("inline", Json::unsigned_integer(result.delegates.inline_));
+    delegates.set("moved_to_segments", Json::unsigned_integer(result.delegates.moved_to_segments));
+    delegates.set("moved_inline", Json::unsigned_integer(result.delegates.moved_inline));
+    j.set("delegates", std::move(delegates));
+    j.set("segment_alignment", Json::unsigned_integer(result.segment_alignment));
+    j.set("segment_alignment_kept", Json::boolean(result.segment_alignment_kept));
     Json moved = Json::array();
     for (const MovedTensor& m : result.moved) {
       Json t = Json::object();

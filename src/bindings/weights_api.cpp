@@ -11,6 +11,7 @@
 #include <emscripten/bind.h>
 
 #include "bindings/host_call.h"
+#include "bindings/weights_fields.h"
 #include "core/sha256.h"
 #include "encode/safetensors_writer.h"
 #include "model/scalar_type.h"
@@ -28,46 +29,6 @@ namespace etpack::bindings {
 namespace {
 
 using emscripten::val;
-
-// A name for a JSON reply: as write_json_string, but a lone surrogate's
-// bytes become \udxxx, so JSON.parse gives back the JS string the name
-// came from (never U+FFFD). Names here are valid UTF-8 otherwise.
-void write_name(std::string_view s, std::string& out) {
-  const std::string quoted = escaped_name(s);
-  // escaped_name's only non-JSON escape is \xNN for a stray byte: as \u00NN.
-  for (size_t i = 0; i < quoted.size(); ++i) {
-    if (quoted[i] == '\\' && i + 1 < quoted.size()) {
-      if (quoted[i + 1] == 'x') {
-        out += "\\u00";
-        ++i;
-        continue;
-      }
-      out.push_back(quoted[i]);
-      out.push_back(quoted[++i]);
-      continue;
-    }
-    out.push_back(quoted[i]);
-  }
-}
-
-Result<std::string> text_field(const Json& j, const char* key) {
-  const Json* v = j.find(key);
-  if (!v || !v->is_string()) return make_error(ErrorCode::kInvalidArgument, std::string("request lacks string ") + key);
-  return v->text();
-}
-Result<uint64_t> uint_field(const Json& j, const char* key) {
-  const Json* v = j.find(key);
-  auto n = v ? v->as_uint64() : std::nullopt;
-  if (!n) return make_error(ErrorCode::kInvalidArgument, std::string("request lacks integer ") + key);
-  return *n;
-}
-Result<std::string_view> bytes_field(const Json& j, const char* key) {
-  const Json* v = j.find(key);
-  if (!v) return make_error(ErrorCode::kInvalidArgument, std::string("request lacks bytes ") + key);
-  ETP_ASSIGN(Blob b, blob_from_json(*v));
-  if (b.is_external()) return make_error(ErrorCode::kInvalidArgument, std::string(key) + " must be heap bytes");
-  return std::string_view(reinterpret_cast<const char*>(b.data()), static_cast<size_t>(b.size()));
-}
 
 Result<NamedTensor> tensor_from_json(const Json& j) {
   NamedTensor t;
@@ -157,14 +118,24 @@ Status match(const Json& request, Output& out) {
   const WeightsPlan plan = match_weights(program, checkpoints, constants ? WeightsTarget::kConstant : WeightsTarget::kExternal);
   // Written by hand: names go through write_name (lone surrogates kept).
   std::string j = "{\"assigned\":[";
+  auto range = [&](size_t k) {  // a checkpoint tensor: its name and bytes
+    const CheckpointTensor& c = checkpoints.tensors[k];
+    j += "\"name\":";
+    write_name(c.name, j);
+    j += ",\"file\":" + std::to_string(c.file) + ",\"offset\":" + std::to_string(checkpoints.files[c.file].header.data_start + checkpoints.at(k).begin) +
+         ",\"size\":" + std::to_string(checkpoints.at(k).size());
+  };
   for (size_t i = 0; i < plan.assigned.size(); ++i) {
     const WeightsAssignment& a = plan.assigned[i];
-    const CheckpointTensor& c = checkpoints.tensors[a.checkpoint];
-    const SafetensorsTensor& t = checkpoints.at(a.checkpoint);
-    const uint64_t data_start = checkpoints.files[c.file].header.data_start;
-    j += (i ? "," : "") + std::string("{\"tensor\":") + std::to_string(a.tensor) + ",\"path\":\"" + program[a.tensor].path + "\",\"file\":" + std::to_string(c.file) +
-         ",\"offset\":" + std::to_string(data_start + t.begin) + ",\"size\":" + std::to_string(t.size()) +
-         ",\"permute\":" + (a.permute ? "true" : "false") + "}";
+    j += (i ? "," : "") + std::string("{\"tensor\":") + std::to_string(a.tensor) + ",\"path\":\"" + program[a.tensor].path + "\",";
+    range(a.checkpoint);
+    j += std::string(",\"permute\":") + (a.permute ? "true" : "false") + ",\"same_as\":[";  // tied weights: each must hold equal bytes
+    for (size_t k = 0; k < a.same_as.size(); ++k) {
+      j += k ? ",{" : "{";
+      range(a.same_as[k]);
+      j += "}";
+    }
+    j += "]}";
   }
   j += "]";
   auto names = [&](const char* key, const std::vector<std::string>& list) {

@@ -46,12 +46,13 @@ std::pair<Cord, std::vector<uint64_t>> concatenate(const std::vector<Blob>& blob
   return {std::move(data), std::move(offsets)};
 }
 
-Status extract_delegates(TableValue& program, std::vector<SegmentInput>& segments) {
+Status extract_delegates(TableValue& program, std::vector<SegmentInput>& segments, const std::vector<bool>& only) {
   Value& bdd = program.at("backend_delegate_data");
   const size_t count = bdd.is_items() ? bdd.items().size() : 0;
   Value::Items remaining_inline;
   std::set<uint64_t> seen;
   ContentIndex blob_segments;
+  size_t ordinal = 0;  // the delegate's place in execution-plan order
   Value& plans = program.at("execution_plan");
   if (plans.is_items()) {
     for (size_t p = 0; p < plans.items().size(); ++p) {
@@ -76,7 +77,9 @@ Status extract_delegates(TableValue& program, std::vector<SegmentInput>& segment
         seen.insert(index);
         const Value& inline_data = bdd.items()[static_cast<size_t>(index)];
         Blob data = storage_of(inline_data, "data");
-        if (!data.empty()) {
+        const bool chosen = only.empty() || (ordinal < only.size() && only[ordinal]);
+        ++ordinal;
+        if (chosen && !data.empty()) {
           int64_t segment = blob_segments.find_or_add(data, static_cast<int64_t>(segments.size()));
           if (segment == static_cast<int64_t>(segments.size())) {
             SegmentInput input;
@@ -105,6 +108,47 @@ Status extract_delegates(TableValue& program, std::vector<SegmentInput>& segment
   return {};
 }
 
+// Upstream's placeholder-only layout as deserialize leaves a file without
+// segment data: one empty segment, used only by a constant_segment of zero
+// offsets. It becomes constant_buffer entries again (all empty), which step
+// 1 lays out exactly as before; anything else listed stays and is refused
+// below when segments are added.
+void restore_placeholder_segment(TableValue& program) {
+  Value& list = program.at("segments");
+  if (!list.is_items() || list.items().size() != 1 || list.items()[0].table().get_uint("size") != 0) return;
+  const Value& constant_buffer = program.get("constant_buffer");
+  if (constant_buffer.is_items() && !constant_buffer.items().empty()) return;
+  const Value& mutable_segments = program.get("mutable_data_segments");
+  if (mutable_segments.is_items() && !mutable_segments.items().empty()) return;
+  const Value& named = program.get("named_data");
+  if (named.is_items() && !named.items().empty()) return;
+  const Value& plans = program.get("execution_plan");
+  if (plans.is_items())
+    for (const Value& plan : plans.items()) {
+      const Value& delegates = plan.table().get("delegates");
+      if (!delegates.is_items()) continue;
+      for (const Value& d : delegates.items()) {
+        const Value& processed = d.table().get("processed");
+        if (processed.is_table() && processed.table().get_uint("location") != 0) return;
+      }
+    }
+  Value& constant_segment = program.at("constant_segment");
+  if (!constant_segment.is_table() || constant_segment.table().get_uint("segment_index") != 0) return;
+  const Value& offsets = constant_segment.table().get("offsets");
+  const size_t n = scalar_vector_length(offsets, BaseType::kULong);
+  if (n == 0) return;
+  for (size_t i = 0; i < n; ++i)
+    if (scalar_vector_uint(offsets, BaseType::kULong, i) != 0) return;
+  Value::Items buffers;
+  for (size_t i = 0; i < n; ++i) {
+    TableValue buffer(&table_def("Buffer"));
+    buffer.at("storage") = Value::from_scalars(Blob());
+    buffers.push_back(Value::from_table(std::move(buffer)));
+  }
+  program.at("constant_buffer") = Value::from_items(std::move(buffers));
+  list = Value::from_items({});
+}
+
 }  // namespace
 
 Result<Cord> serialize_pte_binary(const TableValue& input, const std::vector<Blob>* mutable_data,
@@ -125,6 +169,7 @@ Result<Cord> serialize_pte_binary(const TableValue& input, const std::vector<Blo
   // Metadata-only copy: byte vectors inside are shared Blobs, not duplicated.
   TableValue program = input;
   std::vector<SegmentInput> segments;
+  restore_placeholder_segment(program);
 
   // 1. Constants: the emitter's constant_buffer becomes one segment.
   Value& constant_buffer = program.at("constant_buffer");
@@ -153,7 +198,7 @@ Result<Cord> serialize_pte_binary(const TableValue& input, const std::vector<Blo
   }
 
   // 3. Delegate blobs.
-  if (config.extract_delegate_segments) ETP_TRY(extract_delegates(program, segments));
+  if (config.extract_delegate_segments) ETP_TRY(extract_delegates(program, segments, config.extract_only));
 
   // 4. Named data kept in the PTE: one segment per distinct buffer.
   if (named_data != nullptr) {

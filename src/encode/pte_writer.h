@@ -16,6 +16,10 @@ namespace etpack {
 
 struct PteConfig {
   bool extract_delegate_segments = false;
+  // With extract_delegate_segments: which delegates, in execution-plan
+  // order, move into segments (the others stay inline). Empty: every
+  // delegate with data, as upstream.
+  std::vector<bool> extract_only;
   uint64_t segment_alignment = 128;
   std::optional<uint64_t> constant_tensor_alignment;  // default 16
   std::optional<uint64_t> delegate_alignment;         // default: the schema's 16
@@ -27,6 +31,10 @@ constexpr uint64_t kDefaultConstantTensorAlignment = 16;  // exir.tensor.ALIGNME
 // the constant, mutable, delegate and named-data bytes (not copied), with zero
 // padding between. The Blobs referenced by `program`, `mutable_data` and
 // `named_data` must outlive the Cord. `program` is not modified.
+// A program read from a file without segment data still lists upstream's
+// empty placeholder segment (segments [{0, 0}], constant_segment {0, [0...]},
+// no constant_buffer): it is laid out again as an empty constant segment,
+// so segments added now (delegates, mutable or named data) can follow it.
 // Errors: kInvalidAlignment (bad tensor/delegate/segment alignment),
 // kDelegateNotInline, kDelegateIndexOutOfRange, kDelegateDataUnreferenced
 // (when extracting delegates), kProgramHasNamedData, kSchemaMismatch.

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "core/nan_bits.h"
 #include "model/table_reader_scalars.h"
 #include "model/value_json.h"
 
@@ -103,6 +104,12 @@ class TableReader : ScalarRules {
       return s;
     }
     if (real) {
+      // A NaN other than the canonical one, from a JavaScript host: its bits
+      // (core/nan_bits.h).
+      if (auto nan = double_of_nan_marker(t)) {
+        s.d = as_real(*nan, type);
+        return s;
+      }
       // Only upstream's own spellings: exir/schema.py's Double keeps an
       // infinity as the string "inf" or "-inf" (and asserts nothing else).
       // NaN and the infinities otherwise travel as Python's bare tokens

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/le_bytes.h"
+#include "core/nan_bits.h"
 
 namespace etpack {
 
@@ -64,6 +65,9 @@ Json scalar_to_json(Scalar s, BaseType type, bool in_vector, const ToJsonOptions
       // Upstream's Double dataclass keeps infinities as "inf"/"-inf" strings;
       // floats inside lists are written by json.dumps as bare tokens.
       if (!in_vector && std::isinf(s.d)) return Json::string(s.d > 0 ? "inf" : "-inf");
+      // For a JavaScript host a NaN keeps its bits (core/nan_bits.h).
+      if (options.js_bigint_markers)
+        if (auto hex = noncanonical_nan_hex(s.d)) return Json::string(std::string("\0B", 2) + *hex);
       return Json::real(s.d);
     default:
       if (options.js_bigint_markers) {

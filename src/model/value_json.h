@@ -40,7 +40,8 @@ struct ToJsonOptions {
   // +/-(2^53 - 1) is written as the string "\u0000<digits>", and a real string
   // value that starts with U+0000 gets one more U+0000 in front. The host
   // turns the first into a BigInt and strips the second; nothing else can
-  // produce either form, so the mapping is unambiguous.
+  // produce either form, so the mapping is unambiguous. A NaN other than the
+  // canonical one is written as "\u0000B<16 hex digits>" (core/nan_bits.h).
   bool js_bigint_markers = false;
   // When set and it returns a value, a byte vector ([ubyte]) is written as
   // that value instead of a list of integers (hosts pass bytes by reference).

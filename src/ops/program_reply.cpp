@@ -8,6 +8,7 @@
 
 #include "ops/reply_text.h"
 #include "core/json.h"
+#include "core/nan_bits.h"
 #include "model/value_json.h"
 #include "read/fb_bytes.h"
 #include "read/fb_decoder.h"
@@ -136,6 +137,9 @@ class ReplyWriter {
         // As table_to_json: a Double's infinity is upstream's "inf"/"-inf".
         if (!index && std::isinf(s.d)) {
           t_ += s.d > 0 ? "\"inf\"" : "\"-inf\"";
+        } else if (auto hex = noncanonical_nan_hex(s.d)) {
+          // A NaN other than the canonical one keeps its bits (core/nan_bits.h).
+          fixup(2, [&](std::string& f) { f += "\"B" + *hex + "\""; }, index);
         } else if (!std::isfinite(s.d)) {
           const char* token = std::isnan(s.d) ? "\"NaN\"" : s.d > 0 ? "\"Infinity\"" : "\"-Infinity\"";
           fixup(2, [&](std::string& f) { f += token; }, index);

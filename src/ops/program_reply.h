@@ -11,7 +11,9 @@
 // the program's root:
 //   [0, i, ...]       the blob `add_blob` numbered i (a [ubyte] field, by reference)
 //   [1, "digits", ...] an integer outside +/-(2^53 - 1): a BigInt
-//   [2, "NaN" | "Infinity" | "-Infinity", ...] a special double
+//   [2, "NaN" | "Infinity" | "-Infinity", ...] a special double; "B" + 16
+//   hex digits: a NaN other than the canonical one, by its bits
+//   (core/nan_bits.h)
 // Strings are written as they are (a leading U+0000 needs no marker here).
 #pragma once
 

@@ -1,10 +1,12 @@
 #include "ops/repack.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <set>
 
 #include "format/headers.h"
 #include "ops/repack_checks.h"
+#include "ops/repack_layout.h"
 #include "read/program_tensors.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"
@@ -112,6 +114,34 @@ Status restore_headerless_segments(PteFile& pte) {
   return {};
 }
 
+// The writer's config: what the caller chose, the input's layout for what
+// it did not; and what that moves.
+void keep_layout(const InputLayout& input, const std::vector<bool>& has_data, const RepackOptions& options,
+                 PteConfig& config, RepackResult& result) {
+  if (options.keep_segment_alignment && input.segment_alignment) {
+    config.segment_alignment = *input.segment_alignment;
+    result.segment_alignment_kept = true;
+  }
+  result.segment_alignment = config.segment_alignment;
+  const size_t n = std::min(input.delegate_in_segment.size(), has_data.size());
+  if (options.keep_delegate_placement) {
+    // All inline: written as they are (backend_delegate_data untouched, as
+    // upstream writes without extraction); else each where it was.
+    const bool any = std::find(input.delegate_in_segment.begin(), input.delegate_in_segment.end(), true) != input.delegate_in_segment.end();
+    config.extract_delegate_segments = any;
+    config.extract_only = any ? input.delegate_in_segment : std::vector<bool>();
+  }
+  DelegatePlacement& d = result.delegates;
+  for (size_t i = 0; i < n; ++i) {
+    const bool was = input.delegate_in_segment[i];
+    const bool chosen = config.extract_only.empty() || (i < config.extract_only.size() && config.extract_only[i]);
+    const bool now = config.extract_delegate_segments && chosen && has_data[i];
+    ++(now ? d.in_segments : d.inline_);
+    if (now && !was) ++d.moved_to_segments;
+    if (!now && was) ++d.moved_inline;
+  }
+}
+
 }  // namespace
 
 Result<RepackResult> repack(const FileSource& source, const RepackOptions& options, RepackRefusal* refusal) {
@@ -124,6 +154,7 @@ Result<RepackResult> repack(const FileSource& source, const RepackOptions& optio
   // 1. The inputs must validate (errors repack fixes or handles aside).
   ETP_TRY(check_inputs(source, options.data, options.merge, why.findings));
 
+  ETP_ASSIGN(InputLayout layout_in, input_layout(source));
   ETP_ASSIGN(PteFile pte, deserialize_pte_binary(source.head, source.file));
   ETP_TRY(restore_headerless_segments(pte));
   std::vector<PtdFile> data, merged;
@@ -189,9 +220,11 @@ Result<RepackResult> repack(const FileSource& source, const RepackOptions& optio
     emitter.has_mutable_data = true;
     emitter.mutable_data = std::move(*pte.mutable_data);
   }
+  PteConfig config = options.config;
+  keep_layout(layout_in, delegates_with_data(emitter.program), options, config, result);
   NamedDataStoreOutput named = store.get_named_data_store_output();
   FlatTensorSerializer serializer(options.data_config);
-  ETP_ASSIGN(result.artifacts, serialize_for_executorch(emitter, options.config, serializer, &named));
+  ETP_ASSIGN(result.artifacts, serialize_for_executorch(emitter, config, serializer, &named));
 
   // 5. Nothing leaves that our validator would reject.
   ETP_TRY(check_outputs(result.artifacts.pte, result.artifacts.ptd, missing.paths, why.findings));

@@ -46,6 +46,13 @@ namespace etpack {
 
 struct RepackOptions {
   PteConfig config;
+  // Nothing changes unasked: unless the caller chooses (false here),
+  // every delegate stays where the input has it (in a segment, equal blobs
+  // sharing one, or inline) and the input's segment alignment is kept
+  // (repack_layout.h); config.extract_delegate_segments and
+  // config.segment_alignment are then not used.
+  bool keep_delegate_placement = true;
+  bool keep_segment_alignment = true;
   FlatTensorConfig data_config;
   std::optional<ExternalizeOptions> externalize;
   // The .ptd files the .pte uses, by name ("model.ptd"); carried as tags.
@@ -55,8 +62,19 @@ struct RepackOptions {
   std::string merge_tag = "model";
 };
 
+// Where the delegates' blobs were and are.
+struct DelegatePlacement {
+  uint64_t in_segments = 0;        // in the output
+  uint64_t inline_ = 0;            // in the output
+  uint64_t moved_to_segments = 0;  // inline in the input
+  uint64_t moved_inline = 0;       // in a segment in the input
+};
+
 struct RepackResult {
   SerializedArtifacts artifacts;
+  DelegatePlacement delegates;
+  uint64_t segment_alignment = 0;  // the one written with
+  bool segment_alignment_kept = false;  // the input's (not given)
   std::vector<MovedTensor> moved;  // externalized tensors, in key order of first use
   uint64_t merged_entries = 0;
   uint64_t carried_entries = 0;           // named data carried from `data`

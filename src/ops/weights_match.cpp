@@ -114,27 +114,30 @@ WeightsPlan match_weights(const std::vector<NamedTensor>& program, const Checkpo
   for (const std::vector<size_t>& group : groups) {
     const size_t problems_before = plan.problems.size();
     std::optional<size_t> given;  // the checkpoint tensor the group takes
-    bool all_given = true, differs = false;
+    std::vector<size_t> same_as;  // other checkpoint tensors given for it (tied weights)
+    std::vector<std::string> not_named;  // kConstant: names the checkpoints lack
     for (size_t i : group) {
       const NamedTensor& t = program[i];
       const std::optional<size_t> found = t.has_name ? checkpoints.find(t.name) : std::nullopt;
       if (!found) {
-        all_given = false;
         if (!t.has_name || !names_seen.insert(t.name).second) continue;
         if (target == WeightsTarget::kExternal)
           plan.problems.push_back({t.name, "missing", escaped_name(t.name) + " (" + layout_text(t.scalar_type, t.sizes, t.dim_order) + ") is not in the checkpoints"});
         else
-          plan.kept.push_back(t.name);
+          not_named.push_back(t.name);
         continue;
       }
       used[*found] = true;
-      if (given && *given != *found) differs = true;
+      if (given && *given != *found && std::find(same_as.begin(), same_as.end(), *found) == same_as.end()) same_as.push_back(*found);
       if (!given) given = found;
       const CheckpointTensor& c = checkpoints.tensors[*found];
       // Every tensor of the name that does not fit is named, not just the first.
       if (auto problem = misfit(t, checkpoints.at(*found), checkpoints.files[c.file].file)) plan.problems.push_back(std::move(*problem));
     }
-    if (!given) continue;
+    if (!given) {  // no name of the buffer given: it keeps its bytes
+      plan.kept.insert(plan.kept.end(), not_named.begin(), not_named.end());
+      continue;
+    }
     const NamedTensor& first = program[group.front()];
     if (plan.problems.size() == problems_before) {
       for (size_t i : group) {
@@ -146,14 +149,8 @@ WeightsPlan match_weights(const std::vector<NamedTensor>& program, const Checkpo
         break;
       }
     }
-    if (target == WeightsTarget::kConstant && (!all_given || differs)) {
-      std::string names;
-      for (size_t i : group) names += (names.empty() ? "" : ", ") + (program[i].has_name ? escaped_name(program[i].name) : program[i].path);
-      plan.problems.push_back({first.has_name ? first.name : program[group.front()].path, "shared",
-                               "constant buffer " + std::to_string(first.data_buffer_idx) + " is shared by " + names + ": give one value for all of them"});
-    }
     if (plan.problems.size() != problems_before) continue;
-    plan.assigned.push_back({group.front(), *given, !is_identity_dim_order(first.dim_order)});
+    plan.assigned.push_back({group.front(), *given, !is_identity_dim_order(first.dim_order), std::move(same_as)});
     for (size_t i : group)
       if (program[i].has_name && names_seen.insert(program[i].name + "\x01written").second) plan.written.push_back(program[i].name);
   }

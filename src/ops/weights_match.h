@@ -74,6 +74,11 @@ struct WeightsAssignment {
   size_t tensor = 0;      // index into the program tensor list
   size_t checkpoint = 0;  // index into Checkpoints::tensors
   bool permute = false;   // row-major bytes must be permuted into the tensor's dim_order
+  // kConstant, tied weights (one constant buffer, several names): the other
+  // checkpoint tensors given for the same buffer, each under its own name.
+  // Their bytes must equal `checkpoint`'s (the caller compares: planning
+  // reads no tensor byte); different bytes are a mismatch naming both.
+  std::vector<size_t> same_as;
 };
 
 struct WeightsPlan {
@@ -91,8 +96,9 @@ struct WeightsPlan {
 // Problems, all collected: a name the checkpoints lack (kExternal), a
 // dtype or shape that differs — for every tensor of that name that differs,
 // each naming its path — one name used at several dim orders (kExternal: one
-// entry cannot hold both), and a constant buffer shared by tensors that
-// would get different bytes.
+// entry cannot hold both). A constant buffer shared by several names (tied
+// weights) takes one value: given under any one of the names, or under
+// several (their bytes compared by the caller: WeightsAssignment::same_as).
 WeightsPlan match_weights(const std::vector<NamedTensor>& program, const Checkpoints& checkpoints, WeightsTarget target);
 
 // The WEIGHTS_MISMATCH error for plan.problems ("N tensor(s) do not fit the

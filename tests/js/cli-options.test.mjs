@@ -160,7 +160,7 @@ test('alignments must be positive integers the runtime can load; tags must be pl
   assert.equal(ok.status, 0, ok.stderr);
   // The limits the help states are the ones accepted.
   const help = await runCli(['repack', '--help']);
-  assert.match(help.stdout, /--segment-alignment N +segment alignment \(default 128; 1 to 2\^24\)/);
+  assert.match(help.stdout, /--segment-alignment N +segment alignment \(default: the input's, or\s+128 without segment data; 1 to 2\^24\)/);
   assert.doesNotMatch(help.stdout, /2\^30/);
   const top = await runCli(['repack', ADD, '-o', join(tmp, 'top', 'x.pte'), '--segment-alignment', String(2 ** 24)]);
   assert.equal(top.status, 0, top.stderr);

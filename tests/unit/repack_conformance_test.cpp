@@ -36,6 +36,7 @@ TEST(RepackConformance, ExternalizeEveryVectorKeepsEveryTensorsBytes) {
     RepackOptions options;
     options.data = data;
     options.externalize = ExternalizeOptions{};
+    options.keep_delegate_placement = false;  // every delegate blob into a segment
     options.config.extract_delegate_segments = true;
     RepackRefusal why;
     auto result = repack(FileSource::in_memory(file), options, &why);

@@ -12,6 +12,10 @@ export const REPACK_HELP = `Usage: executorch-pack repack PTE [PTD...] -o OUT [o
 
 Reads the model (PTE and the .ptd files it uses) and writes it with the
 layout given below (deserialize + serialize without loading segment data).
+What no option asks for stays as the input has it: delegate blobs in
+segments stay in segments (equal blobs sharing one), inline ones stay
+inline, and the segment alignment is the input's; the summary says what
+moved.
 Inputs are validated first: on errors nothing is written and the findings are
 printed. Data files are written beside the output .pte as <tag>.ptd; the
 .ptd files given keep their names.
@@ -34,7 +38,9 @@ Options:
   --allow-missing-data           repack even when .ptd files the PTE uses are
                                  not given (their tensors stay unresolved)
   --extract-delegate-segments    move inline delegate blobs into segments
-  --segment-alignment N          segment alignment (default 128; 1 to 2^24)
+  --inline-delegates             move delegate blobs in segments inline
+  --segment-alignment N          segment alignment (default: the input's, or
+                                 128 without segment data; 1 to 2^24)
   --constant-tensor-alignment N  alignment of each constant tensor (a power of
                                  two up to 2^24)
   --delegate-alignment N         alignment of inline delegate data (a power
@@ -70,7 +76,7 @@ stopped by signal N (nothing written).
 
 const SPEC = {
   output: 'value', help: 'flag', json: 'flag', force: 'flag', 'in-place': 'flag', 'allow-missing-data': 'flag',
-  'extract-delegate-segments': 'flag', 'segment-alignment': 'value', 'constant-tensor-alignment': 'value',
+  'extract-delegate-segments': 'flag', 'inline-delegates': 'flag', 'segment-alignment': 'value', 'constant-tensor-alignment': 'value',
   'delegate-alignment': 'value', externalize: 'optional', 'externalize-pattern': 'list',
   'externalize-min-bytes': 'value', merge: 'list', 'merge-tag': 'value', 'data-segment-alignment': 'value',
   header: 'list', weights: 'list', timeout: 'value',
@@ -79,7 +85,8 @@ const SPEC = {
 // The library's repack options from the command line.
 function repackConfig(options) {
   const config = {
-    extractDelegateSegments: Boolean(options['extract-delegate-segments']),
+    // Given only when asked: otherwise the core keeps each delegate where it is.
+    extractDelegateSegments: delegatePlacement(options),
     segmentAlignment: alignment(options, 'segment-alignment', 'repack'),
     constantTensorAlignment: alignment(options, 'constant-tensor-alignment', 'repack', { powerOfTwo: true }),
     delegateAlignment: alignment(options, 'delegate-alignment', 'repack', { powerOfTwo: true }),
@@ -99,6 +106,28 @@ function repackConfig(options) {
   if (options['merge-tag'] !== undefined) config.mergeTag = checkTag(options['merge-tag'], '--merge-tag', 'repack');
   if (options['allow-missing-data']) config.allowMissingData = true;
   return config;
+}
+
+function delegatePlacement(options) {
+  if (options['extract-delegate-segments'] && options['inline-delegates']) {
+    throw new UsageError('--extract-delegate-segments and --inline-delegates ask for opposite things; give one', 'repack');
+  }
+  if (options['extract-delegate-segments']) return true;
+  if (options['inline-delegates']) return false;
+  return undefined;
+}
+
+// What the repack moved of the delegates (nothing unless asked), as a line.
+function delegateLine(d) {
+  if (!d) return null;
+  const total = d.inSegments + d.inline;
+  if (total === 0) return null;
+  const n = (k) => `${k} delegate blob${k === 1 ? '' : 's'}`;
+  const moved = [];
+  if (d.movedToSegments) moved.push(`moved ${n(d.movedToSegments)} into segments`);
+  if (d.movedInline) moved.push(`moved ${n(d.movedInline)} inline`);
+  if (moved.length) return `${moved.join(', ')} (now ${d.inSegments} in segments, ${d.inline} inline)`;
+  return `kept ${n(total)} where they were (${d.inSegments} in segments, ${d.inline} inline)`;
 }
 
 // Glob with '*' (any run) and '?' (one character), as the core matches keys.
@@ -221,12 +250,17 @@ function printSummary(json, files, result, notes) {
   written.unshift(written.pop());  // the .pte first
   if (json) {
     const doc = { schema: 1, command: 'repack', ok: true, files: written, moved: result.moved, mergedEntries: result.mergedEntries };
+    if (result.delegates !== undefined) doc.delegates = result.delegates;
+    if (result.segmentAlignment !== undefined) doc.segmentAlignment = { value: result.segmentAlignment, kept: result.segmentAlignmentKept };
     if (result.carriedEntries !== undefined) doc.carriedEntries = result.carriedEntries;
     if (result.missingKeys !== undefined) doc.missingKeys = result.missingKeys;
     process.stdout.write(`${stringify({ ...doc, notes })}\n`);
     return;
   }
   for (const w of written) process.stdout.write(`wrote ${printable(w.path)} (${fmtBytes(w.bytes)})\n`);
+  const delegates = delegateLine(result.delegates);
+  if (delegates) process.stdout.write(`${delegates}\n`);
+  if (result.segmentAlignmentKept) process.stdout.write(`segment alignment ${result.segmentAlignment} (the input's)\n`);
   if (result.moved?.length) {
     const total = result.moved.reduce((a, m) => a + Number(m.bytes), 0);
     process.stdout.write(`externalized ${result.moved.length} tensor(s), ${fmtBytes(total)}\n`);

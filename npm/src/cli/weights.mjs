@@ -1,14 +1,13 @@
 // `executorch-pack weights` (a .ptd from safetensors) and `export-weights`
 // (a program's tensors out as safetensors); see npm/src/weights.mjs.
 import { dirname, resolve } from 'node:path';
-import { EtpackError } from '../errors.mjs';
 import { alignment } from './args.mjs';
 import { namedInputs, withOutputs } from './files.mjs';
 import { fmtBytes, namesLine, printable, stringify } from './format.mjs';
 import { isUrl, openInputs, reportFetched } from './inputs.mjs';
 
 export const WEIGHTS_HELP = {
-  weights: `Usage: executorch-pack weights PTE --from FILE.safetensors [--from ...] -o OUT.ptd [options]
+  weights: `Usage: executorch-pack weights PTE [PTD...] --from FILE.safetensors [--from ...] -o OUT.ptd [options]
 
 Writes the .ptd holding PTE's external tensors, each tensor's bytes taken
 from the safetensors files by fully-qualified name (after --rename), its
@@ -16,6 +15,11 @@ layout from the program. dtype and shape must match exactly: every missing or
 mismatched tensor is listed and nothing is written (exit 1). Tensors of the
 files that the program does not use are reported. A sharded checkpoint is
 given by its index (--from model.safetensors.index.json).
+
+PTD files (the program's .ptd files) are carried: every entry of theirs the
+checkpoints do not replace (a backend's data, a tensor the checkpoints lack)
+is written too, bytes, alignment and layout untouched, and the summary
+lists them. Only --drop KEY leaves one out.
 
 Options:
   --from FILE             a .safetensors file or a sharded checkpoint's
@@ -26,6 +30,8 @@ Options:
   --rename FROM=TO        checkpoint names starting with FROM start with TO
                           instead (repeatable; the first match applies)
   --segment-alignment N   segment alignment of the .ptd (default 128)
+  --drop KEY              leave out this entry of the PTD files (repeatable;
+                          a KEY that is no carried entry is refused)
   --force                 replace OUT if it exists
   --json                  print a JSON summary
   --header 'Name: value'  HTTP header for a URL PTE (repeatable)
@@ -65,11 +71,12 @@ function writeNew(path, artifact, { force, inputs, remote }) {
 
 export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
   const spec = {
-    from: 'list', output: 'value', tag: 'value', rename: 'list', 'segment-alignment': 'value', force: 'flag', json: 'flag', help: 'flag', header: 'list', timeout: 'value',
+    from: 'list', output: 'value', tag: 'value', rename: 'list', drop: 'list', 'segment-alignment': 'value', force: 'flag', json: 'flag', help: 'flag', header: 'list', timeout: 'value',
   };
   const { options, positional } = parseArgs(argv, spec, 'weights');
   if (options.help) return help('weights');
-  if (positional.length !== 1) throw new UsageError('weights takes exactly one PTE', 'weights');
+  if (positional.length < 1) throw new UsageError('weights needs a PTE', 'weights');
+  if (options.drop?.length && positional.length < 2) throw new UsageError('--drop leaves out entries of the PTD files: give them after the PTE', 'weights');
   if (!options.from?.length) throw new UsageError('weights needs --from FILE.safetensors', 'weights');
   if (!options.output) throw new UsageError('weights needs -o OUT.ptd', 'weights');
   const rename = (options.rename ?? []).map((r) => {
@@ -79,40 +86,31 @@ export async function cmdWeights(argv, { init, parseArgs, UsageError, help }) {
   });
   const segmentAlignment = alignment(options, 'segment-alignment', 'weights');
   const et = await init();
-  const [pte] = await openInputs(et, [positional[0]], { headers: options.header, env: process.env, timeout: options.timeout });
+  const [pte, ...ptds] = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
+  const data = positional.slice(1).map((path, i) => [path, ptds[i]]);
   const result = await et.ptdFromWeights(pte, options.from, {
-    tag: options.tag, rename, segmentAlignment, output: 'artifact',
+    tag: options.tag, rename, segmentAlignment, output: 'artifact', data: Object.fromEntries(data), drop: options.drop,
   });
-  await writeNew(options.output, result.ptd, { force: options.force, inputs: [positional[0], ...options.from], remote: isUrl(positional[0]) });
-  reportFetched([pte]);
-  const summary = { schema: 1, command: 'weights', ok: true, file: options.output, bytes: result.ptd.size, tag: result.tag, written: result.written, unused: result.unused };
+  await writeNew(options.output, result.ptd, { force: options.force, inputs: [...positional, ...options.from], remote: positional.some(isUrl) });
+  reportFetched([pte, ...ptds]);
+  const summary = {
+    schema: 1, command: 'weights', ok: true, file: options.output, bytes: result.ptd.size, tag: result.tag, written: result.written, unused: result.unused,
+    carried: result.carried, dropped: result.dropped,
+  };
   if (options.json) {
     process.stdout.write(`${stringify(summary)}\n`);
   } else {
     process.stdout.write(`wrote ${printable(options.output)} (${fmtBytes(result.ptd.size)}): ${result.written.length} tensor(s)\n`);
+    if (result.carried.length) {
+      process.stdout.write(`carried ${result.carried.length} entr${result.carried.length === 1 ? 'y' : 'ies'} of the given .ptd files unchanged: ${printable(namesLine(result.carried.map((c) => c.key), 10))}\n`);
+    }
+    if (result.dropped.length) process.stdout.write(`dropped (--drop): ${printable(namesLine(result.dropped, 10))}\n`);
     if (result.unused.length) {
       // The first names and how many more (a checkpoint can hold a million; --json lists them all).
       process.stdout.write(`${result.unused.length} tensor(s) of the checkpoint not used by the program: ${printable(namesLine(result.unused, 10))}\n`);
     }
   }
   return 0;
-}
-
-// A safetensors file without tensors is of no use to anyone: refused
-// (exit 1, nothing written), with the reason and what to do in the hint.
-function nothingToExport(et, pte, include, skipped) {
-  const e = new EtpackError('NOTHING_TO_EXPORT', 'no tensor to export: nothing was written');
-  const constants = et.inspect(pte, { kind: 'pte' }).constants.count;
-  if (include?.length) {
-    e.hint = `no exportable tensor name matches --include ${include.map((g) => `'${g}'`).join(', ')}; run without --include to export them all`;
-  } else if (skipped.length) {
-    e.hint = `every named tensor has a dtype safetensors cannot store (${skipped.length} skipped)`;
-  } else if (constants > 0) {
-    e.hint = `the program's ${constants} constant(s) have no names (it was exported without fully-qualified constant names) and it has no external tensors; export-weights writes tensors by name`;
-  } else {
-    e.hint = 'the program has no constants and no external tensors';
-  }
-  return e;
 }
 
 export async function cmdExportWeights(argv, { init, parseArgs, UsageError, help }) {
@@ -124,8 +122,8 @@ export async function cmdExportWeights(argv, { init, parseArgs, UsageError, help
   const et = await init();
   const [pte, ...ptds] = await openInputs(et, positional, { headers: options.header, env: process.env, timeout: options.timeout });
   const data = Object.fromEntries(positional.slice(1).map((p, i) => [p, ptds[i]]));
+  // Nothing to export is the library's NOTHING_TO_EXPORT (exit 1, its hint).
   const result = et.exportWeights(pte, data, { include: options.include, output: 'artifact' });
-  if (result.tensors.length === 0) throw nothingToExport(et, pte, options.include, result.skipped);
   await writeNew(options.output, result.safetensors, { force: options.force, inputs: positional, remote: positional.some(isUrl) });
   reportFetched([pte, ...ptds]);
   if (options.json) {

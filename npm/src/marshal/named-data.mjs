@@ -74,11 +74,12 @@ export function storeOutputFromCore(json) {
   return { buffers: json.buffers, pteData: entriesFromCore(json.pte_data), externalData: external };
 }
 
-export function pteConfigToCore(config = {}, defaultExtract = true, what = 'config', spec = PTE_CONFIG) {
+// A default of null leaves the choice to the core (repack: the input's).
+export function pteConfigToCore(config = {}, defaultExtract = true, what = 'config', spec = PTE_CONFIG, defaultSegmentAlignment = 128) {
   const c = checkOptions(config, spec, what);
   return {
     extract_delegate_segments: c.extractDelegateSegments ?? defaultExtract,
-    segment_alignment: c.segmentAlignment ?? 128,
+    segment_alignment: c.segmentAlignment ?? defaultSegmentAlignment,
     constant_tensor_alignment: c.constantTensorAlignment ?? null,
     delegate_alignment: c.delegateAlignment ?? null,
   };

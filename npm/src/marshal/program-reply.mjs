@@ -8,6 +8,7 @@ import { EtpackError } from '../errors.mjs';
 import { heapText } from './heap.mjs';
 import { resolveMarkers } from './reply-json.mjs';
 import { setOwn } from './own.mjs';
+import { nanBitsValue } from './nan-bits.mjs';
 
 // The reply text is decoded in place (heap.mjs heapText: the heap cannot
 // move, nothing calls into wasm here) by TextDecoder, into a string of the JS heap. Not as Latin-1 by Node's
@@ -51,6 +52,7 @@ function applyFixup(program, fixup, blobs) {
   let v;
   if (kind === 0) v = blobs[value];
   else if (kind === 1) v = BigInt(value);
-  else v = SPECIAL[value];
+  else if (Object.hasOwn(SPECIAL, value)) v = SPECIAL[value];
+  else v = nanBitsValue(String(value).slice(1));  // "B<hex>": a NaN other than the canonical one
   setOwn(node, fixup[last], v);
 }

@@ -9,6 +9,7 @@
 // once, undefined/functions/symbols omitted (null in a list), boxed
 // primitives unwrapped. The caller's object is only read.
 import { EtpackError, invalidArgument } from '../errors.mjs';
+import { isNanBits, nanBitsMarker } from './nan-bits.mjs';
 import { isBytes } from '../bytes.mjs';
 import { isBlob, SOURCE } from '../sources.mjs';
 
@@ -217,7 +218,8 @@ function prepare(v, k) {
     v = v.toJSON(String(k));
     if (typeof v !== 'object' || v === null || Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype) return v;
   } else if (plain) {
-    return v;
+    // A NaN other than the canonical one, by its bits (nan-bits.mjs).
+    return v.nanBits !== undefined && isNanBits(v) ? nanBitsMarker(v) : v;
   }
   if (v instanceof Number) return Number(v);
   if (v instanceof String) return String(v);

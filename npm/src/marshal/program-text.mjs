@@ -5,6 +5,7 @@ import { EtpackError, invalidArgument } from '../errors.mjs';
 import { isBytes } from '../bytes.mjs';
 import { isBlob, SOURCE } from '../sources.mjs';
 import { setOwn } from './own.mjs';
+import { isNanBits, nanBitsMarker } from './nan-bits.mjs';
 
 const NUL = '\u0000';
 
@@ -153,6 +154,8 @@ function forJson(value, walk) {
     return walk.scope.data(value, 'a program byte field');
   }
   if (typeof value.toJSON === 'function') return value;
+  // A NaN other than the canonical one, by its bits (nan-bits.mjs).
+  if (!array && value.nanBits !== undefined && isNanBits(value)) return nanBitsMarker(value);
   const depth = walk.depth;
   if (depth >= MAX_PROGRAM_DEPTH) {
     // Only now is it worth looking for a repeated object on the path.

@@ -4,6 +4,7 @@
 import { EtpackError } from '../errors.mjs';
 import { isBareChar, isSpace, stringEnd } from '../json-tokens.mjs';
 import { setOwn } from './own.mjs';
+import { nanBitsValue } from './nan-bits.mjs';
 
 const NUL = '\u0000';
 
@@ -19,7 +20,8 @@ function markSpecials(text) {
 }
 
 // Reply JSON -> JS values: "\0<digits>" is a BigInt, "\0NaN" etc. a special
-// number, "\0\0..." a string that began with NUL, {"\0blob": i} the i-th
+// number, "\0B<16 hex digits>" a NaN other than the canonical one
+// ({ nanBits }: ../nan-bits.mjs), "\0\0..." a string that began with NUL, {"\0blob": i} the i-th
 // returned byte array. JSON.parse makes every key an own property
 // (`__proto__` included).
 export function parseReply(text, blobs) {
@@ -41,7 +43,8 @@ export function resolveMarkers(root, blobs) {
       if (v.charCodeAt(0) !== 0) return v;
       if (v.charCodeAt(1) === 0) return v.slice(1);
       const rest = v.slice(1);
-      return Object.hasOwn(SPECIAL_VALUES, rest) ? SPECIAL_VALUES[rest] : BigInt(rest);
+      if (Object.hasOwn(SPECIAL_VALUES, rest)) return SPECIAL_VALUES[rest];
+      return rest.charCodeAt(0) === 0x42 ? nanBitsValue(rest.slice(1)) : BigInt(rest);  // "B<hex>": a NaN's bits
     }
     if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.hasOwn(v, BLOB_KEY)) return blobs[v[BLOB_KEY]];
     return v;

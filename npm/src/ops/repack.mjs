@@ -41,7 +41,9 @@ export function repack(core, pte, options = {}) {
         // Lenient heads: a malformed input reaches the core's validator, which
         // refuses it with its findings (INVALID_INPUT) instead of a bare parse error.
         pte: file(pte, 'pte', 'pte'),
-        config: pteConfigToCore(options ?? {}, false, 'options', SPECS.repack),
+        // Layout choices not given stay null: the core keeps the input's
+        // (delegates where they are, its segment alignment).
+        config: pteConfigToCore(options ?? {}, null, 'options', SPECS.repack, null),
         data_serializer_config: { segment_alignment: dataSerializer?.config?.segmentAlignment ?? checked.dataSegmentAlignment ?? 128 },
         merge: (Array.isArray(merge) ? merge : Object.values(merge)).map((p, i) => file(p, 'ptd', `merge[${i}]`)),
         merge_tag: mergeTag,
@@ -60,6 +62,11 @@ export function repack(core, pte, options = {}) {
         return {
           pte: pteBytes, ptd, moved: reply.moved, mergedEntries: reply.merged_entries,
           carriedEntries: reply.carried_entries, missingKeys: reply.missing_keys,
+          delegates: {
+            inSegments: reply.delegates.in_segments, inline: reply.delegates.inline,
+            movedToSegments: reply.delegates.moved_to_segments, movedInline: reply.delegates.moved_inline,
+          },
+          segmentAlignment: reply.segment_alignment, segmentAlignmentKept: reply.segment_alignment_kept,
         };
       });
     });
