@@ -29,8 +29,9 @@ set(never_inspect encode)
 # call the JS makes), and need nothing of schema/ or plan/.
 set(only_bindings bindings core model format ops)
 # Files allowed past their layer's `only` list for now, each with why:
-# weights_api.cpp awaits its move into ops/ after branch trust (issue 36).
-set(only_exceptions bindings/weights_api.cpp)
+# weights_api.cpp and its request fields (weights_fields.h, which names the
+# safetensors reader's escaping) await their move into ops/ (issue 36).
+set(only_exceptions bindings/weights_api.cpp bindings/weights_fields.h)
 # flatc's generated headers belong to the schema layer.
 set(generated_headers program_generated.h flat_tensor_generated.h scalar_type_generated.h
   bundled_program_generated.h schema_enums.h)
