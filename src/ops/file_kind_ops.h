@@ -22,7 +22,7 @@
 #include "core/result.h"
 #include "format/file_kinds.h"
 #include "inspect/layout_json.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 #include "validate/validate.h"
 
 namespace etpack {

@@ -10,7 +10,7 @@
 
 #include "core/result.h"
 #include "model/fb_value.h"
-#include "read/file_source.h"
+#include "format/file_source.h"
 
 namespace etpack {
 
