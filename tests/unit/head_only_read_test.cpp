@@ -41,11 +41,16 @@ struct HeadOnly {
 };
 
 // What a host does: probe, compute the head size (leniently), read the head.
-// The host of the files in g_files: peeks only (no reader, no digests).
+// The host of the files in g_files: peeks and reads (no digests). inspect
+// and validate read a delegate's segment through the host to decode its
+// payload, as the JS hosts do for files; a host that cannot read gives
+// `payload: null` there instead.
 class PeekHost : public ExternalHost {
  public:
   std::optional<Digest> digest(uint32_t, uint64_t, uint64_t) override { return std::nullopt; }
-  bool read(uint32_t, uint64_t, uint64_t, uint8_t*) override { return false; }
+  bool read(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) override {
+    return etpack::peek(source, offset, size, dst, nullptr);
+  }
   bool peek(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) override {
     return etpack::peek(source, offset, size, dst, nullptr);
   }

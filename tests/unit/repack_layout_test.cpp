@@ -207,8 +207,14 @@ TEST(RepackLayout, DeserializedInlineUpstreamFilesSerializeWithExtraction) {
         EXPECT_TRUE(out.same_bytes(load_file(segment_pte)));
       }
       EXPECT_EQ(delegate_blobs(out), delegate_blobs(input));
-      ValidationReport report = validate_artifacts(out, {});
-      for (const Finding& f : report.errors) ADD_FAILURE() << f.code << ": " << f.message;
+      // The output is judged as the input is: a delegate's named keys the
+      // file alone lacks (x08's .ptd, x01's empty keys) stay the same errors.
+      auto codes = [](const ValidationReport& r) {
+        std::vector<std::string> out;
+        for (const Finding& f : r.errors) out.push_back(f.code + " " + f.path);
+        return out;
+      };
+      EXPECT_EQ(codes(validate_artifacts(out, {})), codes(validate_artifacts(input, {})));
       ++checked;
     }
   }
