@@ -11,6 +11,7 @@
 #include "format/headers.h"
 #include "plan/segment_layout.h"
 #include "schema/schema.h"
+#include "schema/enums.h"
 
 namespace etpack {
 namespace {
@@ -129,7 +130,7 @@ void restore_placeholder_segment(TableValue& program) {
       if (!delegates.is_items()) continue;
       for (const Value& d : delegates.items()) {
         const Value& processed = d.table().get("processed");
-        if (processed.is_table() && processed.table().get_uint("location") != 0) return;
+        if (processed.is_table() && !processed.table().is("location", DataLocation::INLINE)) return;
       }
     }
   Value& constant_segment = program.at("constant_segment");

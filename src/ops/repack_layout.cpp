@@ -4,6 +4,7 @@
 
 #include "core/checked_math.h"
 #include "read/pte_reader.h"
+#include "schema/enums.h"
 
 namespace etpack {
 
@@ -50,7 +51,7 @@ Result<InputLayout> input_layout(const FileSource& source) {
   InputLayout out;
   for_each_delegate(pte.program, [&](const TableValue& delegate) {
     const Value& processed = delegate.get("processed");
-    out.delegate_in_segment.push_back(processed.is_table() && processed.table().get_uint("location") == 1);
+    out.delegate_in_segment.push_back(processed.is_table() && processed.table().is("location", DataLocation::SEGMENT));
   });
   if (pte.header && pte.header->segment_base_offset != 0) {
     std::vector<std::pair<uint64_t, uint64_t>> segments;
@@ -68,7 +69,7 @@ std::vector<bool> delegates_with_data(const TableValue& program) {
   for_each_delegate(program, [&](const TableValue& delegate) {
     const Value& processed = delegate.get("processed");
     bool has = false;
-    if (processed.is_table() && processed.table().get_uint("location") == 0 && bdd.is_items()) {
+    if (processed.is_table() && processed.table().is("location", DataLocation::INLINE) && bdd.is_items()) {
       const uint64_t index = processed.table().get_uint("index");
       if (index < bdd.items().size()) {
         const Value& entry = bdd.items()[static_cast<size_t>(index)];

@@ -88,9 +88,11 @@ test('a program with delegates and constants in segments comes back as it went i
 
 test('bytes that restoring replaces are still checked: a broken segment or named-data table is refused', () => {
   const file = new Uint8Array(readFileSync(new URL('../fuzz/regressions/hostile_segments.pte', import.meta.url)));
-  for (const [at, xor, message] of [[10885, 5, /DataSegment vtable size 0 invalid/], [1837, 6, /NamedData vtable size 0 invalid/]]) {
+  // (A vtable of size 0 is no longer refused: flatbuffers' Verifier, which
+  // the runtime runs, accepts it. A table pointing outside the buffer is.)
+  for (const [at, value, message] of [[10885, 3, /DataSegment vtable offset out of range/], [1837, 3, /NamedData vtable offset out of range/]]) {
     const bad = file.slice();
-    bad[at] ^= xor;
+    bad[at] = value;
     assert.throws(() => et.deserializePteBinary(bad), (e) => e.code === 'MALFORMED_FILE' && message.test(e.message));
   }
 });

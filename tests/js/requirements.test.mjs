@@ -26,8 +26,8 @@ function run(args) {
 test('inspect --json of 13_everything lists its backends, kernels, .ptd keys and release', async () => {
   const r = await run(['inspect', c13('out.pte'), '--json']);
   assert.equal(r.status, 0, r.stderr);
-  const { schema, command, ...s } = JSON.parse(r.stdout);
-  assert.deepEqual([schema, command], [1, 'inspect']);
+  const { schema, command, ok, ...s } = JSON.parse(r.stdout);
+  assert.deepEqual([schema, command, ok], [1, 'inspect', true]);
   assert.deepEqual(s, JSON.parse(JSON.stringify(et.inspect(readFileSync(c13('out.pte'))))), 'same object as et.inspect');
   const req = s.requirements;
   assert.deepEqual(req.backends, ['XnnpackBackend', 'QnnBackend']);

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/checked_math.h"
+#include "schema/enums.h"
 
 namespace etpack {
 
@@ -11,8 +12,7 @@ std::optional<Blob> delegate_blob_in_memory(const FileSource& pte, const PteFile
   const Value& ref = delegate.get("processed");
   if (!ref.is_table()) return std::nullopt;
   const uint64_t index = ref.table().get_uint("index");
-  const uint64_t location = ref.table().get_uint("location");
-  if (location == 0) {  // INLINE: backend_delegate_data[index].data, in the head
+  if (ref.table().is("location", DataLocation::INLINE)) {  // INLINE: backend_delegate_data[index].data, in the head
     const Value& data = file.program.get("backend_delegate_data");
     if (!data.is_items() || index >= data.items().size() || !data.items()[index].is_table()) return std::nullopt;
     const Value& bytes = data.items()[index].table().get("data");
@@ -20,7 +20,7 @@ std::optional<Blob> delegate_blob_in_memory(const FileSource& pte, const PteFile
     if (bytes.scalars().is_external() || bytes.scalars().size() > max_bytes) return std::nullopt;
     return bytes.scalars();
   }
-  if (location != 1) return std::nullopt;
+  if (!ref.table().is("location", DataLocation::SEGMENT)) return std::nullopt;
   const Value& segments = file.program.get("segments");
   if (!segments.is_items() || index >= segments.items().size() || !file.header || file.header->segment_base_offset == 0)
     return std::nullopt;

@@ -56,8 +56,12 @@ function casesFile(et, bundle, summary) {
         list.forEach((v, k) => {
           const name = valueName(suite.method_name, i, kind, k);
           if (v.val_type !== 'Tensor') {
-            if (v.val_type === 'Double' && Number.isNaN(v.val.double_val)) {
-              const bits = summary?.methodTestSuites?.[s]?.testCases?.[i]?.[summaryKey]?.[k]?.bits;
+            // A NaN other than the canonical one comes from the core as
+            // { nanBits } (npm/src/marshal/nan-bits.mjs), the canonical one as NaN.
+            const d = v.val_type === 'Double' ? v.val.double_val : undefined;
+            if (v.val_type === 'Double' && (Number.isNaN(d) || (d !== null && typeof d === 'object' && 'nanBits' in d))) {
+              const bits = summary?.methodTestSuites?.[s]?.testCases?.[i]?.[summaryKey]?.[k]?.bits ??
+                (typeof d === 'object' && d !== null ? `0x${String(d.nanBits).toLowerCase()}` : undefined);
               if (bits !== QUIET_NAN) {
                 throw new Error(`${name} is a NaN with bits ${bits ?? 'unknown'}: metadata "Double NaN" is the quiet NaN ${QUIET_NAN}, ` +
                   'so its sign and payload cannot be written for bundle to give back');
