@@ -98,7 +98,9 @@ TEST(DelegateRules, NamedWeightsInThePteResolve) {
 // runtime at cff6f4dd such a blob's init() asks the named data map for "".
 TEST(DelegateRules, XnnpackInlineConstantsAreLookedUpByAnEmptyKey) {
   const Blob pte = file(delegates_root() / "xnnpack" / "x01_linear_fp32_inline" / "pte_inline" / "out.pte");
-  const auto missing = with_code(validate_artifacts(pte, {}), "DELEGATE_NAMED_KEY_MISSING");
+  // The report outlives the findings with_code points into.
+  const ValidationReport report = validate_artifacts(pte, {});
+  const auto missing = with_code(report, "DELEGATE_NAMED_KEY_MISSING");
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_NE(missing[0]->message.find("named-data key ''"), std::string::npos) << missing[0]->message;
   EXPECT_NE(missing[0]->message.find("even empty"), std::string::npos) << missing[0]->message;
