@@ -55,13 +55,16 @@ inline bool peek_pair(uint32_t source, uint64_t offset, uint64_t size, uint8_t* 
   return true;
 }
 
-// The host of a head-only pair: peeks read the two files (source 0 and 1);
-// nothing else is read (no reader, no digests), as before a file is opened.
+// The host of a head-only pair: peeks and reads reach the two files (source
+// 0 and 1); no digests. inspect and validate read a segment delegate's blob
+// through the host to decode its payload, as the JS hosts do for files.
 class PairHost : public ExternalHost {
  public:
   explicit PairHost(const Blob* files) : files_(files) {}
   std::optional<Digest> digest(uint32_t, uint64_t, uint64_t) override { return std::nullopt; }
-  bool read(uint32_t, uint64_t, uint64_t, uint8_t*) override { return false; }
+  bool read(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) override {
+    return peek_pair(source, offset, size, dst, const_cast<Blob*>(files_));
+  }
   bool peek(uint32_t source, uint64_t offset, uint64_t size, uint8_t* dst) override {
     return peek_pair(source, offset, size, dst, const_cast<Blob*>(files_));
   }
