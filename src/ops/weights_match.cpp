@@ -138,6 +138,20 @@ WeightsPlan match_weights(const std::vector<NamedTensor>& program, const Checkpo
       plan.kept.insert(plan.kept.end(), not_named.begin(), not_named.end());
       continue;
     }
+    // Tied weights: the one value fills the buffer every tensor of the group
+    // reads, so it must fit those the checkpoints do not name as well.
+    if (plan.problems.size() == problems_before) {
+      const CheckpointTensor& c = checkpoints.tensors[*given];
+      for (size_t i : group) {
+        if (program[i].has_name && checkpoints.find(program[i].name)) continue;  // checked above
+        NamedTensor t = program[i];  // a copy to name it: metadata only, no data
+        if (!t.has_name) t.name = t.path;
+        if (auto problem = misfit(t, checkpoints.at(*given), checkpoints.files[c.file].file)) {
+          plan.problems.push_back(std::move(*problem));
+          break;
+        }
+      }
+    }
     const NamedTensor& first = program[group.front()];
     if (plan.problems.size() == problems_before) {
       for (size_t i : group) {
