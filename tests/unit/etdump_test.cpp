@@ -181,6 +181,50 @@ TEST(Etdump, EveryRecordingJoinsAsTheRuntimeDid) {
   std::printf("[etdump] recordings joined %zu, events checked %zu\n", joined, events);
 }
 
+// Events handed over a page at a time (ProfileOptions::event_pages, pages
+// of any size down to one event each) are the events of the whole text,
+// in order, and each block's "events" in the text is then [].
+TEST(Etdump, EventPagesAreTheEventsOfTheWholeText) {
+  size_t checked = 0;
+  for (const fs::path& etdp : recordings()) {
+    fs::path pte;
+    for (const auto& f : fs::directory_iterator(etdp.parent_path()))
+      if (f.path().extension() == ".pte") pte = f.path();
+    if (pte.empty()) continue;
+    auto file = read_etdump(load_file(etdp));
+    auto program = read_pte_program(load_file(pte));
+    ASSERT_TRUE(file.ok() && program.ok()) << etdp;
+    auto whole = profile_json(*file, program->program, {});
+    ASSERT_TRUE(whole.ok()) << etdp;
+    for (size_t page_bytes : {size_t{1}, size_t{300}, kProfilePageBytes}) {
+      std::map<size_t, std::string> joined;  // block -> its pages' items, comma-joined
+      size_t last_block = 0;
+      ProfileOptions options;
+      options.event_page_bytes = page_bytes;
+      options.event_pages = [&](size_t block, const std::string& page) {
+        ASSERT_GE(block, last_block) << "pages come in block order";
+        last_block = block;
+        ASSERT_TRUE(parse_json(page).ok()) << page;
+        ASSERT_TRUE(page.size() >= 2 && page.front() == '[' && page.back() == ']');
+        std::string& to = joined[block];
+        to += (to.empty() ? "" : ",") + page.substr(1, page.size() - 2);
+      };
+      auto paged = profile_json(*file, program->program, options);
+      ASSERT_TRUE(paged.ok()) << etdp;
+      // The whole text with each block's pages put back is the unpaged text.
+      std::string rebuilt;
+      const std::string kEvents = "\"events\":[]";
+      size_t at = 0, block = 0;
+      for (size_t next; (next = paged->find(kEvents, at)) != std::string::npos; at = next + kEvents.size(), ++block)
+        rebuilt += paged->substr(at, next - at) + "\"events\":[" + joined[block] + "]";
+      rebuilt += paged->substr(at);
+      EXPECT_EQ(rebuilt, *whole) << etdp << " in pages of " << page_bytes << " bytes";
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0u);
+}
+
 TEST(Etdump, PercentileIsNumpysLinear) {
   // numpy.percentile([1, 2, 3, 4], [10, 50, 90]) = [1.3, 2.5, 3.7]
   EXPECT_DOUBLE_EQ(percentile_linear({1, 2, 3, 4}, 10), 1.3);
