@@ -33,7 +33,7 @@ function requirementsEl(name, r) {
     `${r.operators.length} kernel${r.operators.length === 1 ? '' : 's'}`];
   if (r.externalData.length) parts.push(`${r.externalData.length} .ptd key${r.externalData.length === 1 ? '' : 's'}`);
   const details = el('details', {}, el('summary', { text: 'What sets these' }),
-    el('ul', {}, ...r.features.map((f) => el('li', { text: `${f.feature}: ExecuTorch ${f.since}${f.where ? ` (${f.where})` : ''}` }))));
+    el('ul', {}, r.features.map((f) => el('li', { text: `${f.feature}: ExecuTorch ${f.since}${f.where ? ` (${f.where})` : ''}` }))));
   if (r.operators.length) details.append(el('p', { text: `Kernels: ${r.operators.join(', ')}` }));
   if (r.unusedOperators?.length) details.append(el('p', { text: `Unused operator entries (no instruction calls them): ${r.unusedOperators.join(', ')}` }));
   if (r.externalData.length) {
