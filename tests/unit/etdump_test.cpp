@@ -181,9 +181,8 @@ TEST(Etdump, EveryRecordingJoinsAsTheRuntimeDid) {
   std::printf("[etdump] recordings joined %zu, events checked %zu\n", joined, events);
 }
 
-// Events handed over a page at a time (ProfileOptions::event_pages, pages
-// of any size down to one event each) are the events of the whole text,
-// in order, and each block's "events" in the text is then [].
+// Events handed over in pages (ProfileOptions::event_pages, down to one event
+// a page) are the whole text's, in order; each block's "events" is then [].
 TEST(Etdump, EventPagesAreTheEventsOfTheWholeText) {
   size_t checked = 0;
   for (const fs::path& etdp : recordings()) {
@@ -198,22 +197,18 @@ TEST(Etdump, EventPagesAreTheEventsOfTheWholeText) {
     ASSERT_TRUE(whole.ok()) << etdp;
     for (size_t page_bytes : {size_t{1}, size_t{300}, kProfilePageBytes}) {
       std::map<size_t, std::string> joined;  // block -> its pages' items, comma-joined
-      size_t last_block = 0;
       ProfileOptions options;
       options.event_page_bytes = page_bytes;
       options.event_pages = [&](size_t block, const std::string& page) {
-        ASSERT_GE(block, last_block) << "pages come in block order";
-        last_block = block;
-        ASSERT_TRUE(parse_json(page).ok()) << page;
-        ASSERT_TRUE(page.size() >= 2 && page.front() == '[' && page.back() == ']');
-        std::string& to = joined[block];
-        to += (to.empty() ? "" : ",") + page.substr(1, page.size() - 2);
+        ASSERT_TRUE(joined.empty() || block >= joined.rbegin()->first) << "pages come in block order";
+        ASSERT_TRUE(parse_json(page).ok() && page.front() == '[' && page.back() == ']') << page;
+        joined[block] += (joined[block].empty() ? "" : ",") + page.substr(1, page.size() - 2);
       };
       auto paged = profile_json(*file, program->program, options);
       ASSERT_TRUE(paged.ok()) << etdp;
       // The whole text with each block's pages put back is the unpaged text.
-      std::string rebuilt;
       const std::string kEvents = "\"events\":[]";
+      std::string rebuilt;
       size_t at = 0, block = 0;
       for (size_t next; (next = paged->find(kEvents, at)) != std::string::npos; at = next + kEvents.size(), ++block)
         rebuilt += paged->substr(at, next - at) + "\"events\":[" + joined[block] + "]";
