@@ -31,11 +31,13 @@ function legendEl() {
 
 // Renders the Program card for one .pte: `source` and `data` ({name: file})
 // as validate takes them; `plans`: {method name: plannedBuffers} from
-// inspect (the memory plan's buffer sizes, per memory id).
-export function renderProgram(box, et, source, data, fileName, { plans = {} } = {}) {
+// inspect (the memory plan's buffer sizes, per memory id); `graph`: the
+// graph made already (the validator's worker: core-check.mjs), or its error.
+export function renderProgram(box, et, source, data, fileName, { plans = {}, graph: made = null } = {}) {
   let graph;
   try {
-    graph = et.graph(source, { data });
+    if (made?.error) throw made.error;
+    graph = made ?? et.graph(source, { data });
   } catch (e) {
     box.replaceChildren(el('p', { class: 'status error', text: `${fileName}: ${errorText(e)}` }));
     return null;
