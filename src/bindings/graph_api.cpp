@@ -1,6 +1,6 @@
 // The embind surface of graph (issue 30): `graph(request, host)` with
 // {"pte": file, "ptds": {name: file}, "method": s | null,
-//  "format": "json" | "dot" | "mermaid"}, files as the glue's fileRequest
+//  "format": "json" | "dot" | "mermaid", "delegates": "collapse" | "expand"}, files as the glue's fileRequest
 // writes them ({"head", "file"}: only heads are read). The Output's text is
 // the graph's JSON (ops/graph.h, inspect/program_graph.h), or the DOT or
 // Mermaid text itself. Kept beside api.cpp, in its own EMSCRIPTEN_BINDINGS
@@ -66,7 +66,14 @@ Status graph_call(const std::string& request_text, Output& out) {
   const std::string name = format && format->is_string() ? format->text() : "json";
   if (name != "json" && name != "dot" && name != "mermaid")
     return make_error(ErrorCode::kInvalidArgument, "format must be 'json', 'dot' or 'mermaid'");
-  ETP_ASSIGN(ProgramGraph graph, graph_of(pte, ptds, method));
+  const Json* delegates = request.find("delegates");
+  const std::string expand = delegates && delegates->is_string() ? delegates->text() : "collapse";
+  if (expand != "collapse" && expand != "expand")
+    return make_error(ErrorCode::kInvalidArgument, "delegates must be 'collapse' or 'expand'");
+  GraphOptions options;
+  options.json = name == "json";
+  options.expand_delegates = expand == "expand";
+  ETP_ASSIGN(ProgramGraph graph, graph_of(pte, ptds, method, options));
   out.set_json(name == "dot" ? graph_dot(graph) : name == "mermaid" ? graph_mermaid(graph) : surrogates_escaped(std::move(graph.json)));
   return {};
 }
