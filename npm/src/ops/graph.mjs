@@ -8,7 +8,7 @@
 // a graph: XNNPACK, Vulkan, MPS, MLX, native).
 import { check, checkOptions } from '../options.mjs';
 import { encodeRequest } from '../marshal.mjs';
-import { readGraphReply, writeGraphReply } from '../marshal/graph-reply.mjs';
+import { readGraphReply } from '../marshal/graph-reply.mjs';
 import { closeAll, fileRequest, openPath } from '../files-in.mjs';
 import { dataFileEntries } from '../data-files.mjs';
 
@@ -22,30 +22,43 @@ const SPEC = {
 };
 
 export function graph(core, pte, options = {}) {
-  return graphWith(core, pte, options, (out, format) => readGraphReply(core.module, out, format));
+  return graphWith(core, pte, options, (request, format) => core.run(() => core.module.graph(request, core.host()),
+    (out) => readGraphReply(core.module, out, format)));
 }
 
 // For the CLI: the JSON reply as the CLI prints it (its schema, command and
-// ok, indented as JSON.stringify does), streamed to write(chunk) straight
-// from the wasm heap, never made into JS objects. Other formats: their text.
+// ok, indented by the core as JSON.stringify does), streamed to
+// write(chunk) from the wasm heap, never made into JS objects: chunks are
+// heap views, valid only during the call. Other formats: their text.
 export function graphTo(core, pte, options, write) {
-  return graphWith(core, pte, options, (out, format) => writeGraphReply(core.module, out, format, write));
+  let failed = null;
+  const sink = (chunk) => {
+    try {
+      write(chunk);
+      return true;
+    } catch (e) {
+      failed = e;
+      return false;
+    }
+  };
+  graphWith(core, pte, options, (request) => core.run(() => core.module.graphTo(request, core.host(), sink), () => {}));
+  if (failed) throw failed;
 }
 
-function graphWith(core, pte, options, reply) {
+function graphWith(core, pte, options, call) {
   const o = checkOptions(options ?? {}, SPEC, 'options');
   const data = dataFileEntries(o.data, 'options.data');
   const opened = [];
   try {
     const ptes = openPath(core, pte, opened);
     const files = data.map(([name, file]) => [name, openPath(core, file, opened)]);
-    return graphSources(core, ptes, files, o.method ?? null, o.format ?? 'json', o.delegates ?? 'collapse', reply);
+    return graphSources(core, ptes, files, o.method ?? null, o.format ?? 'json', o.delegates ?? 'collapse', call);
   } finally {
     closeAll(opened);
   }
 }
 
-function graphSources(core, pte, files, method, format, delegates, reply) {
+function graphSources(core, pte, files, method, format, delegates, call) {
   return core.withScope((scope, heap) => {
     const request = { pte: fileRequest(core, pte, 'pte', scope, heap, 'pte'), method, format, delegates };
     // fromEntries: a .ptd named `__proto__` stays an ordinary key.
@@ -53,6 +66,6 @@ function graphSources(core, pte, files, method, format, delegates, reply) {
       const what = `options.data[${JSON.stringify(name)}]`;
       return [name, fileRequest(core, file, 'ptd', scope, heap, what)];
     }));
-    return core.run(() => core.module.graph(encodeRequest(request), core.host()), (out) => reply(out, format));
+    return call(encodeRequest(request), format);
   });
 }
