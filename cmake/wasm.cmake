@@ -15,29 +15,6 @@ foreach(layer IN LISTS ETPACK_LAYER_TARGETS)
 endforeach()
 target_compile_options(etpack_wasm PRIVATE -flto)
 target_link_options(etpack_wasm PRIVATE -flto)
-# Size (issue 42): -O3 everywhere made a 1.85 MB .wasm, and -Oz everywhere
-# made P1 metadata 2.3-4.7x slower. So: -O3 for what carries a program both
-# ways (value stream, model, flatbuffer reader and encoder, the program reply,
-# the bindings of serialize/deserialize and their marshalling), -Oz for the
-# rest (validate, inspect, the other ops, the delegate/ETDump/bundle/
-# safetensors readers, the other bindings). Under LTO each function keeps its
-# own attribute (minsize), so cold code is not grown by inlining. Less code
-# also starts faster: Node compiles a wasm function the first time it runs.
-set(ETPACK_COLD_LAYERS etpack_format etpack_validate etpack_inspect etpack_ops)
-foreach(layer IN LISTS ETPACK_COLD_LAYERS)
-  target_compile_options(${layer} PRIVATE -Oz)
-endforeach()
-set(ETPACK_SOURCE "${CMAKE_CURRENT_SOURCE_DIR}/src")
-set_source_files_properties(
-  "${ETPACK_SOURCE}/ops/deserialize.cpp" "${ETPACK_SOURCE}/ops/program_reply.cpp" "${ETPACK_SOURCE}/ops/serialize_for_executorch.cpp"
-  PROPERTIES COMPILE_OPTIONS -O3)
-file(GLOB ETPACK_COLD_SOURCES CONFIGURE_DEPENDS
-  "${ETPACK_SOURCE}/read/delegate/*.cpp" "${ETPACK_SOURCE}/read/etdump_*.cpp" "${ETPACK_SOURCE}/read/bundled_*.cpp"
-  "${ETPACK_SOURCE}/read/safetensors_*.cpp" "${ETPACK_SOURCE}/read/requirements.cpp" "${ETPACK_SOURCE}/read/method_allocator.cpp"
-  "${ETPACK_SOURCE}/encode/bundled_*.cpp" "${ETPACK_SOURCE}/encode/safetensors_*.cpp" "${ETPACK_SOURCE}/encode/externalize*.cpp"
-  "${ETPACK_SOURCE}/bindings/bundled_api.cpp" "${ETPACK_SOURCE}/bindings/delegate_api.cpp" "${ETPACK_SOURCE}/bindings/etdump_api.cpp"
-  "${ETPACK_SOURCE}/bindings/graph_api.cpp" "${ETPACK_SOURCE}/bindings/weights_api.cpp" "${ETPACK_SOURCE}/bindings/host_call.cpp")
-set_source_files_properties(${ETPACK_COLD_SOURCES} PROPERTIES COMPILE_OPTIONS -Oz)
 set(ETPACK_NPM_DIST "${CMAKE_CURRENT_SOURCE_DIR}/npm/dist" CACHE PATH "Where the wasm build writes the package's module")
 set_target_properties(etpack_wasm PROPERTIES
   OUTPUT_NAME etpack
