@@ -12,11 +12,18 @@ foreach(layer IN LISTS ETPACK_LAYER_TARGETS)
   target_compile_options(${layer} PRIVATE -fsanitize=fuzzer-no-link ${ETPACK_FUZZ_FLAGS})
 endforeach()
 
-add_executable(etpack_fuzz_artifacts tests/fuzz/fuzz_artifacts.cpp)
-target_link_libraries(etpack_fuzz_artifacts PRIVATE etpack)
-target_include_directories(etpack_fuzz_artifacts PRIVATE tests)
-target_compile_options(etpack_fuzz_artifacts PRIVATE -fsanitize=fuzzer ${ETPACK_FUZZ_FLAGS} ${ETPACK_WARNINGS})
-target_link_options(etpack_fuzz_artifacts PRIVATE -fsanitize=fuzzer,address,undefined)
+# One target per operation family over .pte/.ptd inputs (issue 42: each
+# runs only its own operations, so each input costs less): read and validate,
+# inspect and graph, write and repack. Run alone,
+#   build/fuzz/etpack_fuzz_read -max_total_time=30 -max_len=4096 build/fuzz/seeds/artifacts
+foreach(target etpack_fuzz_read etpack_fuzz_inspect etpack_fuzz_repack)
+  string(REPLACE "etpack_" "" source "${target}")
+  add_executable(${target} tests/fuzz/${source}.cpp)
+  target_link_libraries(${target} PRIVATE etpack)
+  target_include_directories(${target} PRIVATE tests)
+  target_compile_options(${target} PRIVATE -fsanitize=fuzzer ${ETPACK_FUZZ_FLAGS} ${ETPACK_WARNINGS})
+  target_link_options(${target} PRIVATE -fsanitize=fuzzer,address,undefined)
+endforeach()
 
 # safetensors reader/writer and the weights matcher (issue 28), the .bpte
 # reader (issue 27): run alone,

@@ -19,8 +19,9 @@ platformHooks.nodeStream = nodeStream;
 
 // Where the wasm is: `locateFile`'s answer (a path or a file: URL), else
 // dist/etpack.wasm next to this module, else etpack.wasm next to it (a
-// bundle with the file copied beside it), else the installed package's (a
-// bundle run where node_modules is). Paths are made with path.join from
+// bundle with the file copied beside it), else one folder up (the package's
+// CLI bundle, dist/cli/), else the installed package's (a bundle run where
+// node_modules is). Paths are made with path.join from
 // this module's own path, not `new URL('....wasm', import.meta.url)` or
 // `require.resolve('....wasm')`: a bundler's server pass (Next.js, with
 // webpack or Turbopack) would take those for modules to bundle, and fail on
@@ -39,6 +40,7 @@ function wasmFile(locateFile) {
   const candidates = locateFile ? [locateFile(WASM, '')] : [
     here && join(here, 'dist', WASM),
     here && join(here, WASM),
+    here && join(here, '..', WASM),
     attempt(() => join(dirname(createRequire(import.meta.url).resolve('executorch-pack/package.json')), 'dist', WASM)),
   ];
   const errors = [];

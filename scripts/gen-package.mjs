@@ -26,6 +26,8 @@
 //                           src/core/value_stream_tags.def (the core's StreamTag)
 //   npm/dist/etpack-wasm.inline.mjs  the wasm as base64 in a JS module, for
 //                           `executorch-pack/inline` (bundlers without .wasm assets)
+//   npm/dist/cli/           the CLI bundled into one module with a chunk per
+//                           command (scripts/build-cli.mjs; package.json's `bin`)
 //   npm/README.md           the user README, npm/docs/README.md (the repository's
 //                           README.md is for contributors)
 //   npm/LICENSE, npm/examples/  copies of the repository's, so the tarball
@@ -34,6 +36,7 @@ import { readFileSync, writeFileSync, mkdirSync, readdirSync, existsSync, rename
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { buildCli } from './build-cli.mjs';
 import { HEADER, defRows, fileKinds, parseFbs, safetensorsDtypes, scalarTypes, schemaEnums, streamTags } from './gen-tables.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -270,9 +273,10 @@ export function generate() {
   put(join(npm, 'src/generated/schema-enums.mjs'), schemaEnums());
   put(join(npm, 'src/generated/stream-tags.mjs'), streamTags());
   if (existsSync(join(npm, 'dist/etpack.wasm'))) put(join(npm, 'dist/etpack-wasm.inline.mjs'), inlineWasm());
+  if (existsSync(join(npm, 'dist/etpack.mjs'))) buildCli(npm);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   generate();
-  console.log('gen-package: wrote npm/types/, npm/src/scalar-type.mjs, npm/src/generated/, npm/dist/etpack-wasm.inline.mjs, npm/README.md, npm/LICENSE, npm/examples/');
+  console.log('gen-package: wrote npm/types/, npm/src/scalar-type.mjs, npm/src/generated/, npm/dist/etpack-wasm.inline.mjs, npm/dist/cli/, npm/README.md, npm/LICENSE, npm/examples/');
 }

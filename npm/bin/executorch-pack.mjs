@@ -7,8 +7,11 @@
 // contents); 2 usage, I/O, network, or an output that may not be written;
 // 128+N stopped by signal N. With --json every reply, errors included, is
 // one JSON document on stdout with `ok`; every error names its file.
-import { readFileSync } from 'node:fs';
-import init from '../index.node.mjs';
+// Only what every run needs is imported here: the library (and its wasm) is
+// loaded by the first command that calls `init`, so `--version` and
+// `--help` never load it. The published package runs this file bundled into
+// one module, with a chunk per command (scripts/build-cli.mjs, dist/cli/).
+import { VERSION } from '../src/version.mjs';
 import { UsageError, closest, parseArgs } from '../src/cli/args.mjs';
 import { errorDocument, exitStatus, jsonReply, reportError } from '../src/cli/report.mjs';
 import { stringify } from '../src/cli/format.mjs';
@@ -30,7 +33,8 @@ async function help(command) {
   return 0;
 }
 
-const version = () => JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+const version = () => VERSION;
+const init = async (options) => (await import('../index.node.mjs')).default(options);
 
 async function main(argv, json) {
   const args = json && !commandNamed(argv[0]) ? argv.filter((a) => a !== '--json') : argv;

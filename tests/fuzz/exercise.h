@@ -20,6 +20,7 @@
 #include "core/blob.h"
 #include "core/json.h"
 #include "inspect/inspect.h"
+#include "ops/graph.h"
 #include "read/ptd_reader.h"
 #include "read/pte_reader.h"
 #include "validate/validate.h"
@@ -85,30 +86,37 @@ inline FileSource head_only(const Blob& whole, bool ptd, uint32_t source, std::v
   return {Blob::view(head.data(), head.size()), Blob::external(info, whole.size())};
 }
 
-// Runs every reader of untrusted bytes on the pair, serializes every result
-// (so nothing is skipped), and returns the promises between them that broke:
+// The pair as head-only files (read through a PairHost): built once per input.
+struct HeadOnly {
+  HeadOnlyPair h;
+  explicit HeadOnly(const Blob& pte, const Blob& ptd) {
+    h.files[0] = pte;
+    h.files[1] = ptd;
+    auto host = std::make_shared<PairHost>(h.files);
+    h.pte = head_only(pte, false, 0, h.pte_head, host);
+    h.ptd = head_only(ptd, true, 1, h.ptd_head, host);
+  }
+};
+
+inline bool uncoded(ErrorCode c) { return c == ErrorCode::kOk || c == ErrorCode::kInternal; }
+inline bool limit(ErrorCode c) { return c == ErrorCode::kLimitExceeded || c == ErrorCode::kResourceLimit; }
+inline volatile size_t sink = 0;  // every result is serialized, so nothing is skipped
+
+// Read and validate: the readers and the validator on the pair, and the
+// promises between them:
 // - validate finds no error => the matching reader accepts the file;
-// - the reader accepts the file => inspect summarizes it (or hits its limit);
+// - the pte reader accepts the file => read_pte_program does too;
 // - every error carries a code other than kOk/kInternal;
-// - validate and inspect from heads (the rest peeked) say exactly what they
-//   say from the whole files.
-// Crashes, hangs and sanitizer reports are the caller's to notice.
-inline std::vector<std::string> exercise(const Blob& pte, const Blob& ptd) {
-  std::vector<std::string> broken;
+// - validate from heads (the rest peeked) says exactly what it says from
+//   the whole files.
+inline void exercise_read(const Blob& pte, const Blob& ptd, std::vector<std::string>& broken) {
   auto pte_file = deserialize_pte_binary(pte);
   auto pte_program = read_pte_program(pte);
   auto ptd_file = deserialize_ptd(ptd);
-  auto pte_summary = inspect_pte(pte);
-  auto ptd_summary = inspect_ptd(ptd);
   ValidationReport pte_alone = validate_artifacts(pte, {});
   ValidationReport ptd_alone = validate_ptd("fuzz.ptd", ptd);
   ValidationReport together = validate_artifacts(pte, {{"fuzz.ptd", ptd}});
-  static volatile size_t sink = 0;
-  for (const auto* summary : {&pte_summary, &ptd_summary})
-    if (summary->ok()) sink = sink + write_json(summary->value()).size();
   for (const auto* report : {&pte_alone, &ptd_alone, &together}) sink = sink + write_json(report->to_json()).size();
-
-  auto uncoded = [](ErrorCode c) { return c == ErrorCode::kOk || c == ErrorCode::kInternal; };
   if (!pte_file.ok() && uncoded(pte_file.error().code)) broken.push_back("uncoded: " + pte_file.error().message);
   if (!ptd_file.ok() && uncoded(ptd_file.error().code)) broken.push_back("uncoded: " + ptd_file.error().message);
   if (pte_alone.ok() && !pte_file.ok())
@@ -116,32 +124,53 @@ inline std::vector<std::string> exercise(const Blob& pte, const Blob& ptd) {
   if (ptd_alone.ok() && !ptd_file.ok()) broken.push_back("validate_ptd ok, deserialize_ptd fails: " + ptd_file.error().message);
   if (pte_file.ok() && !pte_program.ok())
     broken.push_back("deserialize ok, read_pte_program fails: " + pte_program.error().message);
-  auto limit = [](ErrorCode c) { return c == ErrorCode::kLimitExceeded || c == ErrorCode::kResourceLimit; };
-  if (pte_program.ok() && !pte_summary.ok() && !limit(pte_summary.error().code))
-    broken.push_back("read_pte_program ok, inspect_pte fails: " + pte_summary.error().message);
-  if (ptd_file.ok() && !ptd_summary.ok() && !limit(ptd_summary.error().code))
-    broken.push_back("deserialize_ptd ok, inspect_ptd fails: " + ptd_summary.error().message);
 
-  HeadOnlyPair h;
-  h.files[0] = pte;
-  h.files[1] = ptd;
-  auto host = std::make_shared<PairHost>(h.files);
-  h.pte = head_only(pte, false, 0, h.pte_head, host);
-  h.ptd = head_only(ptd, true, 1, h.ptd_head, host);
+  HeadOnly heads(pte, ptd);
   auto same = [&](const char* what, const Result<ValidationReport>& got, const ValidationReport& want) {
     if (!got.ok()) broken.push_back(std::string(what) + " from heads fails: " + got.error().message);
     else if (write_json(got->to_json()) != write_json(want.to_json())) broken.push_back(std::string(what) + " from heads differs");
   };
-  same("validate_artifacts", validate_artifacts(h.pte, {}), pte_alone);
-  same("validate_ptd", validate_ptd("fuzz.ptd", h.ptd), ptd_alone);
-  same("validate_artifacts with .ptd", validate_artifacts(h.pte, {{"fuzz.ptd", h.ptd}}), together);
+  same("validate_artifacts", validate_artifacts(heads.h.pte, {}), pte_alone);
+  same("validate_ptd", validate_ptd("fuzz.ptd", heads.h.ptd), ptd_alone);
+  same("validate_artifacts with .ptd", validate_artifacts(heads.h.pte, {{"fuzz.ptd", heads.h.ptd}}), together);
+}
+
+// Inspect and graph: the summaries and the plan graph, and the promises:
+// - a file the reader accepts is summarized (or hits a limit);
+// - the graph's refusals are coded;
+// - inspect from heads says exactly what it says from the whole files.
+inline void exercise_inspect(const Blob& pte, const Blob& ptd, std::vector<std::string>& broken) {
+  auto pte_program = read_pte_program(pte);
+  auto ptd_file = deserialize_ptd(ptd);
+  auto pte_summary = inspect_pte(pte);
+  auto ptd_summary = inspect_ptd(ptd);
+  for (const auto* summary : {&pte_summary, &ptd_summary})
+    if (summary->ok()) sink = sink + write_json(summary->value()).size();
+  if (pte_program.ok() && !pte_summary.ok() && !limit(pte_summary.error().code))
+    broken.push_back("read_pte_program ok, inspect_pte fails: " + pte_summary.error().message);
+  if (ptd_file.ok() && !ptd_summary.ok() && !limit(ptd_summary.error().code))
+    broken.push_back("deserialize_ptd ok, inspect_ptd fails: " + ptd_summary.error().message);
+  auto graph = graph_of(FileSource::in_memory(pte), {{"fuzz.ptd", FileSource::in_memory(ptd)}}, std::nullopt);
+  if (graph.ok()) sink = sink + graph_dot(*graph).size() + graph_mermaid(*graph).size();
+  else if (uncoded(graph.error().code)) broken.push_back("graph uncoded: " + graph.error().message);
+
+  HeadOnly heads(pte, ptd);
   auto same_summary = [&](const char* what, Result<Json> got, Result<Json>& want) {
     if (got.ok() != want.ok() || (got.ok() && write_json(*got) != write_json(*want)) ||
         (!got.ok() && got.error().code != want.error().code))
       broken.push_back(std::string(what) + " from heads differs");
   };
-  same_summary("inspect_pte", inspect_pte(h.pte), pte_summary);
-  same_summary("inspect_ptd", inspect_ptd(h.ptd), ptd_summary);
+  same_summary("inspect_pte", inspect_pte(heads.h.pte), pte_summary);
+  same_summary("inspect_ptd", inspect_ptd(heads.h.ptd), ptd_summary);
+}
+
+// Both families above on the pair (what the unit tests replay for saved
+// findings; validate ok => reader ok => inspect ok joins them). Returns the promises that broke. Crashes,
+// hangs and sanitizer reports are the caller's to notice.
+inline std::vector<std::string> exercise(const Blob& pte, const Blob& ptd) {
+  std::vector<std::string> broken;
+  exercise_read(pte, ptd, broken);
+  exercise_inspect(pte, ptd, broken);
   return broken;
 }
 

@@ -2,7 +2,6 @@
 // given (a program and the .ptd files after it), one per line with a
 // summary, or as JSON, SARIF, JUnit or GitHub annotations
 // (../validate-formats.mjs); exit 0 no errors, 1 errors found.
-import { readFileSync } from 'node:fs';
 import { printable } from '../format.mjs';
 import { parseHeaders, timeoutMs } from '../inputs.mjs';
 import { UsageError, nonNegativeInt, parseArgs } from '../args.mjs';
@@ -10,6 +9,7 @@ import { validateTargetOptions } from '../requirements.mjs';
 import { groupModels, runStatus, validateAll } from '../validate-run.mjs';
 import { FORMATS, github, json, junit, sarif, text } from '../validate-formats.mjs';
 import { EtpackError } from '../../errors.mjs';
+import { VERSION } from '../../version.mjs';
 
 export const usage = `Usage: executorch-pack validate FILE... [--format text|json|sarif|junit|github] [--jobs N]
        [--json] [--runtime X.Y] [--backends A,B]
@@ -96,8 +96,7 @@ export async function run(argv, { init, help }) {
     const { code, message, file, exitStatus, hint } = results[0].error;
     throw Object.assign(new EtpackError(code, message), { file, exitStatus }, hint ? { hint } : {});
   }
-  const version = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version;
-  const write = { text, json, sarif: (r) => sarif(r, version), junit, github }[format];
+  const write = { text, json, sarif: (r) => sarif(r, VERSION), junit, github }[format];
   process.stdout.write(write(results));
   return runStatus(results);
 }
