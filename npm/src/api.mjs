@@ -77,6 +77,9 @@ export function createApi(initialModule, platform, version) {
       sha256Of,
       guard: (fn, self, args) => core.guard(fn, self, args),
       safetensorsHead: (tensors, metadata) => core.guard(() => safetensorsHead(core, tensors, metadata), null, []),
+      // serializePteBinary that puts only the delegates `extractOnly` marks in segments.
+      serializePteKeeping: (pteFile, config, options, extractOnly) =>
+        core.guard(() => serializePteBinary(core, pteFile, config, options, extractOnly), null, []),
     },
   };
   // diff, ptdFromWeights, pteWithWeights, exportWeights: built on the calls
