@@ -9,6 +9,7 @@
 // max), over the calls in execute blocks, in the file's time unit.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,16 +21,28 @@
 
 namespace etpack {
 
+// The size at which a page of events is handed to ProfileOptions::event_pages.
+inline constexpr size_t kProfilePageBytes = size_t{1} << 20;
+
 struct ProfileOptions {
   // The method of each block in file order, as the user names it; nullopt
   // (or a list shorter than the blocks) leaves that block to inference.
   std::vector<std::optional<std::string>> methods;
   // The method of every block `methods` leaves unnamed (a one-method run).
   std::optional<std::string> all_blocks;
+  // When set, each block's events are handed over as they are written, as
+  // JSON arrays of about kProfilePageBytes each (the block's index, the
+  // array's text, valid only during the call), in file order, and the
+  // block's "events" in the returned text is []: the caller reads pages
+  // while the join goes on, so the whole text is never held at once (a
+  // million events are ~200 MB of it). Unset: the events are in the text.
+  std::function<void(size_t block, const std::string& events)> event_pages;
+  size_t event_page_bytes = kProfilePageBytes;  // a page is handed over once it holds this many
 };
 
 // The join and its statistics as JSON text (see npm/index.d.ts, Profile):
-// {"blocks": [...], "operators": [...], "delegates": [...], "warnings": [...]}.
+// {"blocks": [...], "operators": [...], "delegates": [...], "warnings": [...]}
+// (a block's events go to options.event_pages when it is set).
 // Errors: kInvalidArgument for a named method the program lacks.
 Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& program, const ProfileOptions& options);
 
