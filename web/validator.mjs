@@ -50,9 +50,11 @@ const STORAGE = { segment: 'in the constant segment', inline: 'inline in the pro
 const constantsText = (c) => (c.storage === 'none' || !c.count
   ? 'No constant data.' : `${c.count} tensor(s), ${fmt(c.totalBytes)}, ${STORAGE[c.storage] ?? c.storage}`);
 
-// A model-card value as the file holds it: int64 exact, -0 kept, strings quoted.
+// A model-card value as the file holds it: int64 exact, -0 kept, strings
+// quoted, a NaN other than the canonical one with its bits ({ nanBits }).
 const cardValue = (v) => (Array.isArray(v) ? `[${v.map(cardValue).join(', ')}]`
-  : typeof v === 'string' ? JSON.stringify(v) : Object.is(v, -0) ? '-0' : v === null ? 'None' : String(v));
+  : typeof v === 'string' ? JSON.stringify(v) : Object.is(v, -0) ? '-0' : v === null ? 'None'
+    : typeof v === 'object' && typeof v.nanBits === 'string' ? `NaN (0x${v.nanBits})` : String(v));
 
 // The model card first: methods that return only constants (get_max_seq_len, ...).
 function metadataEl(metadata) {

@@ -79,6 +79,9 @@ export function createApi(initialModule, platform, version) {
       // graph()'s reply streamed as the CLI prints it (ops/graph.mjs).
       graphTo: (pte, options, write) => core.guard(() => graphTo(core, pte, options, write), null, []),
       safetensorsHead: (tensors, metadata) => core.guard(() => safetensorsHead(core, tensors, metadata), null, []),
+      // serializePteBinary that puts only the delegates `extractOnly` marks in segments.
+      serializePteKeeping: (pteFile, config, options, extractOnly) =>
+        core.guard(() => serializePteBinary(core, pteFile, config, options, extractOnly), null, []),
     },
   };
   // diff, ptdFromWeights, pteWithWeights, exportWeights: built on the calls

@@ -9,6 +9,9 @@
 // Cases and values are kept in Maps keyed by number, never in arrays indexed
 // by a claimed number, and every count a name or the metadata claims is
 // checked against the values that back it before anything is made for it.
+import { isNanBits, nanBitsValue } from './marshal/nan-bits.mjs';
+
+const QUIET_NAN_HEX = '7ff8000000000000';
 const INDEX = '(0|[1-9][0-9]{0,9})';
 export const VALUE_NAME = new RegExp(`^(.*)\\.${INDEX}\\.(input|output)\\.${INDEX}$`, 's');
 // What looks like a value name, canonical or not (refused when not).
@@ -38,7 +41,8 @@ const DECIMAL = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 // A metadata value ("Int 5", ...) as a bundle value, or an Error message.
 // Exactly the spellings unbundle writes: "None"; "Int N" (a canonical
 // decimal in int64); "Bool true|false"; "Double X" with X a decimal number,
-// NaN, Infinity, -Infinity or -0 (no hex, no spaces, no other words).
+// NaN (the quiet NaN), "NaN 0x" + 16 lowercase hex digits (any other NaN,
+// its bits), Infinity, -Infinity or -0 (no other hex, spaces or words).
 export function scalarValue(text, name) {
   const m = /^(Int|Double|Bool|None)(?: (.*))?$/s.exec(text);
   if (!m) throw new Error(`metadata ${name}: "${text}" is none of "Int N", "Double X", "Bool true|false", "None"`);
@@ -60,8 +64,17 @@ export function scalarValue(text, name) {
   }
   const special = { NaN, Infinity, '-Infinity': -Infinity, '-0': -0 };
   if (arg !== undefined && Object.hasOwn(special, arg)) return { val_type: 'Double', val: { double_val: special[arg] } };
+  const nan = /^NaN 0x([0-9a-f]{16})$/.exec(arg ?? '');
+  if (nan) {
+    // Another NaN than the quiet one (written "NaN"), its bits kept.
+    const bits = nanBitsValue(nan[1]);
+    if (!isNanBits(bits) || nan[1] === QUIET_NAN_HEX) {
+      throw new Error(`metadata ${name}: "${arg}" is not a NaN other than the quiet NaN (write the quiet NaN as "NaN")`);
+    }
+    return { val_type: 'Double', val: { double_val: bits } };
+  }
   if (arg === undefined || !DECIMAL.test(arg) || !Number.isFinite(Number(arg))) {
-    throw new Error(`metadata ${name}: "${arg}" is not a number (a decimal, NaN, Infinity, -Infinity or -0)`);
+    throw new Error(`metadata ${name}: "${arg}" is not a number (a decimal, NaN, NaN 0x<16 hex digits>, Infinity, -Infinity or -0)`);
   }
   return { val_type: 'Double', val: { double_val: Number(arg) } };
 }

@@ -312,7 +312,8 @@ export function createWeightsApi(et) {
   // fully-qualified name, after `rename`), for programs exported without a
   // .ptd. dtype and shape must match; a constant buffer shared by tensors
   // must get one value for all of them. Constants the checkpoints do not
-  // name keep their bytes (listed in `kept`). The layout is the input's
+  // name keep their bytes (listed in `kept`). The layout is the input's (each
+  // delegate in a segment or inline as it was)
   // unless options say otherwise (segmentAlignment, constantTensorAlignment,
   // delegateAlignment, extractDelegateSegments as for serializePteBinary).
   async function pteWithWeights(pte, checkpoints, options = {}) {
@@ -332,14 +333,19 @@ export function createWeightsApi(et) {
     for (const a of assigned) storage.set(a.tensor.bufferIndex, asRangeSource(assignedData(a, files, a.tensor)));
     // A shallow copy: only constant_buffer entries are replaced.
     const constants = program.constant_buffer.map((b, i) => (storage.has(i) ? { ...b, storage: storage.get(i) } : b));
-    const delegatesInSegments = summary.methods.some((m) => m.delegates.some((d) => d.location === 'segment'));
+    // Each delegate stays where it was (a segment or inline), in
+    // execution-plan order, unless extractDelegateSegments says otherwise.
+    const inSegment = summary.methods.flatMap((m) => m.delegates.map((d) => d.location === 'segment'));
+    const keep = options?.extractDelegateSegments === undefined && inSegment.some(Boolean);
     const config = {
       segmentAlignment: options?.segmentAlignment ?? Number(summary.segmentAlignment ?? 128),
       constantTensorAlignment: options?.constantTensorAlignment,
       delegateAlignment: options?.delegateAlignment,
-      extractDelegateSegments: options?.extractDelegateSegments ?? delegatesInSegments,
+      extractDelegateSegments: options?.extractDelegateSegments ?? keep,
     };
-    const pteOut = et.serializePteBinary({ ...deserialized, program: { ...program, constant_buffer: constants } }, config, { output });
+    const pteFile = { ...deserialized, program: { ...program, constant_buffer: constants } };
+    const pteOut = keep ? et._internal.serializePteKeeping(pteFile, config, { output }, inSegment)
+      : et.serializePteBinary(pteFile, config, { output });
     return { pte: pteOut, replaced, kept, unused };
   }
 

@@ -3,6 +3,10 @@
 
 import type { Int64 } from '../index.js';
 import type { DataFiles, MetadataValue } from './repack.js';
+import type { NanBits } from './program.js';
+
+/** A model-card value: a metadata value, or a non-canonical NaN's bits. */
+export type CardValue = MetadataValue | NanBits | CardValue[];
 
 // --- inspect -------------------------------------------------------------------
 // Sizes and offsets are Numbers; a value read from a file that exceeds 2^53
@@ -126,9 +130,10 @@ export interface PteSummary {
   /**
    * The model card: each method that runs no instruction and returns only
    * non-tensor constants (get_max_seq_len, get_bos_id, ...), by name: its
-   * value (one output) or the array of its values (several).
+   * value (one output) or the array of its values (several). A Double NaN
+   * other than the canonical one is {@link NanBits} (its sign and payload).
    */
-  metadata: Record<string, MetadataValue | MetadataValue[]>;
+  metadata: Record<string, CardValue | CardValue[]>;
   methods: MethodSummary[];
   /** The method allocator for the whole model (see MethodAllocatorBytes). */
   methodAllocator: ModelMethodAllocator;

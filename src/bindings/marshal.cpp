@@ -127,6 +127,10 @@ Result<PteConfig> pte_config_from_json(const Json* j) {
     return std::optional<uint64_t>(*n);
   };
   if (const Json* v = j->find("extract_delegate_segments"); v && !v->is_null()) c.extract_delegate_segments = v->bool_value();
+  // Internal (pteWithWeights keeps each delegate where its input had it):
+  // per delegate in execution-plan order, whether it goes to a segment.
+  if (const Json* v = j->find("extract_only"); v && v->is_array())
+    for (const Json& b : v->items()) c.extract_only.push_back(b.bool_value());
   ETP_ASSIGN(auto seg, positive(j->find("segment_alignment"), "segmentAlignment"));
   if (seg) c.segment_alignment = *seg;
   ETP_ASSIGN(c.constant_tensor_alignment, positive(j->find("constant_tensor_alignment"), "constantTensorAlignment"));

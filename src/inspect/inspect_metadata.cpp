@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "core/le_bytes.h"
+#include "core/nan_bits.h"
 
 namespace etpack {
 namespace {
@@ -14,6 +15,18 @@ double as_double(uint64_t bits) {
   double d;
   std::memcpy(&d, &bits, sizeof d);
   return d;
+}
+
+// A double of the card: a NaN other than the canonical one keeps its bits
+// as { "nanBits": "<16 hex digits>" } (core/nan_bits.h), the form JS shows
+// on every other path (inspect's reply is plain JSON: no marker needed).
+Json card_double(double d) {
+  if (auto hex = noncanonical_nan_hex(d)) {
+    Json out = Json::object();
+    out.set("nanBits", Json::string(*hex));
+    return out;
+  }
+  return Json::real(d);
 }
 
 double double_field(const TableValue& t, std::string_view name) {
@@ -44,14 +57,14 @@ class ConstantReader {
     if (type == "Null") return Json::null();
     if (type == "Int") return Json::integer(val->get_int("int_val"));
     if (type == "Bool") return Json::boolean(val->get_uint("bool_val") != 0);
-    if (type == "Double") return Json::real(double_field(*val, "double_val"));
+    if (type == "Double") return card_double(double_field(*val, "double_val"));
     if (type == "String") {
       const Value& s = val->get("string_val");
       return Json::string(s.is_string() ? s.str() : std::string());
     }
     const Value& items = val->get("items");
     if (type == "DoubleList") return list(items, BaseType::kDouble, [](const Value& v, size_t i) {
-      return Json::real(as_double(scalar_vector_uint(v, BaseType::kDouble, i)));
+      return card_double(as_double(scalar_vector_uint(v, BaseType::kDouble, i)));
     });
     if (type == "BoolList") return list(items, BaseType::kBool, [](const Value& v, size_t i) {
       return Json::boolean(scalar_vector_uint(v, BaseType::kBool, i) != 0);

@@ -33,7 +33,12 @@ struct FbVector {
 class FbBytes {
  public:
   // `base` is added to offsets in messages (the buffer may be a file slice).
-  FbBytes(const uint8_t* data, uint64_t size, uint64_t base) : data_(data), size_(size), base_(base) {}
+  // `as_runtime`: only what a reader without the verifier needs to stay
+  // in the buffer is checked (the runtime reads a .ptd so): an offset may
+  // be 0 or unaligned, a vtable's size odd or past the end (each slot is
+  // bounds-checked where a field is read).
+  FbBytes(const uint8_t* data, uint64_t size, uint64_t base, bool as_runtime = false)
+      : data_(data), size_(size), base_(base), as_runtime_(as_runtime) {}
 
   const uint8_t* data() const { return data_; }
   uint64_t size() const { return size_; }
@@ -48,10 +53,10 @@ class FbBytes {
     if (!has(at, 4)) return fail(at, "offset field past the end of the flatbuffer");
     const uint32_t offset = read_le<uint32_t>(data_ + at);
     // flatbuffers::Verifier::VerifyOffset: "may not point to itself".
-    if (offset == 0) return fail(at, "offset 0 points at itself");
+    if (offset == 0 && !as_runtime_) return fail(at, "offset 0 points at itself");
     uint64_t target = at + offset;
     if (target >= size_) return fail(at, "offset points past the end of the flatbuffer");
-    if (target % 4 != 0) return fail(at, "offset target is not 4-byte aligned");
+    if (target % 4 != 0 && !as_runtime_) return fail(at, "offset target is not 4-byte aligned");
     return target;
   }
 
@@ -68,8 +73,9 @@ class FbBytes {
     // by the verifier or any accessor, so it is not checked: 0, or a size
     // past the end, loads in the runtime as any other (RUNTIME.md, round 2).
     // Each field is bounds-checked where it is read (field()).
-    if (vt % 2 != 0 || !has(vt, 2)) return fail(vt, def.name + " vtable misaligned or truncated");
+    if ((vt % 2 != 0 && !as_runtime_) || !has(vt, 2)) return fail(vt, def.name + " vtable misaligned or truncated");
     uint16_t vt_size = read_le<uint16_t>(data_ + vt);
+    if (as_runtime_) return FbTable{pos, vt, vt_size};
     if (vt_size % 2 != 0 || !has(vt, vt_size))
       return fail(vt, def.name + " vtable size " + std::to_string(vt_size) + " invalid");
     return FbTable{pos, vt, vt_size};
@@ -85,7 +91,10 @@ class FbBytes {
   // table does not hold it.
   Result<uint64_t> field(const FbTable& t, const TableDef& def, const FieldDef& f) const {
     uint64_t slot = 4 + 2 * static_cast<uint64_t>(f.id);
-    if (slot + 2 > t.vtable_size) return uint64_t{0};
+    // flatbuffers' GetOptionalFieldOffset reads a slot that starts inside
+    // the vtable's size (an odd size includes half a slot).
+    if (as_runtime_ ? slot >= t.vtable_size : slot + 2 > t.vtable_size) return uint64_t{0};
+    if (as_runtime_ && !has(t.vtable + slot, 2)) return fail(t.vtable + slot, def.name + "." + f.name + "'s vtable slot lies outside the flatbuffer");
     uint16_t voff = read_le<uint16_t>(data_ + t.vtable + slot);
     if (voff == 0) return uint64_t{0};
     size_t width = is_scalar(f.type) ? scalar_size(f.type) : inline_struct_size(f.type, f.table);
@@ -124,6 +133,7 @@ class FbBytes {
   const uint8_t* data_;
   uint64_t size_;
   uint64_t base_;
+  bool as_runtime_;
 };
 
 }  // namespace etpack

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -46,10 +47,22 @@ struct SegmentRange {
 struct PtdLayout {
   uint64_t table_offset = 0;  // where the table lies in the file
   TensorView view;            // scalar_type, rank, sizes, dim_order, sizes_offset (view_tensor's fields)
+  // dim_order's own length. read_ptd_entries reads the rank's bytes of
+  // dim_order into the view, as the runtime does, whatever this says.
+  uint64_t dim_order_count = 0;
+};
+
+// A part of one segment or named-data entry that could not be read (a
+// table, field or vector outside the flatbuffer, or a key string without
+// its NUL): where, and what. Only read_ptd_entries records these.
+struct PtdFault {
+  uint64_t offset = 0;  // in the file
+  std::string message;
 };
 
 struct PtdTable {
   static constexpr uint32_t kNoLayout = UINT32_MAX;
+  static constexpr uint32_t kNoFault = UINT32_MAX;
 
   PtdHeader header;
   uint64_t flatbuffer_end = 0;  // header.flatbuffer_offset + flatbuffer_size, checked
@@ -58,13 +71,30 @@ struct PtdTable {
   bool has_segments = false;    // the FlatTensor table holds the field
   bool has_named_data = false;
   std::vector<SegmentRange> segments;
+  // The segments vector's length. read_ptd_entries reads only the slots
+  // inside the flatbuffer into `segments`; this may claim more.
+  uint64_t segment_count = 0;
   // named_data, one row per entry, in file order.
   std::vector<std::string_view> keys;  // views into the file's head; data() == nullptr: no key
   std::vector<uint32_t> segment_index;
   std::vector<uint32_t> layout;  // index into `layouts`, or kNoLayout
   std::vector<PtdLayout> layouts;  // in order of first use
+  // read_ptd_entries only (empty otherwise): per segment and per entry, the
+  // index in `faults` of what could not be read, or kNoFault. A faulty
+  // segment reads as (0, 0); an entry whose segment_index could not be read
+  // as segment 0, whose tensor_layout could not be read as kNoLayout.
+  std::vector<PtdFault> faults;
+  std::vector<uint32_t> segment_fault;
+  std::vector<uint32_t> entry_fault;
+  uint32_t version_fault = kNoFault;  // FlatTensor.version could not be read (read as 0)
 
   size_t named_count() const { return keys.size(); }
+  const PtdFault* fault_of_segment(size_t i) const {
+    return i < segment_fault.size() && segment_fault[i] != kNoFault ? &faults[segment_fault[i]] : nullptr;
+  }
+  const PtdFault* fault_of_entry(size_t i) const {
+    return i < entry_fault.size() && entry_fault[i] != kNoFault ? &faults[entry_fault[i]] : nullptr;
+  }
   std::optional<std::string_view> key(size_t i) const {
     if (keys[i].data() == nullptr) return std::nullopt;
     return keys[i];
@@ -88,6 +118,17 @@ Result<PtdTable> read_ptd_table(const Blob& head, uint64_t file_size);
 // instead of failing the read: every column was still read with the bounds
 // checks above (validate: the runtime never verifies a .ptd).
 Result<PtdTable> read_ptd_table(const Blob& head, uint64_t file_size, Status* verification);
+
+// As the runtime reads a .ptd (extension/flat_tensor/flat_tensor_data_map.cpp
+// never verifies it): the header, the FlatTensor table and its two vectors,
+// and every entry's table and key (MergedDataMap::load reads every key)
+// must read, else the error as above; a segment, or an entry's
+// segment_index or tensor_layout (read only for the keys a program looks
+// up), that cannot be read is recorded in the table's fault columns
+// instead. A key whose NUL terminator is missing is an entry fault (the
+// runtime reads it as a longer C string). flatc's verifier's verdict is
+// stored in `verification`, never fails the read.
+Result<PtdTable> read_ptd_entries(const Blob& head, uint64_t file_size, Status* verification);
 
 // Where field `field` ("segment_index", "tensor_layout", "key") of
 // named_data[entry] lies in a .ptd whose table read_ptd_table read from

@@ -109,7 +109,11 @@ Result<ValidationReport> validate_artifacts(const FileSource& pte,
   PtdIndex index;
   // What the program looks up in its .ptd files (unknown without a program).
   std::optional<std::unordered_set<std::string>> keys;
-  if (program) keys = external_keys(program->program);
+  if (program) {
+    keys = external_keys(program->program);
+    if (!ptds.empty())  // the blobs are decoded only when some .ptd may hold what they ask for
+      for (std::string key : delegate_keys(pte, *program)) keys->insert(std::move(key));
+  }
   for (const auto& [name, file] : ptds) validate_ptd_into(report, name, file, &index, options, keys ? &*keys : nullptr);
   if (ptds.size() > 1) check_data_files_merge(report, index);
   if (program) {

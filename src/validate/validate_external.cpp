@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "model/scalar_type.h"
+#include "read/delegate/delegate_blobs.h"
+#include "read/delegate/delegate_payload.h"
+#include "read/delegate/payload_summary.h"
 #include "validate/validate_internal.h"
 
 namespace etpack {
@@ -33,6 +36,24 @@ std::unordered_set<std::string> external_keys(const TableValue& program) {
     const Value& name = info.table().get("fully_qualified_name");
     if (name.is_string()) out.insert(c_string_prefix(name.str()));
   });
+  return out;
+}
+
+std::unordered_set<std::string> delegate_keys(const FileSource& pte, const PteFile& file) {
+  std::unordered_set<std::string> out;
+  const Value& plans = file.program.get("execution_plan");
+  for (size_t p = 0; plans.is_items() && p < plans.items().size(); ++p) {
+    const Value& delegates = plans.items()[p].table().get("delegates");
+    for (size_t d = 0; delegates.is_items() && d < delegates.items().size(); ++d) {
+      const TableValue& delegate = delegates.items()[d].table();
+      std::optional<Blob> blob = delegate_blob_in_memory(pte, file, delegate);
+      if (!blob) continue;
+      const Value& id = delegate.get("id");
+      auto payload = decode_delegate_in_program(*blob, id.is_string() ? id.str() : std::string());
+      if (!payload.ok()) continue;  // DELEGATE_PAYLOAD_INVALID (validate_delegates.cpp)
+      for (const PayloadNamedKey& k : summarize_payload(*payload).named_keys) out.insert(c_string_prefix(k.key));
+    }
+  }
   return out;
 }
 

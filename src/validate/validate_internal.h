@@ -177,9 +177,10 @@ using PtdIndex = std::unordered_map<std::string, std::vector<PtdEntry>>;
 
 // Validates one .ptd into `report`; adds its keys to `index` when given.
 // Heads hold at least min(size, kMinimumHeadBytes) bytes (validate.cpp checks).
-// `read_keys`: the keys the program's EXTERNAL tensors look up (up to a
-// NUL, as the runtime does); an entry no tensor looks up is never read by
-// the runtime (it never verifies a .ptd), so its faults are warnings.
+// `read_keys`: the keys the program's EXTERNAL tensors and delegates look
+// up (up to a NUL, as the runtime does); an entry none looks up is never
+// read by the runtime (it never verifies a .ptd), so its faults are
+// warnings, and the file is read per entry (read_ptd_entries).
 // nullptr: no program to tell (a .ptd on its own): every entry counts.
 void validate_ptd_into(ValidationReport& report, const std::string& name, const FileSource& ptd, PtdIndex* index,
                        const ValidateOptions& options = {}, const std::unordered_set<std::string>* read_keys = nullptr);
@@ -187,6 +188,10 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
 // The keys the EXTERNAL tensors of `program` look up: each
 // fully_qualified_name up to its first NUL (method.cpp passes c_str()).
 std::unordered_set<std::string> external_keys(const TableValue& program);
+// The named-data keys the delegates' backends look up at init() (each up
+// to its first NUL): a backend reads those entries' data (get_data), not
+// their layouts. Blobs that do not decode add none.
+std::unordered_set<std::string> delegate_keys(const FileSource& pte, const PteFile& file);
 
 // A name as the runtime reads it (a C string): up to its first NUL.
 std::string c_string_prefix(std::string_view name);

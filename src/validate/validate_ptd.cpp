@@ -123,7 +123,8 @@ KeyRepeats repeated_keys(const PtdTable& ptd) {
   for (size_t i = 0; i < ptd.named_count(); ++i) {
     auto key = ptd.key(i);
     if (!key) continue;
-    auto [it, added] = first.emplace(*key, i);
+    // MergedDataMap::load keys its map by each key's C string (up to a NUL).
+    auto [it, added] = first.emplace(key->substr(0, key->find('\0')), i);
     if (added) continue;
     out.repeat[i] = true;
     auto [r, fresh] = first_repeat_of.emplace(it->second, i);
@@ -159,7 +160,8 @@ struct LayoutCheck {
 bool entry_read(const PtdTable& ptd, size_t i, const std::unordered_set<std::string>* read_keys) {
   if (read_keys == nullptr) return true;
   const std::optional<std::string_view> key = ptd.key(i);
-  return key && read_keys->count(std::string(*key)) > 0;
+  // MergedDataMap maps each entry's C string to its file.
+  return key && read_keys->count(std::string(key->substr(0, key->find('\0')))) > 0;
 }
 
 // Segments the runtime loads: those of the entries it reads.
@@ -196,6 +198,8 @@ void check_named_data(FindingSink& sink, const PtdTable& ptd, const std::vector<
                                "InvalidExternalData or the bytes as they are)",
                      at, where);
     };
+    if (const PtdFault* f = ptd.fault_of_entry(i))
+      fault(finding::kFlatbufferInvalid, path + " cannot be read: " + f->message, f->offset, path);
     bool unique = false;
     if (!key) {
       sink.error(finding::kNamedDataKeyMissing, path + " has no key", std::nullopt, path + ".key");
@@ -209,6 +213,11 @@ void check_named_data(FindingSink& sink, const PtdTable& ptd, const std::vector<
     if (segment < segments.size()) {
       referenced[segment] = true;
       seg = &segments[segment];
+    } else if (segment < ptd.segment_count) {
+      fault(finding::kFlatbufferInvalid,
+            path + " is segment " + std::to_string(segment) + ", whose slot lies past the flatbuffer's end (the segments "
+                   "vector claims " + std::to_string(ptd.segment_count) + " and holds " + std::to_string(segments.size()) + ")",
+            ptd_entry_field_offset(head, i, "segment_index"), path + ".segment_index");
     } else {
       fault(finding::kSegmentIndexOutOfRange,
             path + " is segment " + std::to_string(segment) + ", but the file has " + std::to_string(segments.size()) +
@@ -220,6 +229,12 @@ void check_named_data(FindingSink& sink, const PtdTable& ptd, const std::vector<
     if (const PtdLayout* layout = ptd.layout_of(i)) {
       const TensorView& view = layout->view;
       const LayoutCheck& check = layouts[ptd.layout[i]];
+      if (view.dim_order_length && layout->dim_order_count != *view.dim_order_length)
+        sink.warning(finding::kLayoutInvalid,
+                     path + ".tensor_layout.dim_order holds " + std::to_string(layout->dim_order_count) + " entries for rank " +
+                         std::to_string(*view.dim_order_length) + "; the runtime reads only the first " + std::to_string(*view.dim_order_length) +
+                         " bytes (create_tensor_layout), so this changes nothing it loads",
+                     view.sizes_offset, path + ".tensor_layout");
       for (const ShapeProblem& p : check.problems)
         fault(finding::kLayoutInvalid, path + ".tensor_layout " + p.message, view.sizes_offset, path + ".tensor_layout");
       const std::optional<uint64_t>& nbytes = check.nbytes;
@@ -250,6 +265,16 @@ void check_named_data(FindingSink& sink, const PtdTable& ptd, const std::vector<
                    segments[i].start, "segments[" + std::to_string(i) + "]");
 }
 
+// The segments as check_segments judges them: one that cannot be read
+// (read_ptd_entries) sits, empty, at the previous one's offset, so that it
+// adds no finding of order or bounds (its own is FLATBUFFER_INVALID).
+std::vector<SegmentRange> judged_segments(const PtdTable& ptd) {
+  std::vector<SegmentRange> out = ptd.segments;
+  for (size_t i = 0; i < out.size(); ++i)
+    if (ptd.fault_of_segment(i)) out[i] = SegmentRange{i ? out[i - 1].offset : 0, 0};
+  return out;
+}
+
 }  // namespace
 
 void validate_ptd_into(ValidationReport& report, const std::string& name, const FileSource& file, PtdIndex* index,
@@ -273,13 +298,35 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
                0, "FlatTensor");
     return;
   }
-  auto table = read_ptd_table(file.head, file.size());
+  // With a program to tell what is looked up, the file is read as the
+  // runtime reads it (read_ptd_entries): what only an unused key would make
+  // it read may be unreadable, and flatc's verifier is not the judge.
+  Status verification;
+  auto table = read_keys ? read_ptd_entries(file.head, file.size(), &verification) : read_ptd_table(file.head, file.size());
   if (!table.ok()) {
     report_read_error(sink, table.error());
-    return refused();
+    if (!read_keys) return refused();
+    // Read as the runtime reads it: what failed is a part it reads for
+    // every load (the FlatTensor table, its vectors, every entry's key).
+    for (size_t i = errors_before; i < report.errors.size(); ++i)
+      report.errors[i].message +=
+          "; the runtime reads this part of every .ptd it loads, without a verifier: it reads outside the bytes it "
+          "loaded (undefined behaviour: a crash, or a load from other bytes)";
+    return;
   }
   const PtdTable& ptd = table.value();
+  if (!verification.ok())
+    sink.warning(finding::kFlatbufferInvalid,
+                 "flatc's verifier refuses the FlatTensor flatbuffer: " + verification.error().message +
+                     "; the runtime never verifies a .ptd (FlatTensorDataMap::load), and the findings below say "
+                     "whether a part it reads is broken",
+                 0, "FlatTensor");
   const PtdHeader& h = ptd.header;
+  if (ptd.version_fault != PtdTable::kNoFault)
+    sink.warning(finding::kFlatbufferInvalid,
+                 "FlatTensor.version cannot be read: " + ptd.faults[ptd.version_fault].message +
+                     "; runtimes before pytorch/executorch PR #22114 never read it, later ones check it at load",
+                 ptd.faults[ptd.version_fault].offset, "version");
   if (ptd.version != 0)
     check_schema_version(sink, "FlatTensor", ptd.version, ptd.version_offset, options,
                          "FlatTensorDataMap::load: InvalidExternalData");
@@ -306,14 +353,37 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
                      "base was moved, and the runtime would silently read every tensor from other bytes",
                  32, "header.segment_base_offset");
     uint64_t data_size = std::min(h.segment_data_size, file.size() - h.segment_base_offset);
-    checked = check_segments(sink, ptd.segments, h.segment_base_offset, data_size,
+    checked = check_segments(sink, judged_segments(ptd), h.segment_base_offset, data_size,
                              infer_segment_alignment(ptd.flatbuffer_end, h.segment_base_offset), &seg_read);
   } else {
     checked.resize(ptd.segments.size());
   }
+  if (ptd.segment_count > ptd.segments.size())
+    sink.warning(finding::kFlatbufferInvalid,
+                 "FlatTensor.segments claims " + std::to_string(ptd.segment_count) + " segments; the slots of " +
+                     std::to_string(ptd.segments.size()) + " lie inside the flatbuffer. The runtime reads only the slots "
+                     "of the entries it looks up",
+                 std::nullopt, "segments");
+  for (size_t i = 0; i < ptd.segments.size(); ++i)
+    if (const PtdFault* f = ptd.fault_of_segment(i)) {
+      const std::string path = "segments[" + std::to_string(i) + "]";
+      if (seg_read[i])
+        sink.error(finding::kFlatbufferInvalid, path + " cannot be read: " + f->message, f->offset, path);
+      else
+        sink.warning(finding::kFlatbufferInvalid,
+                     path + " cannot be read: " + f->message +
+                         "; no entry a program tensor uses points at it, so the runtime never reads it",
+                     f->offset, path);
+    }
   check_named_data(sink, ptd, checked, index, file.head, read_keys);
-  if (segments_ok)
-    check_layout_bytes(sink, file, ptd_layout(file.head, file.size(), ptd, ptd_segment_uses(ptd)), &seg_read);
+  if (segments_ok) {
+    // Where the bytes of a segment that cannot be read lie is unknown: what
+    // looks like padding may be its data, so padding is no proof then.
+    const bool unknown = std::any_of(ptd.segment_fault.begin(), ptd.segment_fault.end(),
+                                     [](uint32_t f) { return f != PtdTable::kNoFault; });
+    const std::vector<bool> none(ptd.segments.size(), false);
+    check_layout_bytes(sink, file, ptd_layout(file.head, file.size(), ptd, ptd_segment_uses(ptd)), unknown ? &none : &seg_read);
+  }
 }
 
 }  // namespace etpack

@@ -150,6 +150,22 @@ test('tied weights: export-weights writes both names; one value under either nam
   assert.deepEqual(stored(readFileSync(out)), NEW);
 });
 
+test('pteWithWeights keeps each delegate where it was: in a segment or inline, mixed in one file', async () => {
+  const pte = et.deserializePteBinary(tiedProgram());
+  // Delegates 0 and 2 in segments, 1 inline.
+  const mixed = et._internal.serializePteKeeping(pte, { extractDelegateSegments: true }, {}, [true, false, true]);
+  const where = (bytes) => delegatesOf(bytes).map((d) => d.location);
+  assert.deepEqual(where(mixed), ['segment', 'inline', 'segment']);
+  const st = safetensorsBytes([{ name: 'emb.weight', dtype: 'F32', shape: [3], bytes: float32([0.5, -0.25, 8]) }]);
+  const r = await et.pteWithWeights(mixed, [st]);
+  assert.deepEqual(r.replaced, ['emb.weight', 'lm_head.weight']);
+  assert.deepEqual(where(r.pte), ['segment', 'inline', 'segment']);
+  for (let i = 0; i < 3; ++i) assert.deepEqual(et.extract(r.pte, { delegate: i }).bytes, et.extract(mixed, { delegate: i }).bytes);
+  // Asked for: every delegate with data in segments, or every one inline.
+  assert.deepEqual(where((await et.pteWithWeights(mixed, [st], { extractDelegateSegments: true })).pte), ['segment', 'segment', 'segment']);
+  assert.deepEqual(where((await et.pteWithWeights(mixed, [st], { extractDelegateSegments: false })).pte), ['inline', 'inline', 'inline']);
+});
+
 test('weights PTE model.ptd --from W keeps the entries it does not replace (ext.w) byte for byte; --drop lists what goes', async () => {
   const pte = join(EVERYTHING, 'out.pte');
   const w = file('w.safetensors', bytesOf(et.exportWeights(pte, data13()).safetensors));

@@ -60,6 +60,19 @@ TEST(InspectMetadata, ConstantMethodsMapToTheirValuesExactly) {
   EXPECT_EQ(r->members()[8].first, "methods");
 }
 
+// A NaN other than the canonical one keeps its bits, as { nanBits } (the
+// form JS shows on every other path: core/nan_bits.h); the canonical one
+// stays a NaN.
+TEST(InspectMetadata, ANonCanonicalNanKeepsItsBits) {
+  const std::string values = R"([{"val_type": "Double", "val": {"double_val": "\u0000Bfff8000000000001"}},
+                                 {"val_type": "DoubleList", "val": {"items": ["\u0000B7ff0000000000abc", 1.5]}},
+                                 {"val_type": "Double", "val": {"double_val": "\u0000B7ff8000000000000"}}])";
+  auto r = inspect_program(plan("nan", values, "[0, 1, 2]"));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(write_json(*r->find("metadata")),
+            R"({"nan": [{"nanBits": "fff8000000000001"}, [{"nanBits": "7ff0000000000abc"}, 1.5], NaN]})");
+}
+
 TEST(InspectMetadata, AProgramWithoutConstantMethodsHasAnEmptyCard) {
   auto r = inspect_program(plan("forward", R"([{"val_type": "Tensor", "val": {"scalar_type": 6, "sizes": [1], "dim_order": [0]}}])", "[0]"));
   ASSERT_TRUE(r.ok()) << r.error().message;

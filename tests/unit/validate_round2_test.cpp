@@ -241,6 +241,53 @@ TEST(ValidateRound2, PtdEntryNoTensorUsesIsAWarning) {
   expect_one(r, r.errors, finding::kLayoutInvalid, "named_data[1].tensor_layout", sizes);
 }
 
+bool has_path(const std::vector<Finding>& list, const std::string& code, const std::string& path) {
+  for (const Finding* f : with_code(list, code))
+    if (f->path == path) return true;
+  return false;
+}
+
+// What the runtime reads of a .ptd (flat_tensor_data_map.cpp, no
+// verifier): every key as a C string (MergedDataMap::load), then for a
+// looked-up key its length and bytes, segment and layout (rank bytes of
+// dim_order). Outside that, flatc's verifier's refusal is a warning.
+TEST(ValidateRound2, PtdIsReadAsTheRuntimeReadsIt) {
+  const Blob pte = load_file(conformance(kEverything) / "out.pte");
+  // A key's length broken: the C string still reads; the lookup by length
+  // misses it. ext.w (unused): warnings; lin.bias (EXTERNAL): an error.
+  for (size_t entry : {2u, 1u}) {
+    std::vector<uint8_t> model = vector_file(kEverything, "model.ptd");
+    Walk w{model};
+    const size_t key = w.string(w.element(w.root(), 2, entry), 0);
+    write_le<uint32_t>(&model[key - 4], 0x7fffffff);
+    ValidationReport r = validate_artifacts(pte, everything_ptds(model));
+    const std::string path = "named_data[" + std::to_string(entry) + "]";
+    EXPECT_TRUE(has_path(r.warnings, finding::kFlatbufferInvalid, "FlatTensor")) << describe(r);
+    EXPECT_EQ(r.ok(), entry == 2) << describe(r);
+    EXPECT_TRUE(has_path(entry == 2 ? r.warnings : r.errors, finding::kFlatbufferInvalid, path)) << describe(r);
+  }
+  // dim_order's own length is never read: lin.bias's claims 1,000,000.
+  {
+    std::vector<uint8_t> model = vector_file(kEverything, "model.ptd");
+    Walk w{model};
+    const size_t dim_order = w.deref(w.field(w.table(w.element(w.root(), 2, 1), 2), 2));
+    write_le<uint32_t>(&model[dim_order], 1000000);
+    ValidationReport r = validate_artifacts(pte, everything_ptds(model));
+    EXPECT_TRUE(r.ok()) << describe(r);
+    EXPECT_TRUE(has_path(r.warnings, finding::kLayoutInvalid, "named_data[1].tensor_layout")) << describe(r);
+  }
+  // A segments vector claiming more slots than the flatbuffer holds: only
+  // the slots the entries name are read.
+  std::vector<uint8_t> shard = vector_file(kEverything, "shard_b.ptd");
+  Walk w{shard};
+  write_le<uint32_t>(&shard[w.deref(w.field(w.root(), 1))], 5000000);
+  ValidationReport r = validate_artifacts(pte, everything_ptds(vector_file(kEverything, "model.ptd"), shard));
+  EXPECT_TRUE(r.ok()) << describe(r);
+  EXPECT_TRUE(has_path(r.warnings, finding::kFlatbufferInvalid, "segments")) << describe(r);
+  // Without a program to tell, the file is judged whole, as before.
+  EXPECT_FALSE(validate_ptd("shard_b.ptd", view(shard)).ok());
+}
+
 // An EXTERNAL tensor's name is a C string to the runtime
 // (parse_external_constants: fully_qualified_name()->c_str() is the key).
 TEST(ValidateRound2, ExternalNameIsLookedUpUpToItsNul) {

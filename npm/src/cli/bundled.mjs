@@ -8,8 +8,9 @@
 // (CASE and I decimal, from 0; METHOD may itself contain dots). Tensors
 // are laid out contiguously unless metadata `NAME.dim_order` says otherwise
 // ("[0, 2, 1]"). Values that are no tensor are metadata entries of that
-// name: "Int 5", "Double 1.5" (a decimal, or NaN, Infinity, -Infinity, -0),
-// "Bool true", "None"; nothing else (no hex, no trailing words). CASE and I
+// name: "Int 5", "Double 1.5" (a decimal, or NaN, Infinity, -Infinity, -0,
+// or "NaN 0x<16 hex digits>": another NaN's bits), "Bool true", "None";
+// nothing else (no other hex, no trailing words). CASE and I
 // are canonical decimals (no leading zeros); each name is given once across
 // all files (a tensor and a metadata entry of one name clash); a
 // NAME.dim_order needs a tensor NAME. METHOD may be empty (".0.input.0"). Metadata "bundle.version" (default 0) and
@@ -51,6 +52,9 @@ export function scalarText(value) {
   if (value.val_type === 'Int') return `Int ${value.val.int_val ?? 0}`;
   if (value.val_type === 'Bool') return `Bool ${Boolean(value.val.bool_val)}`;
   const d = value.val.double_val ?? 0;
+  // A NaN other than the quiet one comes as { nanBits } (../marshal/nan-bits.mjs):
+  // "Double NaN 0x<16 hex digits>" keeps its sign and payload.
+  if (d !== null && typeof d === 'object') return `Double NaN 0x${String(d.nanBits).toLowerCase()}`;
   return `Double ${Object.is(d, -0) ? '-0' : String(d)}`;
 }
 

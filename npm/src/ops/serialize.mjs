@@ -84,12 +84,15 @@ export function serializeForExecutorch(core, emitterOutput, config = {}, dataSer
   });
 }
 
-export function serializePteBinary(core, pteFile, config = {}, options = {}) {
+// `extractOnly` (internal: pteWithWeights): with extractDelegateSegments,
+// per delegate in execution-plan order, whether it goes to a segment.
+export function serializePteBinary(core, pteFile, config = {}, options = {}, extractOnly = null) {
   if (!pteFile || typeof pteFile !== 'object') throw invalidArgument('serializePteBinary takes { program, mutableData, namedData }');
   const delivery = outputOptions(options, 'options');
   return core.withScope((scope, heap) => {
     const request = emitterRequest({ mutableData: pteFile.mutableData ?? pteFile.mutable_data ?? null }, scope);
     request.config = pteConfigToCore(config ?? {}, false);
+    if (extractOnly) request.config.extract_only = extractOnly;
     request.named_data = storeRequest(core, pteFile.namedData ?? pteFile.named_data ?? null, scope, 'namedData');
     const text = putProgram(pteFile.program, scope, heap, request);
     return core.run(() => core.module.serializePteBinary(text.ptr, text.len, encodeRequest(request), core.host()),

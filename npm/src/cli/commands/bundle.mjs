@@ -16,7 +16,9 @@ a test case is a tensor (or a metadata entry) of the safetensors files named
   METHOD.CASE.output.I    expected output I
 A tensor is contiguous unless metadata "NAME.dim_order" gives its dim order
 ("[0, 2, 1]"). A value that is no tensor is a metadata entry of that name:
-"Int 5", "Double 1.5", "Bool true" or "None". Metadata "bundle.version" and
+"Int 5", "Double 1.5" (also NaN, Infinity, -Infinity, -0, and "NaN 0x" + 16
+hex digits for a NaN with another sign or payload), "Bool true" or "None".
+Metadata "bundle.version" and
 "bundle.suites" ([[method, case count], ...]: suite order, empty cases) are
 optional (unbundle writes them). CASE and I are canonical decimals (no
 leading zeros); each name is given once across all files; other tensors are

@@ -33,10 +33,12 @@ const shape = (s) => (s ? `[${s.join(', ')}]` : '-');
 const ioLine = (v) => printable(`${v.type}${v.dtype ? ` ${v.dtype}` : ''}${v.shape ? ` ${shape(v.shape)}` : ''} (value ${v.index})`);
 
 // A model-card value as written in the file: int64 exact, -0 kept, strings
-// quoted (a string "128" is not the number 128), lists in brackets.
+// quoted (a string "128" is not the number 128), lists in brackets, a NaN
+// other than the canonical one with its bits ({ nanBits }).
 function cardValue(v) {
   if (Array.isArray(v)) return `[${v.map(cardValue).join(', ')}]`;
   if (typeof v === 'string') return JSON.stringify(v);
+  if (v !== null && typeof v === 'object' && typeof v.nanBits === 'string') return `NaN (0x${v.nanBits})`;
   if (Object.is(v, -0)) return '-0';
   return v === null ? 'None' : String(v);
 }

@@ -27,7 +27,7 @@ Options:
 What the naming cannot give back byte for byte is refused, saying why,
 and nothing is written: a tensor whose scalar type has no safetensors dtype
 or whose data is not exactly its sizes' bytes, a suite without a method
-name, a Double NaN other than the quiet NaN 0x7ff8000000000000.
+name.
 
 Exit status: 0 written; 1 the file cannot be read, or it holds what the
 naming cannot give back (above); 2 usage or I/O problems (including files
@@ -41,9 +41,8 @@ const SPEC = { output: 'value', force: 'flag', json: 'flag', help: 'flag' };
 // What the naming cannot give back to `bundle` byte for byte is refused
 // here, saying why, before anything is written: a suite without a method
 // name, a tensor whose data is not exactly its scalar type x sizes (a
-// safetensors tensor is), a NaN other than the quiet NaN "Double NaN" reads
-// as (its sign and payload would be lost; `bits` from inspect's summary).
-function casesFile(et, bundle, summary) {
+// safetensors tensor is).
+function casesFile(et, bundle) {
   const tensors = [];
   const pieces = [];
   const metadata = [['bundle.version', String(bundle.version ?? 0)],
@@ -51,21 +50,12 @@ function casesFile(et, bundle, summary) {
   bundle.method_test_suites.forEach((suite, s) => {
     if (typeof suite.method_name !== 'string') throw new Error(`suite ${s} has no method name: its cases cannot be named METHOD.CASE...`);
     suite.test_cases.forEach((c, i) => {
-      for (const [kind, list, summaryKey] of [['input', c.inputs, 'inputs'], ['output', c.expected_outputs, 'expectedOutputs']]) {
+      for (const [kind, list] of [['input', c.inputs], ['output', c.expected_outputs]]) {
         list.forEach((v, k) => {
           const name = valueName(suite.method_name, i, kind, k);
           if (v.val_type !== 'Tensor') {
-            // A NaN other than the canonical one comes from the core as
-            // { nanBits } (npm/src/marshal/nan-bits.mjs), the canonical one as NaN.
-            const d = v.val_type === 'Double' ? v.val.double_val : undefined;
-            if (v.val_type === 'Double' && (Number.isNaN(d) || (d !== null && typeof d === 'object' && 'nanBits' in d))) {
-              const bits = summary?.methodTestSuites?.[s]?.testCases?.[i]?.[summaryKey]?.[k]?.bits ??
-                (typeof d === 'object' && d !== null ? `0x${String(d.nanBits).toLowerCase()}` : undefined);
-              if (bits !== QUIET_NAN) {
-                throw new Error(`${name} is a NaN with bits ${bits ?? 'unknown'}: metadata "Double NaN" is the quiet NaN ${QUIET_NAN}, ` +
-                  'so its sign and payload cannot be written for bundle to give back');
-              }
-            }
+            // A NaN other than the quiet one comes from the core as
+            // { nanBits } and is written "Double NaN 0x<bits>" (scalarText).
             metadata.push([name, scalarText(v)]);
             return;
           }
@@ -89,12 +79,6 @@ function casesFile(et, bundle, summary) {
   return { artifact: new Artifact([{ bytes: head }, ...pieces], size), tensors: tensors.length, values: metadata.length - 2 };
 }
 
-const QUIET_NAN = '0x7ff8000000000000';
-
-// Doubles that are NaN need their bits, which only inspect's summary keeps.
-const hasNaN = (bundle) => bundle.method_test_suites.some((s) => s.test_cases.some((c) =>
-  [...c.inputs, ...c.expected_outputs].some((v) => v.val_type === 'Double' && Number.isNaN(v.val.double_val))));
-
 export async function run(argv, { init, help }) {
   const { options, positional } = parseArgs(argv, SPEC, 'unbundle');
   if (options.help) return help('unbundle');
@@ -108,7 +92,7 @@ export async function run(argv, { init, help }) {
       const bundle = et.deserializeBundledProgram(input);
       let cases;
       try {
-        cases = casesFile(et, bundle, hasNaN(bundle) ? et.inspect(input) : null);
+        cases = casesFile(et, bundle);
       } catch (e) {
         if (e.code) throw e;
         throw cliError('INVALID_INPUT', e.message, 1);
