@@ -19,7 +19,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-120}"
 shared="${ETPACK_SHARED_DIR:-../shared}"
-build=build/fuzz
+# ETPACK_FUZZ_BUILD: a build directory already configured with
+# -DETPACK_FUZZ=ON (scripts/test-all.sh passes its sanitizer build, so CI
+# compiles the library once for the unit tests and the fuzzers).
+build="${ETPACK_FUZZ_BUILD:-build/fuzz}"
 target="$build/etpack_fuzz_artifacts"
 separator=$'\n--etpack-ptd--\n'  # keep in sync with tests/fuzz/exercise.h
 

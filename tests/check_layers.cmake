@@ -28,10 +28,6 @@ set(never_inspect encode)
 # reach the readers, writers, judge and views only through ops/ (one op per
 # call the JS makes), and need nothing of schema/ or plan/.
 set(only_bindings bindings core model format ops)
-# Files allowed past their layer's `only` list for now, each with why:
-# weights_api.cpp and its request fields (weights_fields.h, which names the
-# safetensors reader's escaping) await their move into ops/ (issue 36).
-set(only_exceptions bindings/weights_api.cpp bindings/weights_fields.h)
 # flatc's generated headers belong to the schema layer.
 set(generated_headers program_generated.h flat_tensor_generated.h scalar_type_generated.h
   bundled_program_generated.h schema_enums.h)
@@ -88,7 +84,7 @@ foreach(rel IN LISTS files)
         list(APPEND problems "src/${rel}:${n}: \"${inc}\" is outside src/'s layers")
       elseif(DEFINED never_${layer} AND target IN_LIST never_${layer})
         list(APPEND problems "src/${rel}:${n}: ${layer}/ may never include \"${inc}\"")
-      elseif(DEFINED only_${layer} AND NOT target IN_LIST only_${layer} AND NOT rel IN_LIST only_exceptions)
+      elseif(DEFINED only_${layer} AND NOT target IN_LIST only_${layer})
         list(JOIN only_${layer} ", " allowed)
         list(APPEND problems "src/${rel}:${n}: ${layer}/ may include only ${allowed}, not \"${inc}\"")
       elseif(NOT target STREQUAL layer AND NOT rank_${target} LESS rank_${layer})

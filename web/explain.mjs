@@ -25,6 +25,7 @@ const EXPLAIN = [
   [/^CONSTANT_OFFSET_MOVED$/, 'A constant\'s offset was moved: the runtime would silently hand that tensor other bytes.'],
   [/^HEADER_(SIZE_LARGER|LENGTH_UNUSUAL)$/, 'A header field is larger than needed; the runtime reads past it and loads the same bytes. Odd, not fatal.'],
   [/^NAME_TRUNCATED_AT_NUL$/, 'A name holds a NUL byte: the runtime reads names as C strings and looks up the part before the NUL, so another kernel or backend runs, or none is found. For a tensor\'s name that still resolves, or an operator no instruction calls, it is only a warning.'],
+  [/^OPERATOR_NAME_TOO_LONG$/, 'An operator\'s kernel name (name.overload) is 100 characters or more: the runtime builds it in a 100-byte buffer and refuses a longer one, so load_method fails. For an operator no instruction calls, it is only a warning.'],
   [/^SCHEMA_VERSION_TOO_NEW$/, 'The file\'s schema version is above 0: ExecuTorch 1.5 and later refuse it (InvalidProgram for a .pte, InvalidExternalData for a .ptd); earlier releases never read it. Writers stamp 0.'],
   [/^CHAIN_VALUE_INDEX_UNREAD$/, 'A chain\'s own inputs/outputs list points past the method\'s values: the runtime never reads these lists, so the file loads. Odd, not fatal.'],
   [/^PTD_OLD_LAYOUT$/, 'The .ptd was written in the FlatTensor layout of ExecuTorch 0.6, which newer runtimes misread.'],

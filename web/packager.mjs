@@ -2,6 +2,7 @@ import { etReady, readFile, fmt, el, renderFileMap, download, errorText, buildDe
 import { wireWeights } from './weights-tools.mjs';
 import { explain } from './explain.mjs';
 import { wireBundleCases } from './bundle-cases.mjs';
+import { coreCall } from './core-client.mjs';
 
 const $ = (id) => document.getElementById(id);
 const status = (text, isError = false) => { $('status').textContent = text; $('status').className = `status${isError ? ' error' : ''}`; };
@@ -136,23 +137,35 @@ async function repack() {
 // a whole file into wasm memory); larger ones: use the CLI.
 const CHECK_LIMIT = 512 << 20;
 
+// The worker's 'outputs' on this thread (no worker could start).
+function checkOutputs(et, files, bytes) {
+  const caught = (f) => { try { return f(); } catch (e) { return { error: e }; } };
+  return { summaries: bytes.map((b) => caught(() => et.inspect(b))),
+    report: caught(() => et.validate(bytes[0], Object.fromEntries(files.slice(1).map(([name], i) => [name, bytes[i + 1]])))) };
+}
+
 async function showResult(et, out) {
   const box = $('result'); box.replaceChildren();
   const names = outputNames(Object.keys(out.ptd));
   const files = [[names.pte, out.pte], ...Object.values(out.ptd).map((a, i) => [names.ptd[i], a])];
   const total = files.reduce((n, [, a]) => n + a.size, 0);
   const bytes = total <= CHECK_LIMIT ? await Promise.all(files.map(([, a]) => a.bytes())) : null;
+  // inspect and validate in the core's worker (core-worker.mjs 'outputs'),
+  // the page answering meanwhile.
+  const checked = bytes && await coreCall('outputs', { files: files.map(([name], i) => ({ name, bytes: bytes[i] })) }, () => checkOutputs(et, files, bytes));
   files.forEach(([name, a], i) => {
     const m = el('div'); box.append(el('h3', { text: `${name} — ${fmt(a.size)}` }), m);
-    if (!bytes) return;
-    try { renderFileMap(m, et.inspect(bytes[i]), name); } catch (e) { m.append(el('p', { class: 'status error', text: errorText(e) })); }
+    if (!checked) return;
+    const s = checked.summaries[i];
+    if (s.error) m.append(el('p', { class: 'status error', text: errorText(s.error) })); else renderFileMap(m, s, name);
   });
-  if (bytes) {
-    try {
-      const v = et.validate(bytes[0], Object.fromEntries(files.slice(1).map(([name], i) => [name, bytes[i + 1]])));
+  if (checked) {
+    const v = checked.report;
+    if (v.error) box.append(el('p', { class: 'status error', text: errorText(v.error) }));
+    else {
       box.append(el('p', { class: `verdict-line ${v.ok ? 'ok' : 'bad'}`, text: v.ok ? `Outputs validate: ok (${v.warnings.length} warning(s)).`
         : `Outputs do not validate: ${v.errors.map((f) => f.code).join(', ')}` }));
-    } catch (e) { box.append(el('p', { class: 'status error', text: errorText(e) })); }
+    }
   } else {
     box.append(el('p', { class: 'hint', text: `${fmt(total)} of output: too large to inspect here; check it with \`npx executorch-pack validate\`.` }));
   }

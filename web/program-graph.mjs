@@ -19,23 +19,26 @@ export const svgEl = (tag, attrs = {}) => {
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
   return e;
 };
-export const INSTRUCTION_KINDS = new Set(['kernel', 'delegate', 'jumpFalse', 'move', 'free', 'unknown']);
+export const INSTRUCTION_KINDS = new Set(['kernel', 'delegate', 'delegateNode', 'jumpFalse', 'move', 'free', 'unknown']);
 
 // What a node is called in the legend and the properties panel.
 export const KIND_NAMES = {
-  kernel: 'operator', delegate: 'delegate', input: 'input', output: 'output', constant: 'constant',
+  kernel: 'operator', delegate: 'delegate', delegateNode: 'delegate node', input: 'input', output: 'output', constant: 'constant',
   external: 'external (.ptd)', mutable: 'mutable', jumpFalse: 'control', move: 'control', free: 'control', unknown: 'unknown',
 };
 
-// The method's indexes the windows are planned from (once per method).
+// The method's indexes the windows are planned from (once per method, and
+// again when a delegate is expanded). Windows count positions in
+// `instructions` (an expanded delegate's nodes share its order).
 export function indexMethod(method) {
   const nodesById = new Map();
   for (const n of method.nodes) nodesById.set(n.id, n);
   const instructions = method.nodes.filter((n) => n.instruction !== null);
+  const positions = new Map(instructions.map((n, i) => [n.id, i]));
   const incoming = new Map(), outgoing = new Map();
   const push = (map, id, e) => { let l = map.get(id); if (!l) map.set(id, l = []); l.push(e); };
   for (const e of method.edges) { push(incoming, e.to, e); push(outgoing, e.from, e); }
-  return { method, nodesById, instructions, incoming, outgoing };
+  return { method, nodesById, instructions, positions, incoming, outgoing };
 }
 
 // The edges an instruction shows: incoming ones, then the method outputs it
@@ -102,7 +105,7 @@ export function drawWindow(index, start, end, { open, pinned, maxChars, onMore, 
     for (const e of ins.shown) {
       const from = nodesById.get(e.from);
       if (!from) continue;
-      const near = inWindow.has(e.from) && n.order - from.order <= NEAR;
+      const near = inWindow.has(e.from) && index.positions.get(n.id) - (index.positions.get(e.from) ?? -Infinity) <= NEAR;
       let source = e.from;
       if (!near && (from.instruction || shown.has(e.from))) {
         source = `ref:${e.from}>${n.id}`;
@@ -141,7 +144,8 @@ export function drawWindow(index, start, end, { open, pinned, maxChars, onMore, 
     const d = points.map((p, i) => `${i ? 'L' : 'M'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ');
     const path = svgEl('path', { d, class: `edge ${edge.kind}`, 'marker-end': 'url(#arrow)' });
     const title = svgEl('title');
-    title.textContent = edge.kind === 'control' ? 'jump when false' : edge.kind === 'more' ? 'more values' : `v${edge.value}${edge.dtype ? ` ${edge.dtype}` : ''}${edge.shape ? `[${edge.shape.join(', ')}]` : ''}`;
+    title.textContent = edge.kind === 'control' ? 'jump when false' : edge.kind === 'more' ? 'more values'
+      : edge.payloadValue != null ? `delegate value ${edge.payloadValue}` : `v${edge.value}${edge.dtype ? ` ${edge.dtype}` : ''}${edge.shape ? `[${edge.shape.join(', ')}]` : ''}`;
     path.append(title);
     edgeLayer.append(path);
   }
@@ -156,7 +160,7 @@ export function drawWindow(index, start, end, { open, pinned, maxChars, onMore, 
     const attrs = { class: `node ${kind}${stub ? ' stub' : ''}`, transform: `translate(${(x - w / 2).toFixed(1)},${(y - h / 2).toFixed(1)})`,
       tabindex: '0', role: 'button', 'aria-label': what, 'data-node': id };
     if (node.instruction && !stub && !more) attrs['data-instruction'] = `${node.instruction.chain}:${node.instruction.index}`;
-    if (node.kind === 'delegate' && !stub && !more) attrs['data-delegate'] = String(node.delegateIndex ?? '');
+    if ((node.kind === 'delegate' || node.kind === 'delegateNode') && !stub && !more) attrs['data-delegate'] = String(node.delegateIndex ?? '');
     const box = svgEl('g', attrs);
     box.append(svgEl('rect', { width: w.toFixed(1), height: h, rx: more || INSTRUCTION_KINDS.has(node.kind) ? 3 : 14 }));
     // The profile's share of run time (shadeInstructions sets --profile-colour): a stripe, the kind's colours kept.

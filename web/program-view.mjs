@@ -8,18 +8,20 @@
 // by kind with a legend ([data-legend]); search by name; a properties panel
 // (program-details.mjs); each instruction's element carries
 // data-instruction="CHAIN:INDEX" (the Profile card shades them); the memory
-// timeline (memory-timeline.mjs) follows the window.
+// timeline (memory-timeline.mjs) follows the window. A delegate box,
+// clicked, is replaced by its payload's nodes (program-expand.mjs).
 import { el, errorText } from './common.mjs';
 import { memoryTimeline } from './memory-timeline.mjs';
 import { indexMethod, windowEnd, instructionCost, drawWindow, MAX_NODES, NARROW_NODES, MAX_INPUTS, MORE_STEP, CHAR } from './program-graph.mjs';
 import { zoomer, MIN_SCALE } from './program-zoom.mjs';
-import { showDetails } from './program-details.mjs';
+import { showDetails, registerExpander } from './program-details.mjs';
+import { delegateOf, delegatePanel, mergeExpanded } from './program-expand.mjs';
 export { registerExpander } from './program-details.mjs';
 
 const MAX_OPEN = 200;     // values one instruction shows at most when expanded (the panel lists all)
 const MAX_RESULTS = 12;   // search results listed
 
-const LEGEND = [['kernel', 'operator'], ['delegate', 'delegate (backend)'], ['input', 'input'], ['output', 'output'], ['constant', 'constant'],
+const LEGEND = [['kernel', 'operator'], ['delegate', 'delegate (backend): press to show its nodes'], ['delegateNode', 'a delegate\'s node'], ['input', 'input'], ['output', 'output'], ['constant', 'constant'],
   ['external', 'external (.ptd)'], ['mutable', 'mutable'], ['jumpFalse', 'control (jump, move, free)'], ['stub', 'reference: drawn elsewhere (#N: its instruction)'],
   ['more', '+N more: collapsed values, press to show'], ['profiled', 'left stripe: share of run time, green → red (with an ETDump)']];
 
@@ -31,23 +33,34 @@ function legendEl() {
 
 // Renders the Program card for one .pte: `source` and `data` ({name: file})
 // as validate takes them; `plans`: {method name: plannedBuffers} from
-// inspect (the memory plan's buffer sizes, per memory id).
-export function renderProgram(box, et, source, data, fileName, { plans = {} } = {}) {
+// inspect (the memory plan's buffer sizes, per memory id); `graph`: the
+// graph made already (the validator's worker: core-check.mjs), or its error.
+export function renderProgram(box, et, source, data, fileName, { plans = {}, graph: made = null } = {}) {
   let graph;
   try {
-    graph = et.graph(source, { data });
+    if (made?.error) throw made.error;
+    graph = made ?? et.graph(source, { data });
   } catch (e) {
     box.replaceChildren(el('p', { class: 'status error', text: `${fileName}: ${errorText(e)}` }));
     return null;
   }
   const methods = graph.methods;
+  // Every delegate expanded, made on the first click on a delegate (null: it failed).
+  let full;
+  const expandedGraph = () => {
+    if (full === undefined) {
+      try { full = et.graph(source, { data, delegates: 'expand' }); } catch { full = null; }
+    }
+    return full;
+  };
   const pick = el('select', { id: 'program-method' });
   methods.forEach((m, i) => pick.append(el('option', { value: String(i), text: m.name ?? `(unnamed method ${m.index})` })));
   const view = el('div');
   box.replaceChildren(
     el('p', { class: 'hint', text: 'Instructions run top to bottom. Scroll or drag to pan, + and − (or ctrl + wheel) to zoom; select a box for its properties; a “+N more” box shows the values it stands for.' }),
     legendEl(), el('div', { class: 'row' }, el('label', { for: 'program-method', text: 'Method' }), pick), view);
-  const show = () => showMethod(view, methods[Number(pick.value)], plans[methods[Number(pick.value)]?.name] ?? null);
+  const show = () => showMethod(view, methods[Number(pick.value)], plans[methods[Number(pick.value)]?.name] ?? null,
+    () => expandedGraph()?.methods[Number(pick.value)] ?? null);
   pick.addEventListener('change', show);
   if (methods.length) show();
   else view.append(el('p', { class: 'hint', text: 'The program has no methods.' }));
@@ -69,25 +82,30 @@ function searchNodes(index, query) {
   return found;
 }
 
-// The instruction a node is seen beside: itself, the first one reading it,
-// or the one writing it.
+// The position (in index.instructions) a node is seen beside: itself, the
+// first instruction reading it, or the one writing it.
 function anchorOf(index, node) {
-  if (node.instruction) return node.order;
+  if (node.instruction) return index.positions.get(node.id) ?? 0;
   let best = null;
   for (const e of index.outgoing.get(node.id) ?? []) {
-    const o = index.nodesById.get(e.to)?.order;
+    const o = index.positions.get(e.to);
     if (o != null && (best === null || o < best)) best = o;
   }
   for (const e of best === null ? index.incoming.get(node.id) ?? [] : []) {
-    const o = index.nodesById.get(e.from)?.order;
+    const o = index.positions.get(e.from);
     if (o != null && (best === null || o < best)) best = o;
   }
   return best ?? 0;
 }
 
-function showMethod(view, method, planned) {
-  const index = indexMethod(method);
-  const total = index.instructions.length;
+// The panel part of delegates (registerExpander) asks the view showing the method.
+const controllers = new WeakMap();  // method object drawn -> {canExpand, expand, collapse, note}
+for (const kind of ['delegate', 'delegateNode']) registerExpander(kind, (node, method) => (controllers.has(method) ? delegatePanel(node, controllers.get(method)) : null));
+
+function showMethod(view, baseMethod, planned, fullMethod) {
+  let method = baseMethod;
+  let index = indexMethod(method);
+  let total = index.instructions.length;
   const details = el('div', { class: 'program-details', 'aria-live': 'polite' }, el('h3', { text: 'Properties' }),
     el('p', { class: 'hint', text: 'Select a box to see its properties and values.' }));
   const caption = el('p', { class: 'hint program-caption' });
@@ -106,10 +124,36 @@ function showMethod(view, method, planned) {
 
   const open = new Map();  // instruction id -> values shown
   let start = 0, end = 0, pinned = null, zoom = null;
+  const expanded = new Set();  // delegate instruction ids shown as their nodes
+  const payloadOf = (id) => (fullMethod()?.nodes ?? []).filter((n) => delegateOf(n.id) === id);
+  const controller = {
+    canExpand: (id) => payloadOf(id).length > 0,
+    note: (id) => (fullMethod() ? fullMethod().nodes.find((n) => n.id === id)?.expandNote ?? null : 'the expanded graph could not be made'),
+    expand: (id) => regroup(() => expanded.add(id), payloadOf(id)[0]?.id),
+    collapse: (id) => regroup(() => expanded.delete(id), id),
+  };
+  const regroup = (change, focusId) => {
+    change();
+    method = mergeExpanded(baseMethod, fullMethod() ?? baseMethod, expanded);
+    controllers.set(method, controller);
+    index = indexMethod(method);
+    total = index.instructions.length;
+    pinned = null;
+    const at = index.positions.get(focusId);
+    if (at != null && (at < start || at >= end)) start = at;
+    start = Math.min(start, Math.max(0, total - 1));
+    draw(focusId);
+  };
+  controllers.set(method, controller);
   const budget = () => (canvas.clientWidth && canvas.clientWidth < 560 ? NARROW_NODES : MAX_NODES);
   const maxChars = () => {
     const room = (canvas.clientWidth || 800) / MIN_SCALE - 24;
     return Math.max(16, Math.min(canvas.clientWidth && canvas.clientWidth < 560 ? 26 : 40, Math.floor(room / CHAR)));
+  };
+  // A click: a delegate that can be expanded is; any other box is selected.
+  const onSelect = (node, box) => {
+    if (node.kind === 'delegate' && !expanded.has(node.id) && controller.canExpand(node.id)) controller.expand(node.id);
+    else select(node, box);
   };
   const select = (node, box) => {
     canvas.querySelector('.node.selected')?.classList.remove('selected');
@@ -120,8 +164,8 @@ function showMethod(view, method, planned) {
     const limit = open.get(id) ?? MAX_INPUTS;
     if (limit >= MAX_OPEN) { select(index.nodesById.get(id), null); return; }  // the panel lists them all, paged
     open.set(id, Math.min(MAX_OPEN, limit + MORE_STEP));
-    const order = index.nodesById.get(id).order;
-    if (windowEnd(index, start, open, budget()) <= order) start = order;
+    const at = index.positions.get(id);
+    if (windowEnd(index, start, open, budget()) <= at) start = at;
     draw();
     canvas.querySelector(`[data-node="more-in:${CSS.escape(id)}"], [data-node="${CSS.escape(id)}"]`)?.focus();
   };
@@ -133,7 +177,7 @@ function showMethod(view, method, planned) {
     prev.disabled = start === 0;
     next.disabled = end >= total;
     if (!total) { canvas.replaceChildren(); zoom = null; } else {
-      const drawn = drawWindow(index, start, end, { open, pinned, maxChars: maxChars(), onMore, onSelect: select });
+      const drawn = drawWindow(index, start, end, { open, pinned, maxChars: maxChars(), onMore, onSelect });
       canvas.replaceChildren(drawn.svg);
       zoom = zoomer(canvas, drawn.svg, drawn.width, drawn.height, drawn.first);
       const target = focusId && (drawn.boxes.get(focusId) ?? [...drawn.boxes.entries()].find(([k]) => k.startsWith(`ref:${focusId}>`))?.[1]);
@@ -143,7 +187,9 @@ function showMethod(view, method, planned) {
         target.focus({ preventScroll: true });
       }
     }
-    memoryTimeline(timeline, method, start, end, planned);
+    // The timeline's x is the order (an expanded delegate's nodes share one).
+    const order = (k) => index.instructions[k]?.order ?? 0;
+    memoryTimeline(timeline, method, total ? order(start) : 0, total ? order(end - 1) + 1 : 0, planned);
     view.dispatchEvent(new CustomEvent('program-drawn', { bubbles: true }));
   };
   // Previous: the window that ends where this one starts (the same budget, backwards).

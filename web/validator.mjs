@@ -5,6 +5,8 @@ import { wireCompare } from './weights-tools.mjs';
 import { renderProgram } from './program-view.mjs';
 import { shadeInstructions, showProfile, takeETDumps } from './profile-view.mjs';
 import { bundledSummaryEl } from './bundled-view.mjs';
+import { checkFiles, embeddedProgram } from './core-check.mjs';
+import { coreCall, lastRanIn } from './core-client.mjs';
 
 const $ = (id) => document.getElementById(id);
 // The last ETDump joined (the Profile card): the Program view's instructions
@@ -31,7 +33,7 @@ function requirementsEl(name, r) {
     `${r.operators.length} kernel${r.operators.length === 1 ? '' : 's'}`];
   if (r.externalData.length) parts.push(`${r.externalData.length} .ptd key${r.externalData.length === 1 ? '' : 's'}`);
   const details = el('details', {}, el('summary', { text: 'What sets these' }),
-    el('ul', {}, ...r.features.map((f) => el('li', { text: `${f.feature}: ExecuTorch ${f.since}${f.where ? ` (${f.where})` : ''}` }))));
+    el('ul', {}, r.features.map((f) => el('li', { text: `${f.feature}: ExecuTorch ${f.since}${f.where ? ` (${f.where})` : ''}` }))));
   if (r.operators.length) details.append(el('p', { text: `Kernels: ${r.operators.join(', ')}` }));
   if (r.unusedOperators?.length) details.append(el('p', { text: `Unused operator entries (no instruction calls them): ${r.unusedOperators.join(', ')}` }));
   if (r.externalData.length) {
@@ -79,18 +81,6 @@ function delegateButtons(fileName, m, extract) {
     box.append(button);
   }
   return box;
-}
-
-// A .pte's summary with the .ptd files given beside it (its method
-// allocator figures count what they cost); alone when one is no .ptd.
-function inspectWithData(et, source, ptds) {
-  if (!Object.keys(ptds).length) return et.inspect(source);
-  try {
-    return et.inspect(source, { dataFiles: ptds });
-  } catch (e) {
-    if (e?.code !== 'INVALID_ARGUMENT') throw e;
-    return et.inspect(source);
-  }
 }
 
 // A delegate's decoded blob (inspect's payload): counts, histograms, and
@@ -154,11 +144,16 @@ function summaryEl(name, s, extract) {
 
 const WHOLE_FILE_LIMIT = 64 << 20;
 
-// The .pte a .bpte embeds ({offset, size} from inspect), as bytes: a view
-// of the bytes read, or that slice of the file (null: opened from a URL).
-async function embeddedProgram(file, source, at) {
-  if (source instanceof Uint8Array) return source.subarray(at.offset, at.offset + at.size);
-  return typeof file.slice === 'function' && !file.source ? readFile(file.slice(at.offset, at.offset + at.size)) : null;
+// validate, inspect and graph (core-check.mjs) in the core's worker
+// (core-client.mjs), the page answering meanwhile: files go as the bytes
+// read or as the File (the worker opens it by slices). Files opened from a
+// URL live in this page's core: checked here.
+function check(et, files, bytes, pteFile) {
+  const pteName = pteFile?.name ?? null;
+  const onPage = () => checkFiles(et, files.map((f) => ({ name: f.name, source: bytes.get(f.name) })), pteName);
+  if (files.some((f) => f.source)) return onPage();
+  const sent = files.map((f) => (bytes.get(f.name) instanceof Uint8Array ? { name: f.name, bytes: bytes.get(f.name) } : { name: f.name, blob: f }));
+  return coreCall('check', { files: sent, pteName }, onPage);
 }
 
 async function run(chosen) {
@@ -184,13 +179,12 @@ async function run(chosen) {
     }
     const ptds = Object.fromEntries(ptdFiles.map((f) => [f.name, bytes.get(f.name)]));
     checked = files.map((f) => ({ name: f.name, source: bytes.get(f.name) }));  // for Compare with…
-    const report = pteFile ? et.validate(bytes.get(pteFile.name), ptds) : et.validate(Object.values(ptds)[0]);
-    const summaries = {};
+    status(`Checking ${files.map((f) => f.name).join(', ')}…`);
+    const { report, summaries, graph } = await check(et, files, bytes, pteFile);
     let program = pteFile && !/\.bpte$/i.test(pteFile.name) ? bytes.get(pteFile.name) : null;  // what the Program and Profile cards read
     const maps = $('maps'), sizes = $('sizes'), summary = $('summary'), needs = $('requirements');
     maps.replaceChildren(); sizes.replaceChildren(); summary.replaceChildren(); needs.replaceChildren();
     for (const f of files) {
-      try { summaries[f.name] = inspectWithData(et, bytes.get(f.name), f === pteFile ? ptds : {}); } catch (e) { summaries[f.name] = { error: errorText(e) }; }
       const s = summaries[f.name];
       if (s.error) { summary.append(el('p', { class: 'status error', text: `${f.name}: ${s.error}` })); continue; }
       // A .bpte (bundled-view.mjs): its test cases, and its embedded program
@@ -201,7 +195,7 @@ async function run(chosen) {
         if (!s.programSummary) continue;
         p = s.programSummary;
         label = `${f.name}: embedded program, bytes ${s.program.offset}–${s.program.offset + s.program.size} of the bundle`;
-        if (f === pteFile) program = await embeddedProgram(f, bytes.get(f.name), s.program);
+        if (f === pteFile) program = await embeddedProgram(bytes.get(f.name), s.program);
       } else {
         summary.append(summaryEl(f.name, s, (method, delegate) => et.extract(bytes.get(f.name), { method, delegate, output: 'blob' }).bytes));
       }
@@ -212,7 +206,7 @@ async function run(chosen) {
     }
     // The plan graph of the .pte, its external tensors named by their .ptd (program-view.mjs).
     const plans = Object.fromEntries((summaries[pteFile?.name]?.programSummary ?? summaries[pteFile?.name])?.methods?.map((m) => [m.name, m.memory?.plannedBuffers ?? null]) ?? []);
-    if (pteFile && program && !summaries[pteFile.name]?.error) renderProgram($('program'), et, program, ptds, pteFile.name, { plans });
+    if (pteFile && program && !summaries[pteFile.name]?.error) renderProgram($('program'), et, program, ptds, pteFile.name, { plans, graph });
     else $('program').replaceChildren(el('p', { class: 'hint', text: 'No program to draw: no .pte the core could read.' }));
     lastProfile = await showProfile(et, etdumps, pteFile ? program : null, ptds, $('profile'));
     if (!needs.childElementCount) needs.append(el('p', { class: 'hint', text: 'None to show: no file here is a .pte or .ptd the core could read (see the findings).' }));
@@ -228,6 +222,7 @@ async function run(chosen) {
     showInBatches(list, findings, ([f, severity]) => findingEl(f, severity, names), 100, $('findings'));
     lastReport = { files: files.map((f) => ({ name: f.name, size: f.size })), version: et.version, validate: report, inspect: summaries };
     $('report').disabled = false;
+    $('status').dataset.core = lastRanIn();  // where the core's work ran: 'worker' or 'page'
     status(`Checked ${files.map((f) => f.name).join(', ')}.${partial.length
       ? ` Read by slices (headers and flatbuffers only): ${partial.join(', ')}; padding past the flatbuffer was not inspected.` : ''}${fetchedNote(files)}`);
   } catch (e) {

@@ -2,7 +2,7 @@
 // "Replace weights from safetensors" and "Export weights" on the packager.
 // Files are opened (heads read), never loaded whole; outputs are Blobs made
 // of slices of the inputs.
-import { etReady, el, fmt, download, errorText } from './common.mjs';
+import { etReady, el, fmt, download, errorText, showInBatches } from './common.mjs';
 
 const short = (h) => (typeof h === 'string' ? h.slice(0, 12) : '?');
 const shape = (s) => (Array.isArray(s) ? `[${s.join(', ')}]` : '');
@@ -26,9 +26,13 @@ export function renderDiff(container, aName, bName, r) {
   const counts = (name, c) => (c ? `${name} +${c.added} −${c.removed} ~${c.changed}` : null);
   container.append(el('p', { class: 'hint', text: [counts('methods', s.methods), counts('tensors', s.tensors), counts('named data', s.namedData),
     counts('external data', s.externalData), `bytes changed ${fmt(s.bytesChanged)}`, `layout changes ${s.layoutChanges}`].filter(Boolean).join(' · ') }));
+  // The first 100 rows, then "Show more" (a model can hold 100,000 tensors;
+  // never spread into a call).
   const list = (title, rows) => {
     if (!rows.length) return;
-    container.append(el('h3', { text: title }), el('ul', {}, ...rows.map((t) => el('li', { text: t }))));
+    const ul = el('ul'), box = el('div', {}, ul);
+    container.append(el('h3', { text: title }), box);
+    showInBatches(ul, rows, (t) => el('li', { text: t }), 100, box);
   };
   if (r.methods) {
     list('Methods', [...r.methods.added.map((n) => `+ ${n}`), ...r.methods.removed.map((n) => `− ${n}`),

@@ -20,7 +20,7 @@ import { repack } from './ops/repack.mjs';
 import { extract } from './ops/extract.mjs';
 import { decodeDelegate } from './ops/delegate.mjs';
 import { openBlob, openUrl } from './ops/open.mjs';
-import { graph } from './ops/graph.mjs';
+import { graph, graphTo } from './ops/graph.mjs';
 import { profile, readETDump } from './ops/profile.mjs';
 import { profileTrace } from './profile-trace.mjs';
 import { deserializeBundledProgram, safetensorsHead, serializeBundledProgram, testCasesFromSafetensors } from './ops/bundled.mjs';
@@ -76,6 +76,8 @@ export function createApi(initialModule, platform, version) {
       blobs,
       sha256Of,
       guard: (fn, self, args) => core.guard(fn, self, args),
+      // graph()'s reply streamed as the CLI prints it (ops/graph.mjs).
+      graphTo: (pte, options, write) => core.guard(() => graphTo(core, pte, options, write), null, []),
       safetensorsHead: (tensors, metadata) => core.guard(() => safetensorsHead(core, tensors, metadata), null, []),
     },
   };

@@ -24,6 +24,22 @@ export function throwIfAborted(signal, what) {
   if (signal?.aborted) throw abortedError(signal, what);
 }
 
+// `promise` (a read in flight), or ABORTED the moment `signal` aborts: an
+// abort is honoured at once, not when the read ends (an 8 MiB read took
+// 100-300 ms on a loaded machine). The abandoned read's outcome is dropped;
+// it fills only a buffer nobody reads any more.
+export function untilAborted(promise, signal, what) {
+  if (!signal) return promise;
+  promise.catch(() => {});
+  if (signal.aborted) return Promise.reject(abortedError(signal, what));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortedError(signal, what));
+    signal.addEventListener('abort', onAbort, { once: true });
+    const done = () => signal.removeEventListener('abort', onAbort);
+    promise.then((v) => { done(); resolve(v); }, (e) => { done(); reject(e); });
+  });
+}
+
 function checkProgress(onProgress) {
   if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function') {
     throw invalidArgument('onProgress must be a function');
@@ -122,7 +138,7 @@ export class Artifact {
     const signal = checkSignal(options?.signal);
     for (const p of this.#chunksOf(size)) {
       throwIfAborted(signal, 'reading the artifact');
-      yield typeof p === 'function' ? await p() : p;
+      yield typeof p === 'function' ? await untilAborted(p(), signal, 'reading the artifact') : p;
     }
   }
 

@@ -11,7 +11,7 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
-import { corePtdKeys, coreTensorNames, namedDataOf, programTensors } from './program-tensors.mjs';
+import { corePtdKeys, namedDataOf, programTensors } from './program-tensors.mjs';
 import { asArtifact, sliceArtifact } from './artifact-slices.mjs';
 import { hashOnce, pacer } from './range-hash.mjs';
 import { weightsCall } from './safetensors.mjs';
@@ -102,17 +102,16 @@ export function createDiffApi(et) {
     const hash = hashes();
     const opened = dataList(data, what).map(([name, value]) => [name, open(value)]);
     // Keys as the files hold them (corePtdKeys), matched to the program's
-    // names as it holds them (coreTensorNames).
+    // names as it holds them (each tensor's fileName).
     const files = opened.map(([name, value]) => ({ name, data: new et.FlatTensorSerializer().deserialize(value), keys: corePtdKeys(et, value) }));
     const external = namedDataOf(files).map;
     const tensors = new Map();
-    const list = programTensors(program);
-    const names = coreTensorNames(et, source);  // the file's own names (a lone surrogate stays one)
+    const list = programTensors(et, source, program);
     for (const t of list) {
-      const key = names.get(t.path) ?? t.name ?? t.path;
+      const key = t.fileName ?? t.path;
       if (tensors.has(key)) continue;
       let bytes = t.data;
-      if (t.kind === 'external') bytes = external.get(names.get(t.path) ?? t.name)?.data ?? null;
+      if (t.kind === 'external') bytes = external.get(t.fileName)?.data ?? null;
       if (t.kind === 'mutable') bytes = asArtifact(mutableData?.[t.bufferIndex]);
       if (bytes && t.nbytes !== null && bytes.size > t.nbytes) bytes = sliceArtifact(bytes, t.nbytes);
       const record = { kind: t.kind, dtype: dtypeName(t.scalarType), shape: t.sizes, size: t.nbytes, sha256: null };

@@ -8,7 +8,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { EtpackError, abortedError, invalidArgument } from './errors.mjs';
 import { SOURCE } from './sources.mjs';
-import { Artifact, CHUNK, checkSignal } from './artifact.mjs';
+import { Artifact, CHUNK, checkSignal, untilAborted } from './artifact.mjs';
 import { DISPOSE } from './dispose.mjs';
 import { checkRegularOutput, guardTemporary, noteRead } from './node-guards.mjs';
 
@@ -339,7 +339,7 @@ async function writeStaged(artifact, fd, stage, { onProgress, signal, path }) {
         let pending = readChunk(0);
         try {
           for (let k = 0; k * size < p.length; ++k) {
-            const bytes = await pending;
+            const bytes = await untilAborted(pending, signal, `writing ${path}`);
             const n = Math.min(size, p.length - k * size);
             pending = (k + 1) * size < p.length ? readChunk(k + 1) : null;
             await put(bytes.subarray(0, n));
@@ -354,7 +354,7 @@ async function writeStaged(artifact, fd, stage, { onProgress, signal, path }) {
         const n = Math.min(buffer.byteLength, p.length - done);
         const chunk = p.entry.path !== undefined
           ? (p.entry.copyTo(buffer, 0, p.offset + done, n), buffer.subarray(0, n))  // sync read into the reused buffer
-          : await p.entry.read(p.offset + done, n);
+          : await untilAborted(p.entry.read(p.offset + done, n), signal, `writing ${path}`);
         await put(chunk);
       }
     }

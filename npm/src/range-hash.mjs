@@ -1,7 +1,7 @@
 // Hashing the byte ranges of input files (diff, the weights commands): each
 // range asked of a file hashed once, the file read once, front to back.
 import { EtpackError } from './errors.mjs';
-import { throwIfAborted } from './artifact.mjs';
+import { throwIfAborted, untilAborted } from './artifact.mjs';
 
 // diff's hashing: every byte range asked of an input file hashed once, the
 // file read once, front to back. `jobs`: [{entry, artifact}] where artifact
@@ -65,11 +65,16 @@ export async function hashOnce(artifacts, pairs, planRanges, createHasher, { sig
     }
     let equal = true;
     const [ra, rb] = [runners.get(ea)?.runner, runners.get(eb)?.runner];
-    for await (const [at, x, y] of lockstep(ea, eb, 0, ea.size, pace)) {
-      await pace();
-      if (equal && !bytesEqual(x, y)) equal = false;
-      ra?.feed(at, x);
-      if (eb !== ea) rb?.feed(at, y);
+    for await (const [at, x, y] of lockstep(ea, eb, 0, ea.size, pace, { signal, what })) {
+      // Compared and hashed SYNC_CHUNK at a time, a turn between (a chunk
+      // read from a Blob or URL is PASS_CHUNK).
+      for (let o = 0; o < x.byteLength; o += SYNC_CHUNK) {
+        await pace();
+        const [xs, ys] = [x.subarray(o, o + SYNC_CHUNK), y.subarray(o, o + SYNC_CHUNK)];
+        if (equal && !bytesEqual(xs, ys)) equal = false;
+        ra?.feed(at + o, xs);
+        if (eb !== ea) rb?.feed(at + o, ys);
+      }
     }
     done.add(ea).add(eb);
     same.push(equal);
@@ -78,9 +83,11 @@ export async function hashOnce(artifacts, pairs, planRanges, createHasher, { sig
     if (done.has(entry)) continue;
     // Only the spans some range covers are read.
     for (const [lo, hi] of runner.spans()) {
-      for await (const [at, x] of lockstep(entry, entry, lo, hi, pace)) {
-        await pace();
-        runner.feed(at, x);
+      for await (const [at, x] of lockstep(entry, entry, lo, hi, pace, { signal, what })) {
+        for (let o = 0; o < x.byteLength; o += SYNC_CHUNK) {
+          await pace();
+          runner.feed(at + o, x.subarray(o, o + SYNC_CHUNK));
+        }
       }
     }
   }
@@ -102,9 +109,10 @@ async function readRange(entry, offset, length) {
 // entries (URLs, Blobs) are read asynchronously, the next chunks' reads
 // started before the current ones are handed out.
 // Synchronous reads block the event loop while they last: they go
-// SYNC_CHUNK at a time, with `pace` (see pacer) between them.
+// SYNC_CHUNK at a time, with `pace` (see pacer) between them. An abort
+// (`signal`) rejects at once, not when the reads in flight end.
 const SYNC_CHUNK = 2 << 20;
-async function* lockstep(a, b, lo, hi, pace = null) {
+async function* lockstep(a, b, lo, hi, pace = null, { signal = null, what = 'the call' } = {}) {
   if (a.path !== undefined && b.path !== undefined && a.copyTo && b.copyTo) {
     const x = new Uint8Array(Math.min(SYNC_CHUNK, hi - lo));
     const y = b === a ? x : new Uint8Array(x.byteLength);
@@ -124,7 +132,7 @@ async function* lockstep(a, b, lo, hi, pace = null) {
   };
   let next = lo < hi ? fetch(lo) : null;
   for (let at = lo; at < hi; at += PASS_CHUNK) {
-    const [x, y] = await next;
+    const [x, y] = await untilAborted(next, signal, what);  // an abort does not wait for the reads
     next = at + PASS_CHUNK < hi ? fetch(at + PASS_CHUNK) : null;
     yield [at, x, y];
   }

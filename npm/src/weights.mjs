@@ -12,7 +12,7 @@
 import { EtpackError, invalidArgument } from './errors.mjs';
 import { Artifact } from './artifact.mjs';
 import { entryOf } from './sources.mjs';
-import { coreTensorNames, namedDataOf, programTensors, tensorsToCore } from './program-tensors.mjs';
+import { namedDataOf, programTensors, tensorsToCore } from './program-tensors.mjs';
 import { asRangeSource, sliceArtifact } from './artifact-slices.mjs';
 import { hashArtifact } from './range-hash.mjs';
 import { MAX_HEADER_BYTES, readHeaderBytes, weightsCall } from './safetensors.mjs';
@@ -253,7 +253,7 @@ export function createWeightsApi(et) {
     const rules = renameRules(options?.rename);
     const source = open(pte);
     const { program } = et.deserializePteBinary(source);
-    const tensors = programTensors(program);
+    const tensors = programTensors(et, source, program);
     if (!tensors.some((t) => t.kind === 'external' && t.name !== null)) {
       throw new EtpackError('NO_EXTERNAL_TENSORS', 'the program has no external tensors: it needs no .ptd');
     }
@@ -328,7 +328,7 @@ export function createWeightsApi(et) {
     const summary = et.inspect(source, { kind: 'pte' });
     const deserialized = et.deserializePteBinary(source);
     const { program } = deserialized;
-    const tensors = programTensors(program);
+    const tensors = programTensors(et, source, program);
     const files = await readCheckpoints(list);
     const { assigned, written: replaced, kept, unused } = await plan('constant', files, source, tensors, rules);
     if (replaced.length === 0) throw new EtpackError('NO_MATCHING_TENSORS', 'no constant of the program is named in the checkpoints');
@@ -361,16 +361,15 @@ export function createWeightsApi(et) {
     const dataList = Array.isArray(data) ? data.map((d, i) => [nameOf(d, `data[${i}]`), d]) : Object.entries(data ?? {});
     const source = open(pte);
     const { program } = et.deserializePteBinary(source);
-    const names = coreTensorNames(et, source);
     const files = dataList.map(([name, value]) => ({ name, data: new et.FlatTensorSerializer().deserialize(open(value)) }));
     const { map } = namedDataOf(files);
     const given = dataList.length ? dataList.map(([name]) => baseName(name)).join(', ') : 'no .ptd files were given';
-    const candidates = programTensors(program).filter((t) => t.kind !== 'mutable' && t.name !== null).map((t) => {
+    const candidates = programTensors(et, source, program).filter((t) => t.kind !== 'mutable' && t.name !== null).map((t) => {
       const bytes = t.kind === 'external' ? map.get(t.name)?.data ?? null : t.data;
       const source = t.kind === 'external' ? (map.has(t.name) ? `its entry in ${baseName(map.get(t.name).file)}` : `the given .ptd files (${given})`)
         : `constant_buffer[${t.bufferIndex}]`;
-      // The name written and reported is the file's own (coreTensorNames).
-      return { tensor: { ...t, name: names.get(t.path) ?? t.name }, bytes, available: bytes ? bytes.size : null, source };
+      // The name written and reported is the file's own (fileName).
+      return { tensor: { ...t, name: t.fileName }, bytes, available: bytes ? bytes.size : null, source };
     });
     // File names only: folders of the machine that wrote it stay out of the file.
     const metadata = [['format', 'pt'], ['executorch-pack.program', baseName(nameOf(pte, 'program'))]];

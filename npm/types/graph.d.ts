@@ -10,6 +10,13 @@ export interface GraphOptions {
   method?: string;
   /** 'json' (default): a ProgramGraph; 'dot' (Graphviz) or 'mermaid': the text. */
   format?: 'json' | 'dot' | 'mermaid';
+  /**
+   * 'collapse' (default): one node per DelegateCall. 'expand': a delegate whose
+   * payload has a graph (XNNPACK, Vulkan, MPS, MLX, native) is drawn as its
+   * nodes ('delegateNode') and edges, joined to the program's values by the
+   * call's args; others stay one node with `expandNote`.
+   */
+  delegates?: 'collapse' | 'expand';
 }
 
 /** Integers read from a file: a bigint beyond 2^53. */
@@ -19,7 +26,7 @@ type GraphInt = number | bigint;
 export interface GraphNode {
   /** Unique within the method: 'c<chain>.i<index>', 'in<k>', 'out<k>', 'v<value>'. */
   id: string;
-  kind: 'kernel' | 'delegate' | 'jumpFalse' | 'move' | 'free' | 'unknown' | 'input' | 'output' | 'constant' | 'mutable' | 'external';
+  kind: 'kernel' | 'delegate' | 'delegateNode' | 'jumpFalse' | 'move' | 'free' | 'unknown' | 'input' | 'output' | 'constant' | 'mutable' | 'external';
   /** An instruction's position (the validator page's data-instruction="CHAIN:INDEX"); null for other nodes. */
   instruction: { chain: number; index: number } | null;
   /** The instruction's position over all chains in order; null for other nodes. */
@@ -42,6 +49,12 @@ export interface GraphNode {
   /** external: the .ptd key, and the name of the data file holding it (null: none given does). */
   key?: string | null;
   file?: string | null;
+  /** delegateNode (delegates: 'expand'): the payload kind, the node's index in the payload, its debug handle. */
+  payloadKind?: string;
+  payloadNode?: number;
+  debugHandle?: GraphInt | null;
+  /** delegate, with delegates: 'expand': why the call stays one node. */
+  expandNote?: string;
 }
 
 export interface GraphEdge {
@@ -52,6 +65,8 @@ export interface GraphEdge {
   dtype: string | null;
   shape: GraphInt[] | null;
   kind: 'data' | 'control';
+  /** Between two nodes of an expanded delegate: the payload's value (value is null). */
+  payloadValue?: string;
 }
 
 export interface GraphValue {

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "ops/bundled_program.h"
 #include "ops/etdump.h"
 #include "ops/validate.h"
+#include "ops/weights_ops.h"
 
 namespace etpack::bindings {
 
@@ -45,5 +47,28 @@ struct SafetensorsHeadRequest {
   std::vector<std::pair<std::string, std::string>> metadata;
 };
 Result<SafetensorsHeadRequest> safetensors_head_request(const Json& request);
+
+// Fields every request may hold: request[key] as a string, an unsigned
+// integer, or heap bytes {ptr, len} (a view, alive for the call).
+Result<std::string> text_field(const Json& request, const char* key);
+Result<uint64_t> uint_field(const Json& request, const char* key);
+Result<std::string_view> bytes_field(const Json& request, const char* key);
+
+// The weights requests (ops/weights_ops.h; their JSON is documented there
+// and in npm/src/weights.mjs, safetensors.mjs and diff.mjs, which build them).
+// A file given as request[key] = {head, file} (`op` names the operation in
+// the message when either is missing).
+Result<FileSource> weights_file(const Json& request, const char* key, const char* op);
+// {file, size, header}: a safetensors header's bytes.
+Result<SafetensorsHeaderBytes> safetensors_header_bytes(const Json& request);
+// A tensor {name?, path?, scalar_type, sizes?, dim_order?, external?, buffer?}.
+Result<NamedTensor> named_tensor_from_json(const Json& tensor);
+// {target, rename: [[from, to]], files: [{file, size, header, expect?, index?}],
+// pte: {head, file} | program: [tensor, ...]}.
+Result<WeightsMatchRequest> weights_match_request(const Json& request);
+// {include: [glob], metadata: [[k, v]], tensors: [{...tensor, available, source}]}.
+Result<WeightsExportRequest> weights_export_request(const Json& request);
+// {size, ranges: [[offset, length], ...]}: the ranges.
+Result<std::vector<ByteRange>> byte_ranges_request(const Json& request);
 
 }  // namespace etpack::bindings

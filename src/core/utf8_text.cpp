@@ -75,4 +75,25 @@ size_t utf8_bytes_of_units(std::string_view text, size_t units) {
   return i < text.size() ? i : text.size();
 }
 
+size_t utf8_sequence_length(std::string_view text, size_t i) {
+  const auto c = static_cast<uint8_t>(text[i]);
+  if (c < 0x80) return 1;
+  size_t n;
+  uint8_t lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) n = 1;
+  else if (c == 0xE0) n = 2, lo = 0xA0;
+  else if (c == 0xED) n = 2, hi = 0x9F;
+  else if (c >= 0xE1 && c <= 0xEF) n = 2;
+  else if (c == 0xF0) n = 3, lo = 0x90;
+  else if (c >= 0xF1 && c <= 0xF3) n = 3;
+  else if (c == 0xF4) n = 3, hi = 0x8F;
+  else return 0;
+  if (text.size() - i <= n) return 0;
+  for (size_t k = 1; k <= n; ++k) {
+    const auto b = static_cast<uint8_t>(text[i + k]);
+    if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return 0;
+  }
+  return n + 1;
+}
+
 }  // namespace etpack

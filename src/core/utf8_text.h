@@ -22,4 +22,9 @@ size_t append_decoded_utf8(std::string_view bytes, std::string& out);
 // `text` (as append_decoded_utf8 writes it); stops at the end of `text`.
 size_t utf8_bytes_of_units(std::string_view text, size_t units);
 
+// The length (1 to 4) of the strict UTF-8 sequence (no overlongs, no
+// surrogates, at most U+10FFFF) that starts at text[i], or 0 when the bytes
+// there are not one (i < text.size()).
+size_t utf8_sequence_length(std::string_view text, size_t i);
+
 }  // namespace etpack

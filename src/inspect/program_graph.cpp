@@ -21,12 +21,21 @@ Error too_large() {
 
 Result<GraphMethodRefs> MethodGraph::run() {
   if (!read_values()) return too_large();
-  // The texts grow to about this (a node ~170 bytes, an edge ~110 per
-  // argument): reserved at once, their pages are touched once, not again
-  // at each doubling (fresh pages dominate the cost of a large graph).
-  const uint64_t reserve = std::min<uint64_t>(file_.size(), uint64_t{1} << 28);
-  nodes_text_.reserve(static_cast<size_t>(reserve * 3));
-  edges_text_.reserve(static_cast<size_t>(reserve * 10));
+  const Value& chains = plan_.get("chains");
+  uint64_t instructions_total = 0;
+  for (size_t c = 0; chains.is_items() && c < chains.items().size(); ++c) {
+    const Value& list = chains.items()[c].table().get("instructions");
+    chain_sizes_.push_back(list.is_items() ? list.items().size() : 0);
+    instructions_total += chain_sizes_.back();
+  }
+  const Value& name = plan_.get("name");
+  if (options_.json) {
+    json_ += "{\"name\": ";
+    write_json(opt_string(name), json_);
+    json_ += ", \"index\": " + std::to_string(index_) + ", \"chains\": [";
+    for (size_t c = 0; c < chain_sizes_.size(); ++c) json_ += (c ? ", " : "") + std::to_string(chain_sizes_[c]);
+    json_ += "], \"instructionCount\": " + std::to_string(instructions_total) + ", \"nodes\": [";
+  }
   const Value& inputs = plan_.get("inputs");
   const size_t n_in = scalar_vector_length(inputs, BaseType::kInt);
   if (!budget_.spend(n_in * kObjectCost)) return too_large();
@@ -43,25 +52,19 @@ Result<GraphMethodRefs> MethodGraph::run() {
   }
   flush();
   GraphMethodRefs refs;
-  const Value& name = plan_.get("name");
   refs.title = name.is_string() ? name.str() : "(unnamed method " + std::to_string(index_) + ")";
-  std::string& out = json_;
-  out.reserve(out.size() + nodes_text_.size() + edges_text_.size() + values_.size() * 160 + 256);
-  out += "{\"name\": ";
-  write_json(opt_string(name), out);
-  out += ", \"index\": " + std::to_string(index_) + ", \"chains\": [";
-  for (size_t c = 0; c < chain_sizes_.size(); ++c) out += (c ? ", " : "") + std::to_string(chain_sizes_[c]);
-  out += "], \"instructionCount\": " + std::to_string(order_) + ", \"nodes\": [";
-  out += nodes_text_;
-  std::string().swap(nodes_text_);  // freed before the next copy
-  out += "], \"edges\": [";
-  out += edges_text_;
-  std::string().swap(edges_text_);
-  out += "], \"values\": [";
-  values_json(out);
-  out += "]}";
+  if (options_.json) {
+    json_ += "], \"edges\": [";
+    edges_json(json_);
+    json_ += "], \"values\": [";
+    values_json(json_);
+    json_ += "]}";
+  }
+  refs.value_types.reserve(values_.size());
+  for (const ValueInfo& info : values_) refs.value_types.push_back(info.tensor ? " " + type_text(*info.tensor) : "");
   refs.nodes = std::move(refs_);
   refs.edges = std::move(edges_);
+  refs.payload_keys = std::move(payload_keys_);
   return refs;
 }
 
@@ -131,12 +134,17 @@ void MethodGraph::values_json(std::string& text) {
 }  // namespace graph_build
 
 Result<ProgramGraph> program_graph(const FileSource& file, const PteFile& pte, const PtdKeyFiles& keys,
-                                   const std::optional<std::string>& method) {
+                                   const std::optional<std::string>& method, const GraphOptions& options) {
   WorkBudget budget(WorkBudget::for_file_size(file.size()));
   const Value& plans = pte.program.get("execution_plan");
   const size_t count = plans.is_items() ? plans.items().size() : 0;
   ProgramGraph graph;
-  graph.json = "{\"schema\": 1, \"methods\": [";
+  // The text grows to about this (a node ~170 bytes, an edge ~110 per
+  // argument, ~12 times the file): reserved once for all methods, so it is
+  // not copied at each doubling (pages reserved but never written cost no
+  // memory); past the cap it grows by doubling.
+  if (options.json) graph.json.reserve(static_cast<size_t>(std::min<uint64_t>(file.size(), uint64_t{16} << 20) * 14));
+  graph.json += "{\"schema\": 1, \"methods\": [";
   std::string names;
   for (size_t p = 0; p < count; ++p) {
     const Value& name = plans.items()[p].table().get("name");
@@ -145,13 +153,14 @@ Result<ProgramGraph> program_graph(const FileSource& file, const PteFile& pte, c
       continue;
     }
     if (!graph.methods.empty()) graph.json += ", ";
-    ETP_ASSIGN(GraphMethodRefs refs, graph_build::MethodGraph(file, pte, keys, p, budget, graph.json).run());
+    ETP_ASSIGN(GraphMethodRefs refs, graph_build::MethodGraph(file, pte, keys, p, budget, options, graph.json).run());
     graph.methods.push_back(std::move(refs));
   }
   if (method && graph.methods.empty())
     return make_error(ErrorCode::kInvalidArgument, "the program has no method named '" + *method + "' (it has: " +
                                                        (names.empty() ? "none" : names) + ")");
   graph.json += "]}";
+  if (!options.json) std::string().swap(graph.json);
   return graph;
 }
 

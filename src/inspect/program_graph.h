@@ -48,6 +48,22 @@
 // gets an edge from the producer (once per instruction), and so does each
 // output node. Scalars that no input or instruction produces (literals such
 // as alpha = 1) make no edges; nodes still list them in "args".
+//
+// Delegates expanded (GraphOptions::expand_delegates; inspect/
+// delegate_graph.h says what each payload kind gives): a DelegateCall whose
+// payload has a graph is replaced by one node per payload node,
+//   "delegateNode": "backend", "delegateIndex", "payloadKind", "payloadNode": n,
+//                   "operator": s, "debugHandle": n | null
+// with ids "c<chain>.i<index>.n<node>" (the call's instruction and order),
+// and edges between them carrying the payload's values ("value": null,
+// "payloadValue": key, "kind": "data"). The payload's external inputs are
+// the call's args in order and its outputs the args after them: a node
+// reading an external input gets the edge from that program value's
+// producer, and the node writing an external output becomes that value's
+// producer. A call that cannot be expanded stays one "delegate" node with
+// "expandNote": why (an opaque or graphless payload kind, a blob that
+// cannot be read or decoded, args that do not match the payload's external
+// values); without the option no node has "expandNote".
 #pragma once
 
 #include <optional>
@@ -65,36 +81,52 @@ namespace etpack {
 // A .ptd key -> the name of the data file that holds it (the first given).
 using PtdKeyFiles = std::unordered_map<std::string, std::string>;
 
+// What program_graph() builds: the JSON text (unless only the refs are
+// asked for) and the delegates' expansion.
+struct GraphOptions {
+  bool json = true;               // false: only the refs (DOT, Mermaid)
+  bool expand_delegates = false;  // --delegates expand (below)
+};
+
 // The graph as its JSON text (the shape above, written as it is built: a
 // tree of a 20,000-instruction program's nodes would take the wasm heap
 // past a hundred MiB) and, per method, what the DOT and Mermaid writers
-// draw: node ids, kinds and labels, edges by node index with their text
-// ("v3 Float[2, 2]", or "false" for a control edge).
+// draw: node ids, kinds and labels, edges by node index (a few bytes each:
+// their text is made when drawn, by edge_text()).
 struct GraphNodeRef {
   std::string id;
   const char* kind = "";
   std::string label;
 };
+enum class GraphEdgeKind : uint8_t { kData, kControl, kPayload };
 struct GraphEdgeRef {
   uint32_t from = 0, to = 0;  // indices into the method's nodes
-  bool control = false;
-  std::string text;
+  GraphEdgeKind kind = GraphEdgeKind::kData;
+  bool has_value = false;     // kData: a value index is known
+  int64_t value = 0;          // kData: the program value; kPayload: index into payload_keys
 };
 struct GraphMethodRefs {
   std::string title;  // the method's name, or "(unnamed method N)"
   std::vector<GraphNodeRef> nodes;
   std::vector<GraphEdgeRef> edges;
+  std::vector<std::string> value_types;   // per program value: " Float[2, 2]" for a tensor, else ""
+  std::vector<std::string> payload_keys;  // the delegate-internal values kPayload edges carry
 };
 struct ProgramGraph {
   std::string json;
   std::vector<GraphMethodRefs> methods;
 };
 
+// What an edge's label shows: "v3 Float[2, 2]", "false" for a control
+// edge, the payload's value key ("4", "t3", a tensor name) for an edge
+// inside an expanded delegate.
+std::string edge_text(const GraphMethodRefs& method, const GraphEdgeRef& edge);
+
 // `pte` was read from `file` (read_pte_program). `method`: only the method
 // of that name. Errors: kInvalidArgument when no method has that name;
 // kResourceLimit when hostile sharing would make the graph unreasonably
 // large for the file's size.
 Result<ProgramGraph> program_graph(const FileSource& file, const PteFile& pte, const PtdKeyFiles& keys,
-                                   const std::optional<std::string>& method);
+                                   const std::optional<std::string>& method, const GraphOptions& options = {});
 
 }  // namespace etpack

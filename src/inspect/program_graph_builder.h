@@ -3,11 +3,14 @@
 //   program_graph.cpp               the driver: run() per method, the values' table, program_graph()
 //   program_graph_text.cpp          nodes and edges written as JSON text, and the refs DOT/Mermaid draw
 //   program_graph_instructions.cpp  the walk over the chains: each instruction's node and the edges of its values
+//   program_graph_delegates.cpp     a DelegateCall replaced by its payload's nodes (--delegates expand)
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -15,6 +18,7 @@
 #include "core/result.h"
 #include "model/scalar_type.h"
 #include "format/file_source.h"
+#include "inspect/delegate_graph.h"
 #include "inspect/program_graph.h"
 #include "read/program_tensors.h"
 #include "read/pte_reader.h"
@@ -44,23 +48,30 @@ struct ValueInfo {
   std::optional<TensorView> tensor;
   const Value* items = nullptr;  // a TensorList's / OptionalTensorList's items
   uint32_t producer = kNoNode;
-  uint64_t stamp = 0;            // 1 + the order of the last instruction that named it
+  uint64_t stamp = 0;            // 1 + the last node that named it
   std::optional<uint64_t> first, last;
-  std::string edge_json, edge_text;  // an edge's dtype and shape members, and its label's type part
+  std::string edge_json;         // an edge's dtype and shape members (made when first written)
+};
+
+// A delegate's payload graph, decoded once per delegate index.
+struct Expansion {
+  std::optional<PayloadGraph> graph;
+  std::string kind;  // the payload kind's name
+  std::string note;  // why there is no graph
 };
 
 // The graph of execution_plan[index]; run() appends its JSON to `out`.
 class MethodGraph {
  public:
   MethodGraph(const FileSource& file, const PteFile& pte, const PtdKeyFiles& keys, size_t index, WorkBudget& budget,
-              std::string& out)
+              const GraphOptions& options, std::string& out)
       : json_(out), file_(file), pte_(pte), keys_(keys), index_(index),
-        plan_(pte.program.get("execution_plan").items()[index].table()), budget_(budget) {}
+        plan_(pte.program.get("execution_plan").items()[index].table()), budget_(budget), options_(options) {}
 
   Result<GraphMethodRefs> run();
 
  private:
-  std::string& json_;  // the program's JSON text, this method's appended by run()
+  std::string& json_;  // the program's JSON text, this method's appended by run() (nodes as they are made)
 
   // program_graph.cpp
   // One ValueInfo per EValue (tensors viewed once). False when the budget ran out.
@@ -70,9 +81,11 @@ class MethodGraph {
   }
   // The method's "values" array's items, appended to `text`.
   void values_json(std::string& text);
+  // The method's "edges" array's items, appended to `text`.
+  void edges_json(std::string& text);
 
   // program_graph_text.cpp
-  // A new node: its JSON object stays open in nodes_text_ (members may
+  // A new node: its JSON object stays open in json_ (members may
   // still be added with member()) until the next one starts. Written as
   // text, never as a Json tree: 20,000 nodes' trees would cost the wasm
   // heap tens of MiB.
@@ -90,8 +103,10 @@ class MethodGraph {
   // The .ptd file holding an external tensor's key (keys_), or null.
   Json external_file(const TensorView& t) const;
   // An edge from node `from` to node `to` carrying value `v` (a control edge
-  // carries none), its JSON and its ref.
+  // carries none); its JSON is written by edges_json().
   void edge(uint32_t from, uint32_t to, std::optional<int64_t> v, bool control = false);
+  // An edge inside an expanded delegate, carrying the payload's value `key`.
+  void payload_edge(uint32_t from, uint32_t to, const std::string& key);
 
   // program_graph_instructions.cpp
   // Instruction `node` names value `v`: an edge from its producer (once
@@ -110,19 +125,29 @@ class MethodGraph {
   // The processed blob's size, inline or in a segment (as inspect reports it).
   std::optional<uint64_t> blob_size(const TableValue& delegate) const;
 
+  // program_graph_delegates.cpp
+  // Instruction `id` at `at`, a DelegateCall of delegate `d` with `args`,
+  // as its payload's nodes. Sets *expanded; when false, `note` says why.
+  // False when the budget ran out.
+  bool expand_delegate(const std::string& id, std::pair<size_t, size_t> at, const TableValue& delegate, int64_t d,
+                       const Value& args, bool* expanded, std::string& note);
+  const Expansion& expansion(const TableValue& delegate, int64_t d);
+
   const FileSource& file_;
   const PteFile& pte_;
   const PtdKeyFiles& keys_;
   size_t index_;
   const TableValue& plan_;
   WorkBudget& budget_;
+  const GraphOptions& options_;
   std::vector<ValueInfo> values_;
   bool open_ = false;               // the last node's JSON object is still open
   std::vector<GraphNodeRef> refs_;  // every node so far
-  std::string nodes_text_;          // JSON of the finished nodes
   std::vector<GraphEdgeRef> edges_;
-  std::string edges_text_;          // JSON of the edges
+  std::vector<std::string> payload_keys_;  // of kPayload edges
   std::vector<uint64_t> chain_sizes_;
+  std::vector<uint32_t> instruction_nodes_;  // the (first) node of each instruction, in order
+  std::unordered_map<int64_t, std::unique_ptr<Expansion>> expansions_;
   uint64_t order_ = 0;
 };
 

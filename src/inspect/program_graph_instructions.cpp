@@ -15,8 +15,8 @@ bool MethodGraph::use(uint32_t node, int64_t v, bool may_produce) {
   if (!info) return true;
   if (!info->first) info->first = order_;
   info->last = order_;
-  if (info->stamp == order_ + 1) return true;
-  info->stamp = order_ + 1;
+  if (info->stamp == uint64_t{node} + 1) return true;
+  info->stamp = uint64_t{node} + 1;
   if (info->producer != kNoNode && info->producer != node) {
     if (!budget_.spend(kObjectCost)) return false;
     edge(info->producer, node, v);
@@ -29,10 +29,13 @@ bool MethodGraph::use(uint32_t node, int64_t v, bool may_produce) {
 bool MethodGraph::use_args(uint32_t node, const Value& args) {
   const size_t n = scalar_vector_length(args, BaseType::kInt);
   if (!budget_.spend(n)) return false;
-  std::string list = "[";
+  if (open_) json_ += ", \"args\": [";
   for (size_t i = 0; i < n; ++i) {
     const int64_t v = scalar_vector_int(args, BaseType::kInt, i);
-    list += (i ? ", " : "") + std::to_string(v);
+    if (open_) {
+      if (i) json_ += ", ";
+      json_ += std::to_string(v);
+    }
     if (!use(node, v, true)) return false;
     const ValueInfo* info = value(v);
     if (!info || !info->items) continue;
@@ -41,22 +44,23 @@ bool MethodGraph::use_args(uint32_t node, const Value& args) {
     for (size_t k = 0; k < m; ++k)
       if (!use(node, scalar_vector_int(*info->items, BaseType::kInt, k), true)) return false;
   }
-  nodes_text_ += ", \"args\": " + list + "]";
+  if (open_) json_ += "]";
   return true;
 }
 
 bool MethodGraph::instructions() {
   const Value& chains = plan_.get("chains");
   std::vector<std::pair<uint32_t, std::pair<size_t, int64_t>>> jumps;  // node, (chain, target)
-  std::vector<size_t> chain_first;  // node index of each chain's first instruction
-  for (size_t c = 0; chains.is_items() && c < chains.items().size(); ++c) {
+  std::vector<size_t> chain_first;  // order of each chain's first instruction
+  if (!budget_.spend(chain_sizes_.size())) return false;
+  for (size_t c = 0; c < chain_sizes_.size(); ++c) {
     const Value& list = chains.items()[c].table().get("instructions");
-    const size_t count = list.is_items() ? list.items().size() : 0;
-    chain_sizes_.push_back(count);
-    chain_first.push_back(refs_.size());
+    const size_t count = static_cast<size_t>(chain_sizes_[c]);
+    chain_first.push_back(static_cast<size_t>(order_));
     if (!budget_.spend(count * kObjectCost)) return false;
     for (size_t i = 0; i < count; ++i, ++order_) {
       const std::pair<size_t, size_t> at{c, i};
+      instruction_nodes_.push_back(static_cast<uint32_t>(refs_.size()));
       const std::string id = "c" + std::to_string(c) + ".i" + std::to_string(i);
       const Value& args = list.items()[i].table().get("instr_args");
       const TableValue* call = args.is_table() ? &args.table() : nullptr;
@@ -83,11 +87,20 @@ bool MethodGraph::instructions() {
       } else if (type == "DelegateCall") {
         const int64_t d = call->get_int("delegate_index");
         const TableValue* delegate = delegate_at(d);
+        bool expanded = false;
+        std::string note;
+        if (options_.expand_delegates) {
+          if (!delegate) note = "no delegate at index " + std::to_string(d);
+          else if (!expand_delegate(id, at, *delegate, d, call->get("args"), &expanded, note)) return false;
+          if (expanded) continue;
+        }
         const std::optional<uint64_t> size = delegate ? blob_size(*delegate) : std::nullopt;
         std::string label = delegate && delegate->get("id").is_string() ? delegate->get("id").str() : "delegate #" + std::to_string(d);
         if (size) label += " (" + std::to_string(*size) + " bytes)";
         uint32_t node = add_node(id, "delegate", at, label);
-        if (!delegate_members(delegate, d, size) || !use_args(node, call->get("args"))) return false;
+        if (!delegate_members(delegate, d, size)) return false;
+        if (options_.expand_delegates) member("expandNote", Json::string(note));
+        if (!use_args(node, call->get("args"))) return false;
       } else if (type == "JumpFalseCall") {
         const int64_t cond = call->get_int("cond_value_index");
         const int64_t target = call->get_int("destination_instruction");
@@ -122,7 +135,7 @@ bool MethodGraph::instructions() {
     const auto [c, target] = where;
     if (target < 0 || static_cast<uint64_t>(target) >= chain_sizes_[c]) continue;
     if (!budget_.spend(kObjectCost)) return false;
-    edge(node, static_cast<uint32_t>(chain_first[c] + static_cast<size_t>(target)), std::nullopt, true);
+    edge(node, instruction_nodes_[chain_first[c] + static_cast<size_t>(target)], std::nullopt, true);
   }
   return true;
 }

@@ -9,34 +9,41 @@ namespace graph_build {
 
 uint32_t MethodGraph::add_node(std::string id, const char* kind, std::optional<std::pair<size_t, size_t>> at, std::string label) {
   flush();
-  std::string& out = nodes_text_;
-  if (!out.empty()) out += ", ";
-  out += "{\"id\": ";
-  write_json_string(id, out);
-  out += ", \"kind\": \"";
-  out += kind;
-  if (at) {
-    out += "\", \"instruction\": {\"chain\": " + std::to_string(at->first) + ", \"index\": " + std::to_string(at->second) +
-           "}, \"order\": " + std::to_string(order_);
-  } else {
-    out += "\", \"instruction\": null, \"order\": null";
+  if (options_.json) {
+    std::string& out = json_;
+    if (!refs_.empty()) out += ", ";
+    out += "{\"id\": ";
+    write_json_string(id, out);
+    out += ", \"kind\": \"";
+    out += kind;
+    if (at) {
+      out += "\", \"instruction\": {\"chain\": ";
+      out += std::to_string(at->first);
+      out += ", \"index\": ";
+      out += std::to_string(at->second);
+      out += "}, \"order\": ";
+      out += std::to_string(order_);
+    } else {
+      out += "\", \"instruction\": null, \"order\": null";
+    }
+    out += ", \"label\": ";
+    write_json_string(label, out);
+    open_ = true;
   }
-  out += ", \"label\": ";
-  write_json_string(label, out);
-  open_ = true;
   refs_.push_back({std::move(id), kind, std::move(label)});
   return static_cast<uint32_t>(refs_.size() - 1);
 }
 
 void MethodGraph::member(const char* key, const Json& v) {
-  nodes_text_ += ", \"";
-  nodes_text_ += key;
-  nodes_text_ += "\": ";
-  write_json(v, nodes_text_);
+  if (!open_) return;
+  json_ += ", \"";
+  json_ += key;
+  json_ += "\": ";
+  write_json(v, json_);
 }
 
 void MethodGraph::flush() {
-  if (open_) nodes_text_ += "}";
+  if (open_) json_ += "}";
   open_ = false;
 }
 
@@ -81,36 +88,74 @@ Json MethodGraph::external_file(const TensorView& t) const {
 }
 
 void MethodGraph::edge(uint32_t from, uint32_t to, std::optional<int64_t> v, bool control) {
-  GraphEdgeRef ref{from, to, control, control ? "false" : "v" + std::to_string(v.value_or(0))};
-  std::string& out = edges_text_;
-  if (!out.empty()) out += ", ";
-  out += "{\"from\": ";
-  write_json_string(refs_[from].id, out);
-  out += ", \"to\": ";
-  write_json_string(refs_[to].id, out);
-  out += ", \"value\": " + (v ? std::to_string(*v) : std::string("null"));
-  ValueInfo* info = v ? value(*v) : nullptr;
-  if (info && info->tensor) {
-    // Written once per value, then reused by every edge carrying it.
-    if (info->edge_json.empty()) {
-      Json types = Json::object();
-      set_dtype_shape(types, *info->tensor);
-      for (const auto& [key, member] : types.members()) {
-        info->edge_json += ", ";
-        write_json_string(key, info->edge_json);
-        info->edge_json += ": ";
-        write_json(member, info->edge_json);
+  GraphEdgeRef ref;
+  ref.from = from;
+  ref.to = to;
+  ref.kind = control ? GraphEdgeKind::kControl : GraphEdgeKind::kData;
+  ref.has_value = v.has_value();
+  ref.value = v.value_or(0);
+  edges_.push_back(ref);
+}
+
+void MethodGraph::payload_edge(uint32_t from, uint32_t to, const std::string& key) {
+  GraphEdgeRef ref;
+  ref.from = from;
+  ref.to = to;
+  ref.kind = GraphEdgeKind::kPayload;
+  ref.value = static_cast<int64_t>(payload_keys_.size());
+  payload_keys_.push_back(key);
+  edges_.push_back(ref);
+}
+
+void MethodGraph::edges_json(std::string& out) {
+  bool first = true;
+  for (const GraphEdgeRef& e : edges_) {
+    if (!first) out += ", ";
+    first = false;
+    out += "{\"from\": ";
+    write_json_string(refs_[e.from].id, out);
+    out += ", \"to\": ";
+    write_json_string(refs_[e.to].id, out);
+    out += ", \"value\": ";
+    if (e.has_value) out += std::to_string(e.value);
+    else out += "null";
+    ValueInfo* info = e.has_value ? value(e.value) : nullptr;
+    if (info && info->tensor) {
+      // Written once per value, then reused by every edge carrying it.
+      if (info->edge_json.empty()) {
+        Json types = Json::object();
+        set_dtype_shape(types, *info->tensor);
+        for (const auto& [key, member] : types.members()) {
+          info->edge_json += ", ";
+          write_json_string(key, info->edge_json);
+          info->edge_json += ": ";
+          write_json(member, info->edge_json);
+        }
       }
-      info->edge_text = " " + type_text(*info->tensor);
+      out += info->edge_json;
+    } else {
+      out += ", \"dtype\": null, \"shape\": null";
     }
-    out += info->edge_json;
-    ref.text += info->edge_text;
-  } else {
-    out += ", \"dtype\": null, \"shape\": null";
+    if (e.kind == GraphEdgeKind::kPayload) {
+      out += ", \"payloadValue\": ";
+      write_json_string(payload_keys_[static_cast<size_t>(e.value)], out);
+    }
+    out += e.kind == GraphEdgeKind::kControl ? ", \"kind\": \"control\"}" : ", \"kind\": \"data\"}";
   }
-  out += control ? ", \"kind\": \"control\"}" : ", \"kind\": \"data\"}";
-  edges_.push_back(std::move(ref));
 }
 
 }  // namespace graph_build
+
+std::string edge_text(const GraphMethodRefs& method, const GraphEdgeRef& edge) {
+  if (edge.kind == GraphEdgeKind::kControl) return "false";
+  if (edge.kind == GraphEdgeKind::kPayload) {
+    const auto k = static_cast<size_t>(edge.value);
+    return k < method.payload_keys.size() ? method.payload_keys[k] : "";
+  }
+  std::string text = "v" + std::to_string(edge.has_value ? edge.value : 0);
+  if (edge.has_value && edge.value >= 0 && static_cast<uint64_t>(edge.value) < method.value_types.size())
+    text += method.value_types[static_cast<size_t>(edge.value)];
+  return text;
+}
+
 }  // namespace etpack

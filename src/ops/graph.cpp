@@ -6,7 +6,7 @@
 namespace etpack {
 
 Result<ProgramGraph> graph_of(const FileSource& pte, const std::vector<std::pair<std::string, FileSource>>& ptds,
-                              const std::optional<std::string>& method) {
+                              const std::optional<std::string>& method, const GraphOptions& options) {
   ETP_ASSIGN(PteFile program, read_pte_program(pte.head, pte.size()));
   // Only the .ptd flatbuffers are read: keys, never tensor data.
   PtdKeyFiles keys;
@@ -19,7 +19,7 @@ Result<ProgramGraph> graph_of(const FileSource& pte, const std::vector<std::pair
     for (size_t i = 0; i < table->named_count(); ++i)
       if (auto key = table->key(i)) keys.emplace(std::string(*key), name);  // the first file holding a key wins
   }
-  return program_graph(pte, program, keys, method);
+  return program_graph(pte, program, keys, method, options);
 }
 
 }  // namespace etpack

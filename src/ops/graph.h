@@ -22,9 +22,10 @@ enum class GraphFormat : uint8_t { kJson, kDot, kMermaid };
 // Errors: those of read_pte_program / read_ptd_table (kMalformedFile
 // naming the offset; a .ptd's prefixed with its name), kInvalidArgument
 // for a method the program does not have, kResourceLimit (program_graph).
-// The JSON text is ProgramGraph::json (inspect/program_graph.h).
+// The JSON text is ProgramGraph::json (inspect/program_graph.h), made only
+// when options.json; options.expand_delegates draws delegates' payloads.
 Result<ProgramGraph> graph_of(const FileSource& pte, const std::vector<std::pair<std::string, FileSource>>& ptds,
-                              const std::optional<std::string>& method);
+                              const std::optional<std::string>& method, const GraphOptions& options = {});
 
 // The graph as a Graphviz digraph (one cluster per method) or a Mermaid
 // flowchart (one subgraph per method). Names from the file are untrusted:

@@ -60,6 +60,7 @@ bool for_each_piece(const std::string& s, F&& fn) {
 
 const char* dot_shape(const std::string& kind) {
   if (kind == "delegate") return "box3d";
+  if (kind == "delegateNode") return "component";
   if (kind == "jumpFalse") return "diamond";
   if (kind == "move" || kind == "free") return "ellipse";
   if (kind == "input") return "invhouse";
@@ -145,7 +146,8 @@ std::string graph_dot(const ProgramGraph& graph) {
     out += "  }\n";
     for (const GraphEdgeRef& e : method.edges) {
       out += "  " + dot_label(prefix + method.nodes[e.from].id) + " -> " + dot_label(prefix + method.nodes[e.to].id) +
-             " [label=" + dot_label(e.text) + (e.control ? ", style=dashed" : "") + "];\n";
+             " [label=" + dot_label(edge_text(method, e)) +
+             (e.kind == GraphEdgeKind::kControl ? ", style=dashed" : e.kind == GraphEdgeKind::kPayload ? ", color=gray40" : "") + "];\n";
     }
   }
   return out + "}\n";
@@ -163,7 +165,7 @@ std::string graph_mermaid(const ProgramGraph& graph) {
     }
     out += "  end\n";
     for (const GraphEdgeRef& e : method.edges) {
-      out += "  " + mermaid_id(prefix, method.nodes[e.from].id) + (e.control ? " -.->|" : " -->|") + mermaid_label(e.text) +
+      out += "  " + mermaid_id(prefix, method.nodes[e.from].id) + (e.kind == GraphEdgeKind::kControl ? " -.->|" : " -->|") + mermaid_label(edge_text(method, e)) +
              "| " + mermaid_id(prefix, method.nodes[e.to].id) + "\n";
     }
   }

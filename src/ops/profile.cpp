@@ -270,13 +270,24 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
   // The text is ~200 bytes an event: reserved once, generously (pages never
   // written cost nothing), so it is never copied while it grows (doubling
   // held the old and the new text at once: 3x the text at its peak).
+  // With event_pages the events go out a page at a time (`page`), the
+  // text holding only the rest.
+  const bool paged = static_cast<bool>(options.event_pages);
   size_t estimate = 4096;
   for (const EtdumpBlock& block : etdump.blocks) {
     estimate += 256 + block.name.size();
-    for (const EtdumpProfileEvent& e : block.profile) estimate += 320 + 2 * e.name.size();
+    if (!paged)
+      for (const EtdumpProfileEvent& e : block.profile) estimate += 320 + 2 * e.name.size();
   }
-  std::string out;
+  std::string out, page;
   out.reserve(estimate);
+  if (paged) page.reserve(std::min(options.event_page_bytes, kProfilePageBytes) + 4096);
+  const auto flush = [&](size_t b) {
+    if (page.empty()) return;
+    page.push_back(']');
+    options.event_pages(b, page);
+    page.clear();
+  };
   out += "{\"blocks\":[";
   for (size_t b = 0; b < block_count; ++b) {
     const EtdumpBlock& block = etdump.blocks[b];
@@ -339,51 +350,54 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
     }
 
     key("events", out);
-    out.push_back('[');
+    out += paged ? "[]" : "[";
     size_t backwards_count = 0, backwards_first = 0;
     for (size_t i = 0; i < n; ++i) {
       const EtdumpProfileEvent& e = block.profile[i];
       const Instruction* ins = joined[i];
-      out += i ? ",{\"name\":" : "{\"name\":";
-      text(e.name, out);
-      key("eventIndex", out), out += std::to_string(e.event_index);
-      key("chain", out), out += std::to_string(e.chain_index);
-      key("instruction", out), out += std::to_string(e.instruction_id);
-      key("type", out);
-      if (ins && !ins->type.empty()) text(ins->type, out); else out += "null";
-      if (ins && ins->type == "KernelCall") key("operator", out), text(ins->target, out);
-      if (ins && ins->type == "DelegateCall") key("delegate", out), text(ins->target, out);
+      if (paged && page.size() >= options.event_page_bytes) flush(b);
+      std::string& dst = paged ? page : out;
+      if (paged && page.empty()) page.push_back('[');
+      dst += (paged ? page.size() == 1 : i == 0) ? "{\"name\":" : ",{\"name\":";
+      text(e.name, dst);
+      key("eventIndex", dst), dst += std::to_string(e.event_index);
+      key("chain", dst), dst += std::to_string(e.chain_index);
+      key("instruction", dst), dst += std::to_string(e.instruction_id);
+      key("type", dst);
+      if (ins && !ins->type.empty()) text(ins->type, dst); else dst += "null";
+      if (ins && ins->type == "KernelCall") key("operator", dst), text(ins->target, dst);
+      if (ins && ins->type == "DelegateCall") key("delegate", dst), text(ins->target, dst);
       const bool internal = names_instruction(e) && instruction_type_of(e.name) == nullptr;
-      key("internal", out), out += internal ? "true" : "false";
-      if (internal) key("parent", out), out += parent[i] ? std::to_string(*parent[i]) : "null";
+      key("internal", dst), dst += internal ? "true" : "false";
+      if (internal) key("parent", dst), dst += parent[i] ? std::to_string(*parent[i]) : "null";
       const Instruction* call = internal && parent[i] ? joined[*parent[i]] : nullptr;
       if (call && call->delegate >= 0 && r.method && e.delegate_debug_id_int != -1 && options.delegate_nodes) {
-        key("delegateNodes", out), out.push_back('[');
+        key("delegateNodes", dst), dst.push_back('[');
         const std::vector<DelegateNode> nodes = options.delegate_nodes(*r.method, call->delegate, e.delegate_debug_id_int);
         for (size_t k = 0; k < nodes.size(); ++k) {
-          out += k ? ",{\"index\":" : "{\"index\":", out += std::to_string(nodes[k].index);
-          key("operator", out), text(nodes[k].op, out), out.push_back('}');
+          dst += k ? ",{\"index\":" : "{\"index\":", dst += std::to_string(nodes[k].index);
+          key("operator", dst), text(nodes[k].op, dst), dst.push_back('}');
         }
-        out.push_back(']');
+        dst.push_back(']');
       }
-      key("startTime", out), out += std::to_string(e.start_time);
-      key("endTime", out), out += std::to_string(e.end_time);
+      key("startTime", dst), dst += std::to_string(e.start_time);
+      key("endTime", dst), dst += std::to_string(e.end_time);
       // uint64 exactly; an event ending before it starts has no duration
       // (null), is reported once per block and never enters a statistic.
       const bool backwards = e.end_time < e.start_time;
-      key("duration", out), out += backwards ? "null" : std::to_string(e.end_time - e.start_time);
+      key("duration", dst), dst += backwards ? "null" : std::to_string(e.end_time - e.start_time);
       if (backwards && backwards_count++ == 0) backwards_first = i;
-      if (e.delegate_debug_id_int != -1) key("delegateDebugIdInt", out), out += std::to_string(e.delegate_debug_id_int);
-      if (e.delegate_debug_id_str) key("delegateDebugIdStr", out), text(*e.delegate_debug_id_str, out);
+      if (e.delegate_debug_id_int != -1) key("delegateDebugIdInt", dst), dst += std::to_string(e.delegate_debug_id_int);
+      if (e.delegate_debug_id_str) key("delegateDebugIdStr", dst), text(*e.delegate_debug_id_str, dst);
       if (e.delegate_debug_metadata) {
         static const char* kHex = "0123456789abcdef";
-        key("delegateDebugMetadata", out);
-        out.push_back('"');
+        key("delegateDebugMetadata", dst);
+        dst.push_back('"');
         const Blob& m = *e.delegate_debug_metadata;
-        for (uint64_t k = 0; k < m.size(); ++k) out.push_back(kHex[m.data()[k] >> 4]), out.push_back(kHex[m.data()[k] & 15]);
-        out.push_back('"');
+        for (uint64_t k = 0; k < m.size(); ++k) dst.push_back(kHex[m.data()[k] >> 4]), dst.push_back(kHex[m.data()[k] & 15]);
+        dst.push_back('"');
       }
-      out.push_back('}');
+      dst.push_back('}');
       // Statistics: each call of an instruction in an execute block.
       if (!execute || !ins || internal) continue;
       const std::string method = r.method ? methods[*r.method].name : std::string();
@@ -394,7 +408,8 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
         if (!method.empty()) s->methods.insert(method);
       }
     }
-    out += "]}";
+    if (paged) flush(b);
+    out += paged ? "}" : "]}";
     if (backwards_count > 0) {
       const EtdumpProfileEvent& e = block.profile[backwards_first];
       warnings.push_back("block " + std::to_string(b) + " (" + block.name + "): " + std::to_string(backwards_count) +

@@ -31,6 +31,8 @@ struct DelegateNode {
 // The nodes of delegate `delegate` of method `method` (execution_plan index)
 // whose debug handle is `debug_handle` (none when it has no decoded graph).
 using DelegateNodeLookup = std::function<std::vector<DelegateNode>(size_t method, int64_t delegate, int64_t debug_handle)>;
+// The size at which a page of events is handed to ProfileOptions::event_pages.
+inline constexpr size_t kProfilePageBytes = size_t{1} << 20;
 
 struct ProfileOptions {
   // The method of each block in file order, as the user names it; nullopt
@@ -42,10 +44,19 @@ struct ProfileOptions {
   // node's debug handle is joined to that node: "delegateNodes":
   // [{"index", "operator"}] (the DelegateCall it runs in must be known).
   DelegateNodeLookup delegate_nodes;
+  // When set, each block's events are handed over as they are written, as
+  // JSON arrays of about kProfilePageBytes each (the block's index, the
+  // array's text, valid only during the call), in file order, and the
+  // block's "events" in the returned text is []: the caller reads pages
+  // while the join goes on, so the whole text is never held at once (a
+  // million events are ~200 MB of it). Unset: the events are in the text.
+  std::function<void(size_t block, const std::string& events)> event_pages;
+  size_t event_page_bytes = kProfilePageBytes;  // a page is handed over once it holds this many
 };
 
 // The join and its statistics as JSON text (see npm/index.d.ts, Profile):
-// {"blocks": [...], "operators": [...], "delegates": [...], "warnings": [...]}.
+// {"blocks": [...], "operators": [...], "delegates": [...], "warnings": [...]}
+// (a block's events go to options.event_pages when it is set).
 // Errors: kInvalidArgument for a named method the program lacks.
 Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& program, const ProfileOptions& options);
 

@@ -9,6 +9,9 @@
 //   get_backend_class(delegate.id()->c_str()) (interface.cpp: strcmp), for
 //   every delegate of the method: another backend runs, or init fails
 //   NotFound.
+// - An operator's kernel name (name, '.', overload, as above) is built in a
+//   100-byte buffer (method.cpp, kTempBufferSizeForName): 100 characters or
+//   more and resolve_operator fails Internal, so load_method fails.
 // Operators no KernelCall calls are never looked up (a warning); an
 // EXTERNAL tensor's name is resolved in validate_external.cpp.
 #include <optional>
@@ -33,6 +36,9 @@ std::string printable_name(std::string_view name) {
 }
 
 namespace {
+
+// The runtime's buffer for a kernel name with its terminating NUL.
+constexpr size_t kOperatorNameBuffer = 100;
 
 // Where the strings of the program's operators and delegates lie in the
 // flatbuffer (a verified one: these reads do not fail in practice; when one
@@ -125,16 +131,33 @@ void check_names(FindingSink& sink, const Blob& flatbuffer, const TableValue& pr
       const Value& overload = op.get("overload");
       const bool nul_name = name.is_string() && name.str().find('\0') != std::string::npos;
       const bool nul_overload = overload.is_string() && overload.str().find('\0') != std::string::npos;
-      if (!nul_name && !nul_overload) continue;
-      if (called.empty()) called = called_operators(plan, op_count);
-      if (op_pos.empty() && pos) op_pos = where.tables(pos, plan_def, "operators");
-      const uint64_t at = i < op_pos.size() ? op_pos[i] : 0;
       const bool has_overload = overload.is_string() && !overload.str().empty();
       const std::string looked_up =
           (name.is_string() ? c_string_prefix(name.str()) : "") + (has_overload ? "." + c_string_prefix(overload.str()) : "");
+      const bool too_long = looked_up.size() >= kOperatorNameBuffer;
+      if (!nul_name && !nul_overload && !too_long) continue;
+      if (called.empty()) called = called_operators(plan, op_count);
+      if (op_pos.empty() && pos) op_pos = where.tables(pos, plan_def, "operators");
+      const uint64_t at = i < op_pos.size() ? op_pos[i] : 0;
+      const std::string op_path = path + "." + indexed_path("operators", i);
+      if (too_long) {
+        const std::string said = op_path + " names the kernel '" + looked_up + "' (" +
+                                 std::to_string(looked_up.size()) + " characters): the runtime builds kernel names in a " +
+                                 std::to_string(kOperatorNameBuffer) +
+                                 "-byte buffer (method.cpp populate_operator_name) and refuses a longer one";
+        const std::optional<uint64_t> offset = at ? where.string_at(at, op_def, "name") : std::nullopt;
+        if (called[i])
+          sink.error(finding::kOperatorNameTooLong,
+                     said + ": load_method('" + method + "') fails (Internal) when it resolves the operator", offset,
+                     op_path + ".name");
+        else
+          sink.warning(finding::kOperatorNameTooLong,
+                       said + "; no KernelCall calls this operator, so the runtime never builds its name", offset,
+                       op_path + ".name");
+      }
+      if (!nul_name && !nul_overload) continue;
       const std::string field = nul_name ? "name" : "overload";
       const std::string& text = nul_name ? name.str() : overload.str();
-      const std::string op_path = path + "." + indexed_path("operators", i);
       const std::optional<uint64_t> offset =
           at ? offset_of(where.string_at(at, op_def, field.c_str()), text) : std::nullopt;
       const std::string said = op_path + "." + field + " '" + printable_name(text) +

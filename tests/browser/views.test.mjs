@@ -7,14 +7,24 @@
 // (test-output/screenshots/, paths printed). A .bpte alone: no
 // MALFORMED_FILE, a file map, its program drawn. web/dist/ (build-web.mjs)
 // served by `python3 -m http.server` opens files and draws the program.
+// A delegate of 230 XNNPACK nodes (x13's payload in x14's program), pressed
+// at 1280 and 390 px: replaced by its nodes in windows of at most
+// MAX_NODES / NARROW_NODES boxes, labels drawn at >= 10 px, paged with
+// Next; its properties panel collapses it back to one box.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { axeViolations } from './helpers/chromium.mjs';
 import { openPage, pageSession } from './helpers/pages.mjs';
+import { loadApi } from '../js/helpers/common.mjs';
+
+// The window budgets as web/program-graph.mjs declares them (it imports the page's dagre, so it is read, not imported).
+const GRAPH_SOURCE = readFileSync(new URL('../../web/program-graph.mjs', import.meta.url), 'utf8');
+const MAX_NODES = Number(/export const MAX_NODES = (\d+)/.exec(GRAPH_SOURCE)[1]);
+const NARROW_NODES = Number(/export const NARROW_NODES = (\d+)/.exec(GRAPH_SOURCE)[1]);
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const recording = join(root, '..', 'shared', 'etdump', 'e13_everything_r2_stubdelegate');
@@ -125,3 +135,49 @@ test('web/dist served by python3 -m http.server opens files and draws the progra
     python.kill();
   }
 });
+
+// x14's program (one DelegateCall) carrying x13's 230-node payload: args [input, output].
+function bigDelegatePte(et, dir) {
+  const xnn = join(root, '..', 'shared', 'delegates', 'xnnpack');
+  const program = JSON.parse(readFileSync(join(xnn, 'x14_no_constants', 'pte_inline', 'program.json'), 'utf8'));
+  const plan = program.execution_plan[0];
+  plan.inputs = [0];
+  plan.chains[0].inputs = [0];
+  plan.chains[0].instructions[0].instr_args.args = [0, 2];
+  program.backend_delegate_data[0].data = [...readFileSync(join(xnn, 'x13_chain_230_nodes', 'blob.bin'))];
+  const path = join(dir, 'x13-in-x14.pte');
+  writeFileSync(path, et.serializePteBinary({ program: JSON.stringify(program) }));
+  return path;
+}
+
+for (const width of [1280, 390]) {
+  test(`Program view at ${width} px: a pressed delegate shows its 230 nodes in bounded windows, and collapses`, async () => {
+    const et = await loadApi();
+    const pte = bigDelegatePte(et, session.tmp);
+    const { page, problems } = await openPage(session, 'validator.html');
+    await page.setViewportSize({ width, height: 900 });
+    await page.setInputFiles('#files', pte);
+    await waitChecked(page);
+    await page.click('#program .program-graph .node.delegate');
+    await page.waitForSelector('#program .program-graph .node.delegateNode');
+    const budget = width < 600 ? NARROW_NODES : MAX_NODES;
+    const boxes = await page.$$eval('#program .program-graph .node', (ns) => ns.length);
+    assert.ok(boxes <= budget, `${boxes} boxes in the window (at most ${budget})`);
+    assert.match(await page.textContent('#program .program-caption'), /of 230 \(1 chain\)/);
+    const drawnAt = await page.$eval('#program .program-graph', (s) => Number(s.dataset.scale) * 12);
+    assert.ok(drawnAt >= 9.99, `labels drawn at ${drawnAt} px`);
+    assert.match(await page.textContent('.program-details'), /xnnpack payload/);
+    await page.locator('#program').screenshot({ path: join(shots, `validator-delegate-${width}.png`) });
+    await page.click('#program-next');
+    assert.ok(await page.$$eval('#program .program-graph .node', (ns) => ns.length) <= budget);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `scrolls sideways at ${width} px by ${overflow} px`);
+    await page.click('#program .program-graph .node.delegateNode');
+    await page.click('.program-details [data-collapse]');
+    await page.waitForSelector('#program .program-graph .node.delegate');
+    assert.equal(await page.$$eval('#program .program-graph .node.delegateNode', (ns) => ns.length), 0);
+    assert.match(await page.textContent('#program .program-caption'), /of 1 \(/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}

@@ -128,3 +128,19 @@ test('profileTrace checks its arguments; the CLI streams the same trace and JSON
   const text = await runCli(['profile', ptePath, '--etdump', etdpPath]);
   assert.match(text.stdout, /aten::sub\.out/);
 });
+
+// The core hands the events over ~1 MiB at a time (src/ops/profile.h
+// event_pages), each page parsed as it comes: 2 runs of 10,000 events are
+// several pages each, put back whole and in order in their blocks.
+test('events paged out of the core come back whole, in order, in their blocks', async () => {
+  const { writeETDump: writeMany } = await import('../browser/helpers/etdumps.mjs');
+  const dir = join(process.env.ETPACK_ETDUMP_DIR ?? join(SHARED, 'etdump'), 'add_r1');
+  const p = et.profile(join(dir, 'add.pte'), writeMany(tmp, 'paged', { runs: 2, events: 10_000 }));
+  assert.equal(p.blocks.length, 2);
+  for (const b of p.blocks) {
+    assert.equal(b.events.length, 10_001);
+    assert.ok(b.events.every((e, i) => e.eventIndex === i), 'each event once, in file order');
+    assert.equal(b.events.filter((e) => e.operator === 'aten::add.out').length, 10_000);
+  }
+  assert.equal(p.operators[0].count, 20_000);
+});

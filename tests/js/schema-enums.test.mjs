@@ -31,7 +31,7 @@ test('schema enums: upstream\'s values, by member name', () => {
 // The C++ header is written by CMake from the same files; when a native
 // build is present, its values are these.
 test('schema enums: the C++ header of a native build says the same', (t) => {
-  const header = ['build/native', 'build/wasm', 'build/asan'].map((d) => join(ROOT, d, 'generated/schema_enums.h')).find(existsSync);
+  const header = ['build/native', 'build/wasm', 'build/asan', 'build/sanitize'].map((d) => join(ROOT, d, 'generated/schema_enums.h')).find(existsSync);
   if (!header) return t.skip('no native build');
   const cpp = [];
   for (const [, name, body] of readFileSync(header, 'utf8').matchAll(/enum class (\w+) : uint8_t \{([^}]*)\}/g))

@@ -284,7 +284,8 @@ TEST(CorruptFiles, SegmentTablePointingPastTheEnd) {
       {0, 5},          {4, 1},          {1, UINT64_MAX},  {UINT64_MAX, 1},  {UINT64_MAX - 3, 4},
       {1ull << 32, 4}, {0, 1ull << 32}, {0xFFFFFFFF, 2},  {1ull << 63, 1ull << 63},
   };
-  for (auto [offset, size] : cases) {
+  for (const auto& segment : cases) {
+    const uint64_t offset = segment.first, size = segment.second;  // C++17 lambdas cannot capture a structured binding
     std::vector<uint8_t> bytes = rebuilt_arduino([&](TableValue& p) { set_segment(p, 0, offset, size); });
     std::string what = "segment (" + std::to_string(offset) + ", " + std::to_string(size) + ")";
     expect_rejected_pte(bytes, what);

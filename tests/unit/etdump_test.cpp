@@ -181,6 +181,45 @@ TEST(Etdump, EveryRecordingJoinsAsTheRuntimeDid) {
   std::printf("[etdump] recordings joined %zu, events checked %zu\n", joined, events);
 }
 
+// Events handed over in pages (ProfileOptions::event_pages, down to one event
+// a page) are the whole text's, in order; each block's "events" is then [].
+TEST(Etdump, EventPagesAreTheEventsOfTheWholeText) {
+  size_t checked = 0;
+  for (const fs::path& etdp : recordings()) {
+    fs::path pte;
+    for (const auto& f : fs::directory_iterator(etdp.parent_path()))
+      if (f.path().extension() == ".pte") pte = f.path();
+    if (pte.empty()) continue;
+    auto file = read_etdump(load_file(etdp));
+    auto program = read_pte_program(load_file(pte));
+    ASSERT_TRUE(file.ok() && program.ok()) << etdp;
+    auto whole = profile_json(*file, program->program, {});
+    ASSERT_TRUE(whole.ok()) << etdp;
+    for (size_t page_bytes : {size_t{1}, size_t{300}, kProfilePageBytes}) {
+      std::map<size_t, std::string> joined;  // block -> its pages' items, comma-joined
+      ProfileOptions options;
+      options.event_page_bytes = page_bytes;
+      options.event_pages = [&](size_t block, const std::string& page) {
+        ASSERT_TRUE(joined.empty() || block >= joined.rbegin()->first) << "pages come in block order";
+        ASSERT_TRUE(parse_json(page).ok() && page.front() == '[' && page.back() == ']') << page;
+        joined[block] += (joined[block].empty() ? "" : ",") + page.substr(1, page.size() - 2);
+      };
+      auto paged = profile_json(*file, program->program, options);
+      ASSERT_TRUE(paged.ok()) << etdp;
+      // The whole text with each block's pages put back is the unpaged text.
+      const std::string kEvents = "\"events\":[]";
+      std::string rebuilt;
+      size_t at = 0, block = 0;
+      for (size_t next; (next = paged->find(kEvents, at)) != std::string::npos; at = next + kEvents.size(), ++block)
+        rebuilt += paged->substr(at, next - at) + "\"events\":[" + joined[block] + "]";
+      rebuilt += paged->substr(at);
+      EXPECT_EQ(rebuilt, *whole) << etdp << " in pages of " << page_bytes << " bytes";
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0u);
+}
+
 TEST(Etdump, PercentileIsNumpysLinear) {
   // numpy.percentile([1, 2, 3, 4], [10, 50, 90]) = [1.3, 2.5, 3.7]
   EXPECT_DOUBLE_EQ(percentile_linear({1, 2, 3, 4}, 10), 1.3);

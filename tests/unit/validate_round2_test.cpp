@@ -288,6 +288,26 @@ TEST(ValidateRound2, OperatorOrBackendNameWithANulIsAnError) {
              "asks for the backend ''");
 }
 
+// method.cpp populate_operator_name: the kernel name "name.overload" is
+// built in a 100-byte buffer; 100 characters or more fail load_method
+// (Internal). Operator 2 of the base vector is aten::mul.out: a name of 95
+// characters makes 99 with ".out" (loads), 96 makes 100 (refused).
+TEST(ValidateRound2, KernelNameOfAHundredCharactersIsAnError) {
+  auto with_name = [](size_t length) {
+    return rewritten(kBase, [length](TableValue& program) {
+      plan0(program).at("operators").items()[2].table().at("name") = Value::from_string(std::string(length, 'k'));
+    });
+  };
+  std::vector<uint8_t> b = with_name(95);
+  ValidationReport r = validate_artifacts(view(b), {});
+  EXPECT_TRUE(with_code(r.errors, finding::kOperatorNameTooLong).empty()) << describe(r);
+  EXPECT_TRUE(with_code(r.warnings, finding::kOperatorNameTooLong).empty()) << describe(r);
+  b = with_name(96);
+  r = validate_artifacts(view(b), {});
+  expect_one(r, r.errors, finding::kOperatorNameTooLong, "execution_plan[0].operators[2].name",
+             find(b, std::string(96, 'k')), "(100 characters)");
+}
+
 // pytorch/executorch PR #22114 (merged 2026-08-24, first in 1.5): Program::load
 // refuses Program.version > kMaxSupportedSchemaVersion (0) with
 // InvalidProgram, FlatTensorDataMap::load a FlatTensor.version > 0 with

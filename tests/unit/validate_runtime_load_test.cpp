@@ -140,7 +140,9 @@ TEST(ValidateRuntimeLoad, TensorListItems) {
   // Out of range: InvalidProgram; an Int: InvalidType; a later value: not yet parsed.
   const std::vector<std::pair<int32_t, std::string>> cases = {
       {-1, "InvalidProgram"}, {25, "InvalidProgram"}, {2, "InvalidType"}, {17, "not parsed yet"}};
-  for (const auto& [item, error] : cases) {
+  for (const auto& c : cases) {
+    const int32_t item = c.first;  // C++17 lambdas cannot capture a structured binding
+    const std::string& error = c.second;
     auto bytes = edited(kBase, [&](TableValue& plan) { val_at(plan, 11).at("items") = scalars<int32_t>({0, item}); });
     ValidationReport r = validate_artifacts(view(bytes), {});
     expect_error(r, finding::kTensorListItemInvalid, "execution_plan[0].values[11].val.items[1]",
@@ -151,7 +153,9 @@ TEST(ValidateRuntimeLoad, TensorListItems) {
 TEST(ValidateRuntimeLoad, OptionalTensorListItems) {
   const std::vector<std::pair<int32_t, std::string>> cases = {
       {-2, "InvalidProgram"}, {42, "InvalidProgram"}, {2, "InvalidType"}, {15, "InvalidType"}};
-  for (const auto& [item, error] : cases) {
+  for (const auto& c : cases) {
+    const int32_t item = c.first;  // C++17 lambdas cannot capture a structured binding
+    const std::string& error = c.second;
     auto bytes = edited(kBase, [&](TableValue& plan) { val_at(plan, 12).at("items") = scalars<int32_t>({item, -1}); });
     ValidationReport r = validate_artifacts(view(bytes), {});
     expect_error(r, finding::kOptionalTensorListItemInvalid, "execution_plan[0].values[12].val.items[0]", error);

@@ -18,8 +18,28 @@
 // name order, each with as many cases as its highest CASE says.
 import { printable, fmtBytes } from './format.mjs';
 import { scalarSafetensorsDtype } from '../generated/safetensors-dtypes.mjs';
+import { SCALAR_TYPES } from '../generated/scalar-types.mjs';
 
 export { VALUE_NAME, scalarValue, tensorValue } from '../bundle-cases.mjs';
+
+// Element sizes by ScalarType code: the table generated from the core's
+// (src/model/scalar_types.def), the one dtype table of the package.
+const ELEMENT_SIZE = [];
+for (const t of Object.values(SCALAR_TYPES)) ELEMENT_SIZE[t.code] = t.elementSize;
+
+// Bytes of a tensor (as a Number; null when the type is unknown or a size is
+// not a safe non-negative integer).
+export function tensorBytes(scalarType, sizes) {
+  const element = ELEMENT_SIZE[Number(scalarType)];
+  if (element === undefined || !Array.isArray(sizes)) return null;
+  let total = BigInt(element);
+  for (const s of sizes) {
+    const n = BigInt(s);
+    if (n < 0n) return null;
+    total *= n;
+  }
+  return total <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(total) : null;
+}
 
 export function valueName(method, testCase, kind, index) {
   return `${method}.${testCase}.${kind}.${index}`;

@@ -15,3 +15,4 @@ export function readGraphReply(module, out, format) {
   }
   return format === 'json' ? parseLossless(text) : text;
 }
+

@@ -40,8 +40,36 @@ function kindAt(source) {
 // malformed ETDump is reported as one).
 const etdumpFirst = (a, b) => (a === 'etdp' ? b !== 'etdp' : b !== 'etdp' && b === 'pte' && a !== 'pte');
 
-function etdumpCall(core, op, request) {
-  return core.run(() => core.module.etdump(op, encodeRequest(request), core.host()), (out) => parseLossless(replyText(out)));
+function etdumpCall(core, op, request, host = core.host()) {
+  return core.run(() => core.module.etdump(op, encodeRequest(request), host), (out) => parseLossless(replyText(out)));
+}
+
+// profile's events arrive a page (a JSON array of ~1 MiB: src/ops/profile.h
+// kProfilePageBytes) at a time while the core joins, each parsed at once:
+// the whole text is never held, in the heap or here (a million events were
+// the core's model, ~200 MB of text in the heap, the same again as a JS
+// string, and the objects: 1.2 GiB at the peak). Returns the host and
+// fill(result), which puts each block's events in place.
+function eventPages(core) {
+  const pages = new Map();  // block -> events
+  let failure = null;
+  const host = core.host();
+  host.profileEvents = (block, text) => {
+    try {
+      const list = parseLossless(text);
+      const into = pages.get(block) ?? [];
+      pages.set(block, into);
+      for (let i = 0; i < list.length; ++i) into.push(list[i]);
+    } catch (e) {
+      failure ??= e;  // never thrown through the core's frames
+    }
+  };
+  const fill = (result) => {
+    if (failure) throw failure;
+    for (const [block, events] of pages) result.blocks[block].events = events;
+    return result;
+  };
+  return { host, fill };
 }
 
 // The file as flatc decodes it, schema defaults filled in:
@@ -87,7 +115,8 @@ export function profile(core, first, second, options = {}) {
         methods: Array.isArray(o.methods) ? o.methods : null,
         method: typeof o.methods === 'string' ? o.methods : null,
       };
-      return etdumpCall(core, 'profile', request);
+      const { host, fill } = eventPages(core);
+      return fill(etdumpCall(core, 'profile', request, host));
     });
   } finally {
     closeAll(opened);

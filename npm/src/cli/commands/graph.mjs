@@ -2,15 +2,16 @@
 // Mermaid, on stdout or to -o FILE under the file-safety rules of
 // ../files.mjs (never an input, never an existing file without --force, all
 // or nothing).
+import { writeSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Artifact } from '../../artifact.mjs';
 import { UsageError, parseArgs } from '../args.mjs';
 import { namedInputs, withOutputs } from '../files.mjs';
 import { openInputs, reportFetched } from '../inputs.mjs';
-import { fmtBytes, printable, stringify } from '../format.mjs';
+import { fmtBytes, printable } from '../format.mjs';
 import { jsonReply } from '../report.mjs';
 
-export const usage = `Usage: executorch-pack graph PTE [PTD...] [--method NAME] [--format json|dot|mermaid] [-o FILE] [--json]
+export const usage = `Usage: executorch-pack graph PTE [PTD...] [--method NAME] [--format json|dot|mermaid] [--delegates collapse|expand] [-o FILE] [--json]
 
 Prints the plan graph of a .pte: per method, one node per instruction
 (kernel call with its operator, delegate call with its backend, blob size
@@ -23,6 +24,10 @@ with its memory-plan range and where its bytes are in the file.
 Options:
   --method NAME        only this method
   --format FORMAT      json (default), dot (Graphviz: dot -Tsvg) or mermaid
+  --delegates MODE     collapse (default: one box per delegate call) or expand:
+                       a delegate whose payload has a graph (XNNPACK, Vulkan,
+                       MPS, MLX, native) is drawn as its own nodes and edges,
+                       its inputs and outputs joined to the program's values
   --json               the graph as JSON on stdout (with "command" and "ok");
                        with -o FILE, what was written
   -o, --output FILE    write to FILE instead of stdout (never one of the inputs)
@@ -35,9 +40,24 @@ Exit status: 0 written; 1 the file is malformed or has no such method;
 `;
 
 const SPEC = {
-  output: 'value', method: 'value', format: 'value', force: 'flag', help: 'flag', header: 'list', timeout: 'value', json: 'flag',
+  output: 'value', method: 'value', format: 'value', delegates: 'value', force: 'flag', help: 'flag', header: 'list', timeout: 'value', json: 'flag',
 };
 const FORMATS = ['json', 'dot', 'mermaid'];
+const DELEGATES = ['collapse', 'expand'];
+
+// Every byte of `chunk` to stdout, synchronously (a chunk is only valid
+// during the call); a non-blocking pipe that is full is waited for.
+const WAIT = new Int32Array(new SharedArrayBuffer(4));
+function writeOut(chunk) {
+  for (let at = 0; at < chunk.length;) {
+    try {
+      at += writeSync(1, chunk, at, chunk.length - at);
+    } catch (e) {
+      if (e?.code !== 'EAGAIN') throw e;
+      Atomics.wait(WAIT, 0, 0, 2);
+    }
+  }
+}
 
 export async function run(argv, { init, help }) {
   const { options, positional } = parseArgs(argv, SPEC, 'graph');
@@ -45,6 +65,9 @@ export async function run(argv, { init, help }) {
   if (positional.length < 1) throw new UsageError('graph needs a PTE file', 'graph');
   const format = options.format ?? 'json';
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got '${printable(format)}'`, 'graph');
+  if (options.delegates !== undefined && !DELEGATES.includes(options.delegates)) {
+    throw new UsageError(`--delegates must be one of ${DELEGATES.join(', ')}, got '${printable(options.delegates)}'`, 'graph');
+  }
   if (options.output === '') throw new UsageError('-o needs a FILE', 'graph');
   if (options.json && format !== 'json' && options.output === undefined) {
     throw new UsageError(`--json prints the graph as JSON: --format ${format} needs -o FILE with it`, 'graph');
@@ -63,23 +86,30 @@ export async function run(argv, { init, help }) {
         for (let n = 2; name in data; ++n) name = `${base}#${n}`;
         data[name] = inputs[i + 1];
       });
-      const request = { data, format };
+      const request = { data, format, delegates: options.delegates ?? 'collapse' };
       if (options.method !== undefined) request.method = options.method;
-      const result = et.graph(inputs[0], request);
-      reportFetched(inputs);
       if (options.output === undefined) {
-        // On stdout a reply like every command's (graph.schema.json's fields, with command and ok).
-        process.stdout.write(format === 'json' ? jsonReply('graph', result) : result);
+        // On stdout a reply like every command's (graph.schema.json's fields,
+        // with command and ok), streamed from the core's text: a large
+        // graph's JS objects would cost several times its text.
+        et._internal.graphTo(inputs[0], request, writeOut);
+        reportFetched(inputs);
         return 0;
       }
-      const text = format === 'json' ? `${stringify(result)}\n` : result;
-      const bytes = new TextEncoder().encode(text);
+      // The whole text first (all or nothing): copies of the chunks.
+      const pieces = [];
+      let size = 0;
+      et._internal.graphTo(inputs[0], request, (chunk) => {
+        pieces.push({ bytes: chunk.slice() });
+        size += chunk.length;
+      });
+      reportFetched(inputs);
       // Refused before anything is written: an input (by file identity:
       // links and other spellings too), an existing file, a folder.
-      await outputs.write([{ path: options.output, artifact: new Artifact([{ bytes }], bytes.byteLength) }],
+      await outputs.write([{ path: options.output, artifact: new Artifact(pieces, size) }],
         { inputs: namedInputs(positional), force: options.force });
-      process.stderr.write(`wrote ${printable(options.output)} (${fmtBytes(bytes.byteLength)}, ${format})\n`);
-      if (options.json) process.stdout.write(jsonReply('graph', { path: options.output, bytes: bytes.byteLength, format }));
+      process.stderr.write(`wrote ${printable(options.output)} (${fmtBytes(size)}, ${format})\n`);
+      if (options.json) process.stdout.write(jsonReply('graph', { path: options.output, bytes: size, format }));
       return 0;
     }, { stopOnSignals: options.output !== undefined });
   } finally {

@@ -7,9 +7,8 @@ import { UsageError, parseArgs } from '../args.mjs';
 import { cliError, namedInputs, withOutputs } from '../files.mjs';
 import { openInputs } from '../inputs.mjs';
 import { fmtBytes, printable, stringify } from '../format.mjs';
-import { dtypeOf, isContiguous, scalarText, valueName } from '../bundled.mjs';
+import { dtypeOf, isContiguous, scalarText, tensorBytes, valueName } from '../bundled.mjs';
 import { Artifact } from '../../artifact.mjs';
-import { tensorBytes } from '../../program-tensors.mjs';
 
 export const usage = `Usage: executorch-pack unbundle BPTE -o DIR
 

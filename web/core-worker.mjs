@@ -1,0 +1,34 @@
+// The pages' core work off the page's thread (core-client.mjs): a file with
+// one instruction reading 20,000 values takes the core seconds to validate,
+// inspect and lay out as a graph, and the page must keep answering
+// meanwhile. Messages in: { id, op, files: [{ name, bytes | blob }], ... };
+// out: { id, result } or { id, error: { code, message } }. Files come as
+// bytes (read by the page) or as the Blob itself (opened here by slices).
+import init from './pkg/index.browser.mjs';
+import { checkFiles, errorOf } from './core-check.mjs';
+
+const ready = init();
+const opened = (et, files) => Promise.all(files.map(async (f) => ({ name: f.name, source: f.bytes ?? await et.openBlob(f.blob, { digest: false }) })));
+
+const OPS = {
+  // The validator's check (core-check.mjs).
+  check: async (et, { files, pteName }) => checkFiles(et, await opened(et, files), pteName),
+  // The packager's outputs: a file map per file and one validate of them all.
+  outputs: async (et, { files }) => {
+    const [pte, ...ptds] = await opened(et, files);
+    const summaries = [pte, ...ptds].map((f) => { try { return et.inspect(f.source); } catch (e) { return { error: errorOf(e) }; } });
+    let report;
+    try { report = et.validate(pte.source, Object.fromEntries(ptds.map((f) => [f.name, f.source]))); } catch (e) { report = { error: errorOf(e) }; }
+    return { summaries, report };
+  },
+};
+
+self.onmessage = async ({ data }) => {
+  try {
+    const et = await ready;
+    await et.ready();  // a core restarted after a failed call is usable again
+    self.postMessage({ id: data.id, result: await OPS[data.op](et, data) });
+  } catch (e) {
+    self.postMessage({ id: data.id, error: errorOf(e) });
+  }
+};
