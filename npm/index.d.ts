@@ -229,7 +229,7 @@ export declare class EtpackError extends Error {
   constructor(code: ErrorCode, message: string);
   readonly name: 'EtpackError';
   readonly code: ErrorCode;
-  /** MISSING_EXTERNAL_DATA: the EXTERNAL tensor keys no given .ptd holds. */
+  /** MISSING_EXTERNAL_DATA: the EXTERNAL tensor keys no given .ptd holds; MISSING_DELEGATE_DATA: the delegates' named keys no output would hold. */
   readonly keys?: string[];
   /** INVALID_INPUT / INVALID_OUTPUT: the validator's error findings. */
   readonly findings?: Finding[];

@@ -85,6 +85,25 @@ function delegateButtons(fileName, m, extract) {
   return box;
 }
 
+// A delegate's decoded blob (inspect's payload): counts, histograms, and
+// each named key with the file that holds it.
+function payloadText(p) {
+  if (p.kind === 'invalid') return `invalid: ${p.error}`;
+  const counts = (h) => Object.entries(h ?? {}).map(([k, n]) => `${k} ×${n}`).join(', ');
+  const parts = [p.kind];
+  if (p.nodes != null) parts.push(`${p.nodes} nodes, ${p.values} values`);
+  if (Object.keys(p.operators ?? {}).length) parts.push(`operators ${counts(p.operators)}`);
+  if (Object.keys(p.dtypes ?? {}).length) parts.push(`dtypes ${counts(p.dtypes)}`);
+  if (Object.keys(p.quantization ?? {}).length) parts.push(`quantization ${counts(p.quantization)}`);
+  parts.push(`${fmt(p.constantBytes)} of constants in the blob`);
+  const keys = p.namedKeys ?? [];
+  if (keys.length) {
+    const where = (k) => (k.in == null ? 'missing' : k.in === 'pte' ? 'in the .pte' : `in ${k.in}`);
+    parts.push(`named keys: ${keys.slice(0, 5).map((k) => `${JSON.stringify(k.key)} ${where(k)}`).join(', ')}${keys.length > 5 ? ` and ${keys.length - 5} more` : ''}`);
+  }
+  return parts.join('; ');
+}
+
 function summaryEl(name, s, extract) {
   const box = el('div', {}, el('h3', { text: `${name} — ${s.format}, ${fmt(s.fileSize)}` }), metadataEl(s.metadata));
   const io = (v) => `${v.type}${v.dtype ? ` ${v.dtype}` : ''}${v.shape ? `[${v.shape.join(', ')}]` : ''}`;
@@ -95,6 +114,7 @@ function summaryEl(name, s, extract) {
     row('Outputs', m.outputs.map(io).join('; ') || '—');
     row('Operators', m.operators.map((o) => `${o.name}${o.overload ? `.${o.overload}` : ''} ×${o.count}`).join(', ') || '—');
     row('Delegates', (m.delegates ?? []).map((d) => `${d.id ?? '(no id)'} (${d.location}${d.size != null ? `, ${fmt(d.size)}` : ''})${specText(d) ? ` — ${specText(d)}` : ''}`).join('; ') || '—');
+    for (const d of m.delegates ?? []) if (d.payload) row(`Delegate ${d.index} payload`, payloadText(d.payload));
     if (m.memory) row('Memory plan', `${fmt(m.memory.plannedTotal)} in ${m.memory.plannedBuffers.length} buffer(s): ${m.memory.plannedBuffers.map((b) => fmt(b)).join(', ')}`);
     const pool = m.memory?.methodAllocator;
     if (pool) row('Method allocator', ['64-bit', 'arm32'].map((a) => `${a}: ${pool[a].withTempAllocator} bytes (${pool[a].withoutTempAllocator} without a temp allocator)`).join('; ') + ' — backends\' init() not included');
@@ -183,6 +203,7 @@ async function run(chosen) {
       }
       const m = el('div'); maps.append(el('h3', { text: `${label} (${fmt(p.fileSize)})`, style: 'overflow-wrap:anywhere' }), m); renderFileMap(m, p, f.name);
       const c = el('div'); sizes.append(el('h3', { text: label, style: 'overflow-wrap:anywhere' }), c); renderSizeChart(c, p.bytesByCategory);
+      if (p.weights?.delegateConstants > 0 || p.weights?.namedData > 0) c.append(el('p', { text: `Weights ${fmt(p.weights.total)}: constants ${fmt(p.weights.constants)}, named data ${fmt(p.weights.namedData)}, inside delegate blobs ${fmt(p.weights.delegateConstants)} (delegate graphs ${fmt(p.weights.delegateGraphs)})` }));
       if (p.requirements) needs.append(requirementsEl(label, p.requirements));
     }
     // The plan graph of the .pte, its external tensors named by their .ptd (program-view.mjs).

@@ -4,7 +4,7 @@
 // TIMEOUT, ABORTED, SOURCE_CHANGED, SOURCE_TOO_LARGE and RANGE_NOT_FETCHED
 // (with `ranges`); see range-reader.mjs and url-source.mjs. Refusals carry
 // their details: `keys` (MISSING_EXTERNAL_DATA: the EXTERNAL tensor keys no
-// given .ptd holds) and `findings` (INVALID_INPUT / INVALID_OUTPUT:
+// given .ptd holds; MISSING_DELEGATE_DATA: a delegate's keys no output would hold) and `findings` (INVALID_INPUT / INVALID_OUTPUT:
 // validate's error findings).
 export class EtpackError extends Error {
   constructor(code, message, options = undefined) {

@@ -18,7 +18,8 @@ function eventName(e) {
   if (e.operator !== undefined) return e.internal ? `${e.name || 'internal'} (${e.operator})` : e.operator;
   if (e.delegate !== undefined) {
     const id = e.delegateDebugIdStr ?? (e.delegateDebugIdInt !== undefined ? `#${e.delegateDebugIdInt}` : null);
-    return e.internal ? `${e.name || id || 'internal'} (${e.delegate})` : e.delegate;
+    const node = e.delegateNodes?.length ? ` ${e.delegateNodes.map((n) => n.operator).join('+')}` : '';
+    return e.internal ? `${e.name || id || 'internal'} (${e.delegate}${node})` : e.delegate;
   }
   return e.name || (e.type ?? 'event');
 }
@@ -80,6 +81,7 @@ function* traceEvents(profile, processName) {
       if (e.delegate !== undefined) args.delegate = e.delegate;
       if (e.delegateDebugIdInt !== undefined) args.delegateDebugIdInt = e.delegateDebugIdInt;
       if (e.delegateDebugIdStr !== undefined) args.delegateDebugIdStr = e.delegateDebugIdStr;
+      if (e.delegateNodes?.length) args.delegateNodes = e.delegateNodes.map((n) => `${n.index}:${n.operator}`).join(', ');
       const cat = e.chain < 0 ? 'method' : e.internal ? 'internal' : 'instruction';
       // An event ending before it starts has no duration (null): 0 here.
       yield {

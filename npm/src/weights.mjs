@@ -18,6 +18,7 @@ import { hashArtifact } from './range-hash.mjs';
 import { MAX_HEADER_BYTES, readHeaderBytes, weightsCall } from './safetensors.mjs';
 import { OUTPUT, check } from './options.mjs';
 import { outputOptions } from './outputs.mjs';
+import { guardDelegateKeys } from './ops/delegate.mjs';
 
 const EXPORT_OPTIONS = { ...OUTPUT, include: check.any };
 
@@ -304,6 +305,9 @@ export function createWeightsApi(et) {
       namedData[key] = { bufferIndex: index, alignment: e.alignment, ...(e.tensorLayout ? { tensorLayout: e.tensorLayout } : {}) };
       carried.push({ key, file: e.file });
     }
+    // A delegate's named keys must stay in the .pte or this .ptd (a dropped
+    // or never given entry would fail its backend's init()).
+    guardDelegateKeys(et, source, Object.keys(namedData), 'the .pte\'s named_data and the .ptd written', true);
     const ptd = new et.FlatTensorSerializer({ segmentAlignment }).serialize({ buffers, namedData }, { output });
     return { ptd, tag, written, unused, carried, dropped: drop.slice() };
   }

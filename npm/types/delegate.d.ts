@@ -64,6 +64,8 @@ export type DecodedDelegate =
   | {
       kind: 'coreml';
       header: Record<string, PayloadNumber | string>;
+      /** The file tree's model (absent for a CMJR reference). */
+      model?: CoreMLModelFacts;
       /** The in-memory filesystem, or for a multifunction model the CMJR reference. */
       content:
         | {
@@ -86,3 +88,12 @@ export type DecodedDelegate =
       content: { blocks: EthosUBlock[]; inputs?: EthosUIo[]; outputs?: EthosUIo[]; scratch_size?: number };
     }
   | { kind: 'opaque'; header: { blob_size: PayloadNumber } };
+
+/** What a Core ML payload says about its model (null where it does not say). */
+export interface CoreMLModelFacts {
+  identifier: string | null;
+  inputNames: string[] | null;
+  outputNames: string[] | null;
+  modelFile: string | null;
+  specificationVersion: number | null;
+}

@@ -62,6 +62,13 @@ export interface ProfileEvent {
   /** endTime - startTime, exact (uint64); null when the event ends before it starts (a warning says so; no statistic counts it). */
   duration: number | bigint | null;
   delegateDebugIdInt?: number;
+  /**
+   * A delegate-internal event whose delegateDebugIdInt is a debug handle of
+   * its delegate's decoded graph (XNNPACK's XNode.debug_handle, Vulkan's
+   * OperatorCall.node_id): those nodes (index in the payload's node list,
+   * operator); empty when no node has it. Absent for other events.
+   */
+  delegateNodes?: { index: number; operator: string }[];
   delegateDebugIdStr?: string;
   /** Hex. */
   delegateDebugMetadata?: string;

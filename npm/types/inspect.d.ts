@@ -1,7 +1,7 @@
 // Types for executorch-pack, part of ./index.d.ts (which re-exports them all):
 // inspect()'s summaries of a .pte and a .ptd, and the method allocator's figures.
-
 import type { Int64 } from '../index.js';
+import type { CoreMLModelFacts } from './delegate.js';
 import type { DataFiles, MetadataValue } from './repack.js';
 import type { NanBits } from './program.js';
 
@@ -154,6 +154,12 @@ export interface PteSummary {
   /** Zero padding between tensors inside the constant and mutable segments (validate checks it). */
   paddingInSegments: { start: number; end: number }[];
   bytesByCategory: BytesByCategory;
+  /**
+   * Weights in this file: constants, the .pte's named data, the constant
+   * regions inside delegate blobs (delegateConstants; delegateGraphs is the
+   * rest of the blobs), and their total.
+   */
+  weights: { constants: number; namedData: number; delegateConstants: number; delegateGraphs: number; total: number };
 }
 
 /**
@@ -263,12 +269,24 @@ export interface DelegatePayloadSummary {
   values: number | null;
   /** Operator (node type, call name or target) -> count. */
   operators: Record<string, number>;
+  /** Tensor values by dtype as the backend's schema names it ('xnn_datatype_qcint8', 'FLOAT'). */
+  dtypes: Record<string, number>;
+  /** Quantized values by scheme ('PerChannelQuant', 'AffineGroup', ...). */
+  quantization: Record<string, number>;
   /** Bytes of the blob's own constant or data region. */
   constantBytes: number | bigint;
   /**
    * The named-data keys the backend looks up at init() (XNNPACK: a present
-   * key, even ''), with the size the blob records, and 'pte' when the
-   * .pte's named data holds the key (null: a .ptd must).
+   * key, even ''), with the size the blob records; `in` is 'pte' when the
+   * .pte's named data holds the key, else the name of the given .ptd
+   * (options.dataFiles) that holds it, or null (in no given file);
+   * `storedBytes` is the entry's size there.
    */
-  namedKeys: { key: string; bytes: number | bigint | null; in: 'pte' | null }[];
+  namedKeys: { key: string; bytes: number | bigint | null; in: 'pte' | string | null; storedBytes: number | null }[];
+  /**
+   * Core ML's file tree: the model's identifier and I/O names (its
+   * metadata.json), the root model file (the .mlpackage's Manifest.json) and
+   * its specification version; null for other kinds.
+   */
+  model: CoreMLModelFacts | null;
 }

@@ -33,10 +33,12 @@ export interface RepackOptions extends PteConfig, OutputOptions {
    * Their named data is carried into the outputs, each under its tag = the name
    * without a trailing `.ptd` (written back as `<tag>.ptd`), so external tensors
    * that stay external keep resolving. EXTERNAL tensors whose keys none of them
-   * holds make repack throw MISSING_EXTERNAL_DATA (`error.keys` lists them).
+   * holds make repack throw MISSING_EXTERNAL_DATA (`error.keys` lists them);
+   * named-data keys a delegate's backend looks up that no output would hold,
+   * MISSING_DELEGATE_DATA (naming key, delegate and method; `error.keys`).
    */
   data?: DataFiles;
-  /** Repack even when EXTERNAL tensors' data is not given (the output keeps referring to it); default false. */
+  /** Repack even when EXTERNAL tensors' or delegates' data is not given (the output keeps referring to it); default false. */
   allowMissingData?: boolean;
   /** Move constant tensors into a .ptd: true for the defaults, or options. */
   externalize?: boolean | ExternalizeOptions | null;

@@ -21,6 +21,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kLimitExceeded: return "LIMIT_EXCEEDED";
     case ErrorCode::kIoError: return "IO_ERROR";
     case ErrorCode::kMissingExternalData: return "MISSING_EXTERNAL_DATA";
+    case ErrorCode::kMissingDelegateData: return "MISSING_DELEGATE_DATA";
     case ErrorCode::kInvalidInput: return "INVALID_INPUT";
     case ErrorCode::kInvalidOutput: return "INVALID_OUTPUT";
     case ErrorCode::kLayoutConflict: return "LAYOUT_CONFLICT";

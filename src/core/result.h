@@ -30,6 +30,7 @@ enum class ErrorCode : uint8_t {
   kLimitExceeded,             // a safety limit (size, depth, count) was hit
   kIoError,                   // file or stream failure (tools, bindings)
   kMissingExternalData,       // repack: EXTERNAL tensors whose .ptd was not given
+  kMissingDelegateData,       // a delegate's named-data key no output would hold (ops/delegate_keys_guard.h)
   kInvalidInput,              // repack: an input fails validation
   kInvalidOutput,             // repack: what it would write fails validation
   kLayoutConflict,            // one named-data key, two tensor layouts

@@ -106,6 +106,7 @@ class PteInspector {
     }
     out.set("paddingInSegments", std::move(inner));
     out.set("bytesByCategory", bytes_by_category_json(layout));
+    out.set("weights", weights_json(*out.find("bytesByCategory"), delegate_constants_));
     std::vector<std::pair<std::string, ColumnsText>> tables;
     tables.emplace_back("namedData", named_data_columns());
     tables.emplace_back("segments", segments_columns(segments, base, uses, program_.get("named_data")));
@@ -287,6 +288,9 @@ class PteInspector {
       std::vector<std::string> keys = pte_named_keys(program_);
       pte_keys_.emplace(keys.begin(), keys.end());
     }
+    const Value& ref = delegate.get("processed");  // a blob shared by delegates counts once
+    if (ref.is_table() && blobs_seen_.insert({ref.table().get_uint("location"), ref.table().get_uint("index")}).second)
+      delegate_constants_ = checked_add(delegate_constants_, payload->constant_bytes).value_or(UINT64_MAX);
     Json j = payload_summary_json(summarize_payload(*payload));
     for (auto& [name, value] : j.members()) {
       if (name != "namedKeys") continue;
@@ -406,6 +410,8 @@ class PteInspector {
   const PteFile& pte_;
   const TableValue& program_;
   std::optional<std::set<std::string>> pte_keys_;  // the .pte's named data keys, once asked
+  std::set<std::pair<uint64_t, uint64_t>> blobs_seen_;  // (location, index) of decoded delegate blobs
+  uint64_t delegate_constants_ = 0;                  // their constant bytes (weights inside the blobs)
   WorkBudget budget_;
   size_t data_files_;                                // .ptd files load_method is given
   std::vector<MethodAllocatorFigures> allocator_;    // per method, in file order

@@ -30,7 +30,11 @@
 //                    "size": n | null,        // blob bytes
 //                    "offset": n | null,      // where the blob starts in the file
 //                    "compileSpecs": [key, ...],
-//                    "compileSpecValues": [{"key", "bytes", "value": s | n | null}]}],  // see inspect_details.h
+//                    "compileSpecValues": [{"key", "bytes", "value": s | n | null}],  // see inspect_details.h
+//                    "payload": null | {"kind": "invalid", "error"} | {"kind", "nodes", "values",
+//                               "operators", "dtypes", "quantization": {name: count}, "constantBytes",
+//                               "namedKeys": [{"key", "bytes", "in": "pte" | null}]}}],
+//                               // read/delegate/payload_summary.h; "in" null: not in the .pte
 //     "nonConstBufferSizes": [n, ...],     // memory-planned buffer sizes
 //     "memory": {"plannedBuffers": [n, ...], "plannedTotal": n,   // bytes per memory id, their sum
 //                "methodAllocator": {"64-bit": {"withTempAllocator": n, "withoutTempAllocator": n},
@@ -69,7 +73,10 @@
 //   "paddingInSegments": [{"start", "end"}],  // zero padding between tensors inside the constant and
 //                                            // mutable segments (validate checks it; see validate.h)
 //   "bytesByCategory": {"header", "flatbufferMetadata", "constants", "mutableData",
-//                       "delegateBlobs", "namedData", "padding", "unused"}  // sums to fileSize
+//                       "delegateBlobs", "namedData", "padding", "unused"},  // sums to fileSize
+//   "weights": {"constants", "namedData", "delegateConstants", "delegateGraphs", "total"}
+//                   // delegateBlobs split into the constants inside them and the rest
+//                   // (inspect_details.h weights_json)
 // }
 //
 // inspect_ptd returns:

@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/checked_math.h"
 #include "core/le_bytes.h"
 #include "model/scalar_type.h"
 #include "read/program_tensors.h"
@@ -91,6 +92,23 @@ Json LargestConstants::json() {
     j.set("where", Json::string(e.where));
     out.push(std::move(j));
   }
+  return out;
+}
+
+Json weights_json(const Json& by_category, uint64_t delegate_constants) {
+  auto bytes = [&](const char* name) {
+    const Json* v = by_category.find(name);
+    return v ? v->as_uint64().value_or(0) : 0;
+  };
+  const uint64_t blobs = bytes("delegateBlobs");
+  const uint64_t inside = std::min(delegate_constants, blobs);
+  Json out = Json::object();
+  out.set("constants", Json::unsigned_integer(bytes("constants")));
+  out.set("namedData", Json::unsigned_integer(bytes("namedData")));
+  out.set("delegateConstants", Json::unsigned_integer(inside));
+  out.set("delegateGraphs", Json::unsigned_integer(blobs - inside));
+  const uint64_t total = checked_add(bytes("constants"), bytes("namedData")).value_or(UINT64_MAX);
+  out.set("total", Json::unsigned_integer(checked_add(total, inside).value_or(UINT64_MAX)));
   return out;
 }
 

@@ -13,6 +13,14 @@
 
 namespace etpack {
 
+// Where the model's weights are, from bytesByCategory and the delegates'
+// decoded blobs: {"constants" (the constant segment or buffers),
+// "namedData" (the .pte's named data: mostly delegates' weights by key),
+// "delegateConstants" (constant regions inside delegate blobs),
+// "delegateGraphs" (the rest of the blobs), "total" (constants + namedData +
+// delegateConstants)}. Bytes of this file only; a .ptd's are its own.
+Json weights_json(const Json& bytes_by_category, uint64_t delegate_constants);
+
 // One CompileSpec: {"key": s | null, "bytes": n, "value": s | n | null}.
 // The value is shown only when it is printable ASCII text (up to 256 bytes)
 // or a 1-, 4- or 8-byte little-endian integer of magnitude below 2^31, so

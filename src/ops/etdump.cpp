@@ -1,5 +1,6 @@
 #include "ops/etdump.h"
 
+#include "ops/profile_delegates.h"
 #include "read/etdump_reader.h"
 #include "read/pte_reader.h"
 
@@ -13,7 +14,9 @@ Result<std::string> etdump_read_json(const FileSource& etdp) {
 Result<std::string> etdump_profile_json(const FileSource& etdp, const FileSource& pte, const ProfileOptions& options) {
   ETP_ASSIGN(EtdumpFile file, read_etdump(etdp.head));
   ETP_ASSIGN(PteFile program, read_pte_program(pte.head, pte.size()));
-  return profile_json(file, program.program, options);
+  ProfileOptions with_nodes = options;  // delegate-internal events joined to their nodes
+  if (!with_nodes.delegate_nodes) with_nodes.delegate_nodes = delegate_node_lookup(pte, program);
+  return profile_json(file, program.program, with_nodes);
 }
 
 }  // namespace etpack

@@ -30,6 +30,7 @@ const char* instruction_type_of(const std::string& event_name) {
 struct Instruction {
   std::string type;    // "KernelCall", "DelegateCall", ... ("" when absent)
   std::string target;  // operator name.overload or backend id ("" for others)
+  int64_t delegate = -1;  // a DelegateCall's delegate_index (when in range)
 };
 
 struct Method {
@@ -73,6 +74,7 @@ std::vector<Method> methods_of(const TableValue& program) {
             if (d >= 0 && static_cast<uint64_t>(d) < delegate_count) {
               const Value& id = delegates.items()[static_cast<size_t>(d)].table().get("id");
               if (id.is_string()) ins.target = id.str();
+              ins.delegate = d;
             }
           }
         }
@@ -368,6 +370,16 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
       const bool internal = names_instruction(e) && instruction_type_of(e.name) == nullptr;
       key("internal", dst), dst += internal ? "true" : "false";
       if (internal) key("parent", dst), dst += parent[i] ? std::to_string(*parent[i]) : "null";
+      const Instruction* call = internal && parent[i] ? joined[*parent[i]] : nullptr;
+      if (call && call->delegate >= 0 && r.method && e.delegate_debug_id_int != -1 && options.delegate_nodes) {
+        key("delegateNodes", dst), dst.push_back('[');
+        const std::vector<DelegateNode> nodes = options.delegate_nodes(*r.method, call->delegate, e.delegate_debug_id_int);
+        for (size_t k = 0; k < nodes.size(); ++k) {
+          dst += k ? ",{\"index\":" : "{\"index\":", dst += std::to_string(nodes[k].index);
+          key("operator", dst), text(nodes[k].op, dst), dst.push_back('}');
+        }
+        dst.push_back(']');
+      }
       key("startTime", dst), dst += std::to_string(e.start_time);
       key("endTime", dst), dst += std::to_string(e.end_time);
       // uint64 exactly; an event ending before it starts has no duration

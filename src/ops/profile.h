@@ -9,6 +9,7 @@
 // max), over the calls in execute blocks, in the file's time unit.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -21,6 +22,15 @@
 
 namespace etpack {
 
+// A node of a delegate's decoded graph (ops/profile_delegates.h).
+struct DelegateNode {
+  uint64_t index = 0;    // in the payload's node list
+  std::string op;        // its operator ("XNNFullyConnected", a Vulkan call's name)
+};
+
+// The nodes of delegate `delegate` of method `method` (execution_plan index)
+// whose debug handle is `debug_handle` (none when it has no decoded graph).
+using DelegateNodeLookup = std::function<std::vector<DelegateNode>(size_t method, int64_t delegate, int64_t debug_handle)>;
 // The size at which a page of events is handed to ProfileOptions::event_pages.
 inline constexpr size_t kProfilePageBytes = size_t{1} << 20;
 
@@ -30,6 +40,10 @@ struct ProfileOptions {
   std::vector<std::optional<std::string>> methods;
   // The method of every block `methods` leaves unnamed (a one-method run).
   std::optional<std::string> all_blocks;
+  // When set, a delegate-internal event whose delegate_debug_id_int is a
+  // node's debug handle is joined to that node: "delegateNodes":
+  // [{"index", "operator"}] (the DelegateCall it runs in must be known).
+  DelegateNodeLookup delegate_nodes;
   // When set, each block's events are handed over as they are written, as
   // JSON arrays of about kProfilePageBytes each (the block's index, the
   // array's text, valid only during the call), in file order, and the

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "format/headers.h"
+#include "ops/delegate_keys_guard.h"
 #include "ops/repack_checks.h"
 #include "ops/repack_layout.h"
 #include "read/program_tensors.h"
@@ -210,6 +211,24 @@ Result<RepackResult> repack(const FileSource& source, const RepackOptions& optio
                              options.merge_tag, entry.tensor_layout));
       ++result.merged_entries;
     }
+  }
+
+  // Every named-data key a delegate looks up must be in an output (the
+  // store holds the .pte's and every .ptd's entries), unless missing data
+  // is allowed: then the output refers to keys it lacks, as the input did.
+  ETP_ASSIGN(DelegateKeyNeeds delegate_keys, delegate_key_needs(source));
+  const std::vector<DelegateKeyNeed>& needs = delegate_keys.needs;
+  std::vector<std::string> delegate_missing;
+  Status held = guard_delegate_keys(needs, [&](const std::string& key) { return store.contains(key); },
+                                    "the repacked .pte's named_data and the .ptd files written", &delegate_missing);
+  if (!held.ok()) {
+    if (!options.allow_missing_data) {
+      why.missing_keys = delegate_missing;
+      return held;
+    }
+    for (const DelegateKeyNeed& need : needs)
+      if (!store.contains(need.key)) missing.paths.insert(delegate_path(need));
+    for (std::string& key : delegate_missing) result.missing_keys.push_back(std::move(key));
   }
 
   // 4. The runtime's rules, then the files.

@@ -14,6 +14,11 @@
 //   (kMissingExternalData, the keys in RepackRefusal) unless
 //   allow_missing_data: then the output keeps referring to keys it does not
 //   carry, as the input did.
+// - Every named-data key a delegate's backend looks up at init() must be in
+//   an output (ops/delegate_keys_guard.h): else kMissingDelegateData naming
+//   the key, delegate and method (all keys in RepackRefusal), before
+//   anything is written, unless allow_missing_data (then listed in
+//   missing_keys, as EXTERNAL keys are).
 // - The named data of every `data` file is carried into an output .ptd of
 //   tag = its name without a trailing ".ptd" ("model.ptd" -> "model"), so
 //   external tensors that stay external keep resolving; a host writes it
@@ -83,11 +88,11 @@ struct RepackResult {
 
 // Why repack refused, beyond the error's message.
 struct RepackRefusal {
-  std::vector<std::string> missing_keys;  // kMissingExternalData
+  std::vector<std::string> missing_keys;  // kMissingExternalData, kMissingDelegateData
   std::vector<Finding> findings;          // kInvalidInput / kInvalidOutput: the errors
 };
 
-// Errors: kInvalidInput, kMissingExternalData, kInvalidOutput (details in
+// Errors: kInvalidInput, kMissingExternalData, kMissingDelegateData, kInvalidOutput (details in
 // `refusal` when given), kInvalidArgument (a data name that leaves an empty
 // tag), kLayoutConflict and kDuplicateKey (a key that would stand for other
 // bytes or another layout), and those of the readers and writers.

@@ -16,11 +16,16 @@ bool is_missing_external(const Finding& f) {
   return f.code == finding::kExternalTensorNotFound || f.code == finding::kExternalTensorUnresolved;
 }
 
+// A delegate's named-data key in no given file: the delegate-keys guard
+// (ops/delegate_keys_guard.h) refuses it, naming the key (or lets it pass
+// when missing data is allowed).
+bool is_missing_delegate_data(const Finding& f) { return f.code == finding::kDelegateNamedKeyMissing; }
+
 // The findings that repack does not refuse in an input: it adds the
 // placeholder, and missing external data is refused (or allowed) by its own
 // step, with the keys listed.
 bool handled_by_repack(const Finding& f) {
-  return f.code == finding::kConstantSegmentNoPlaceholder || is_missing_external(f);
+  return f.code == finding::kConstantSegmentNoPlaceholder || is_missing_external(f) || is_missing_delegate_data(f);
 }
 
 // "<what> does not validate (2 errors): pte: CODE at path: message; ..." —
@@ -112,7 +117,8 @@ Status check_outputs(const Cord& pte, const std::vector<std::pair<std::string, C
   }
   ETP_ASSIGN(ValidationReport report, validate_artifacts(pte_source, ptd_sources));
   for (Finding& f : report.errors) {
-    const bool allowed = is_missing_external(f) && allowed_missing_paths.count(f.path) != 0;
+    const bool allowed =
+        (is_missing_external(f) || is_missing_delegate_data(f)) && allowed_missing_paths.count(f.path) != 0;
     if (!allowed) findings.push_back(std::move(f));
   }
   if (findings.empty()) return {};

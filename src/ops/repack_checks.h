@@ -17,14 +17,16 @@ namespace etpack {
 
 // Validates the .pte with its data files and the merged .ptd files.
 // Errors other than the ones repack handles itself (the missing
-// placeholder, EXTERNAL tensors not found or unresolved) give kInvalidInput; `findings`
+// placeholder, EXTERNAL tensors not found or unresolved, a delegate's
+// named-data key in no file) give kInvalidInput; `findings`
 // receives them.
 Status check_inputs(const FileSource& pte, const std::vector<std::pair<std::string, FileSource>>& data,
                     const std::vector<FileSource>& merge, std::vector<Finding>& findings);
 
 // Validates the written .pte with every written .ptd (named "<tag>.ptd").
-// `allowed_missing_paths`: tensors whose keys were allowed to be missing (an
-// EXTERNAL_TENSOR_NOT_FOUND there is expected). Errors give kInvalidOutput.
+// `allowed_missing_paths`: tensors and delegates whose keys were allowed to
+// be missing (an EXTERNAL_TENSOR_NOT_FOUND or DELEGATE_NAMED_KEY_MISSING
+// there is expected). Errors give kInvalidOutput.
 Status check_outputs(const Cord& pte, const std::vector<std::pair<std::string, Cord>>& ptds,
                      const std::set<std::string>& allowed_missing_paths, std::vector<Finding>& findings);
 

@@ -229,7 +229,7 @@ export async function cmdRepack(argv, { init, help }) {
       const missing = result.missingKeys ?? [];
       if (missing.length) {
         const shown = missing.slice(0, 5).map((k) => `'${k}'`).join(', ');
-        notes.push(`${missing.length} external tensor key(s) are in no output .ptd (--allow-missing-data): ${shown}${missing.length > 5 ? `, and ${missing.length - 5} more` : ''}`);
+        notes.push(`${missing.length} named-data key(s) (external tensors' or delegates') are in no output (--allow-missing-data): ${shown}${missing.length > 5 ? `, and ${missing.length - 5} more` : ''}`);
       }
       printSummary(options.json, files, result, notes);
       return 0;
@@ -237,6 +237,9 @@ export async function cmdRepack(argv, { init, help }) {
   } catch (error) {
     if (error?.code === 'MISSING_EXTERNAL_DATA') {
       error.hint ??= 'give the .ptd files the PTE uses after it (repack model.pte model.ptd -o OUT), or pass --allow-missing-data';
+    }
+    if (error?.code === 'MISSING_DELEGATE_DATA') {
+      error.hint ??= 'give the .ptd files holding the delegates\' weights after the PTE (repack model.pte weights.ptd -o OUT), or pass --allow-missing-data';
     }
     throw error;
   } finally {

@@ -29,3 +29,17 @@ export function decodeDelegate(core, blob, options = {}) {
     closeAll(opened);
   }
 }
+
+// Before a writer returns files: every named-data key the .pte's delegates
+// look up at init() must be among `held` (the keys the files written would
+// hold) or, with pteKept, in the .pte's own named_data (the .pte is not
+// rewritten), else EtpackError MISSING_DELEGATE_DATA naming the first key,
+// its delegate and method, with every missing key in `keys`
+// (src/ops/delegate_keys_guard.h). `outputs` says which files were meant.
+export function guardDelegateKeys(et, pte, held, outputs, pteKept = false) {
+  const { guard, withScope, call, host, fileRequest } = et._internal;
+  guard(() => withScope((scope, heap) => {
+    const request = { pte: fileRequest(pte, 'pte', scope, heap, 'pte'), held: [...held], outputs, pteNamedDataKept: pteKept };
+    call(() => et._internal.module.delegateKeysGuard(JSON.stringify(request), host())).delete();
+  }), null, []);
+}

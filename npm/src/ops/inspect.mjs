@@ -31,6 +31,7 @@ export function inspect(core, data, options = {}) {
     }
     const summary = inspectSource(core, main, { ...o, dataFiles: dataFiles.length });
     if (summary.methodAllocator) summary.methodAllocator.warnings = ptds.length > 1 ? duplicateKeyWarnings(core, ptds) : [];
+    if (summary.format === 'pte') resolveDelegateKeys(core, summary, ptds);
     return summary;
   } finally {
     closeAll(opened);
@@ -67,4 +68,31 @@ function duplicateKeyWarnings(core, ptds) {
   return [`Module refuses to load these .ptd files together (DUPLICATE_KEY_ACROSS_FILES): key ${JSON.stringify(key)} is in both ` +
     `${JSON.stringify(ptds[a][0])} and ${JSON.stringify(ptds[b][0])}${clashes.length > 1 ? `, and ${clashes.length - 1} more key(s) repeat` : ''}; ` +
     'the method allocator figures are for a set that does not load'];
+}
+
+// Each delegate's named keys resolved to where they live: `in` is 'pte'
+// (the core says so) or the name of the first given .ptd holding the key
+// (null: in no given file, validate's DELEGATE_NAMED_KEY_MISSING), and
+// `storedBytes` the entry's segment size there (null when unresolved). A
+// .ptd's keys come from its head, read only when some key needs it.
+function resolveDelegateKeys(core, summary, ptds) {
+  const keys = summary.methods.flatMap((m) => m.delegates.flatMap((d) => d.payload?.namedKeys ?? []));
+  if (!keys.length) return;
+  const sizeIn = (named) => {
+    const map = new Map();
+    named.key.forEach((key, i) => { if (!map.has(key)) map.set(key, named.size[i]); });
+    return map;
+  };
+  const pte = sizeIn(summary.namedData);
+  let files = null;
+  for (const k of keys) {
+    if (k.in === 'pte') {
+      k.storedBytes = pte.get(k.key) ?? null;
+      continue;
+    }
+    files ??= ptds.map(([name, source]) => [name, sizeIn(inspectSource(core, source, { kind: 'ptd' }).namedData)]);
+    const found = files.find(([, map]) => map.has(k.key));
+    k.in = found ? found[0] : null;
+    k.storedBytes = found ? found[1].get(k.key) : null;
+  }
 }

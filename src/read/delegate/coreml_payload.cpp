@@ -181,6 +181,7 @@ Result<DelegatePayload> decode_inmemoryfs(const Blob& blob) {
   content.set("metadata_json_text", text(json_text));
   content.set("coreml_metadata_json_text", root_file_text(nodes, data, "metadata.json"));
   content.set("coreml_debug_info_json_text", root_file_text(nodes, data, "debug_info.json"));
+  out.model = coreml_model_facts(content, blob);
   out.content = std::move(content);
   return out;
 }

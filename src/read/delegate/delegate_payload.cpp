@@ -58,6 +58,7 @@ std::string delegate_payload_json(const DelegatePayload& payload) {
   out.set("header", payload.header);
   if (payload.graph) out.set("graph", *payload.graph);
   if (payload.content) out.set("content", *payload.content);
+  if (payload.model) out.set("model", *payload.model);
   return write_json(out);
 }
 

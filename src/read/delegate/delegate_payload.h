@@ -29,6 +29,8 @@ struct DelegatePayload {
   std::shared_ptr<const TableValue> root;  // flatbuffer kinds: the decoded graph
   uint64_t constant_bytes = 0;      // the blob's own constant/data region
   std::optional<Json> content;      // other kinds: what the blob says
+  // Core ML's file tree: the model's facts (coreml_model_facts).
+  std::optional<Json> model;
 };
 
 // Decodes `blob` (held in memory; the payload's bytes, not copied).
@@ -45,7 +47,7 @@ Result<DelegatePayload> decode_delegate_payload(const Blob& blob, std::string_vi
 // error; one that carries the mark but does not hold together is an error.
 Result<DelegatePayload> decode_delegate_in_program(const Blob& blob, std::string_view backend);
 
-// {"kind", "header", "graph" | "content"} as JSON text.
+// {"kind", "header", "graph" | "content", "model" (Core ML's file tree)} as JSON text.
 std::string delegate_payload_json(const DelegatePayload& payload);
 
 // The decoders by layout (delegate_payload.cpp dispatches on the table).
@@ -53,6 +55,12 @@ Result<DelegatePayload> decode_flatbuffer_payload(const Blob& blob, PayloadKind 
 Result<DelegatePayload> decode_coreml_payload(const Blob& blob, PayloadKind kind);
 Result<DelegatePayload> decode_qnn_payload(const Blob& blob);
 Result<DelegatePayload> decode_ethosu_payload(const Blob& blob);
+
+// A Core ML file tree's model (from its decoded `content` and the blob):
+// {"identifier", "inputNames", "outputNames" (metadata.json's; null when
+// absent), "modelFile" (the .mlpackage's root model, from Manifest.json),
+// "specificationVersion" (that file's Model.specificationVersion)}.
+Json coreml_model_facts(const Json& content, const Blob& blob);
 
 // kMalformedFile "<what> (at byte offset <offset> of the payload)".
 Error payload_error(const std::string& what, uint64_t offset);

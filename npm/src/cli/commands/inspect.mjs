@@ -81,6 +81,7 @@ function formatInspect(path, s) {
         for (const d of m.delegates) {
           const line = compileSpecsLine(d);
           if (line) out.push(`    ${line}`);
+          out.push(...payloadLines(d));
         }
       }
       const memory = memoryLine(m);
@@ -124,10 +125,38 @@ function formatInspect(path, s) {
   const total = Number(s.fileSize) || 1;
   out.push(indent(table(['category', 'bytes', 'share'], Object.entries(s.bytesByCategory)
     .map(([k, v]) => [k, v, `${((Number(v) / total) * 100).toFixed(1)}%`])), 2));
+  if (s.weights) {
+    const w = s.weights;
+    out.push('', `Weights: ${fmtBytes(w.total)} (constants ${fmtBytes(w.constants)}, named data ${fmtBytes(w.namedData)}, inside delegate blobs ${fmtBytes(w.delegateConstants)}; delegate graphs ${fmtBytes(w.delegateGraphs)})`);
+  }
   out.push('', 'Segment map');
   out.push(indent(tableOf(['start', 'end', 'size', 'kind', 'segment', 'owner'], s.segmentMap,
     (r) => [r.start, r.end, r.size, r.kind + (r.clipped ? ' (clipped)' : ''), r.segment, ownersLine(r)]), 2));
   return out.join('\n');
+}
+
+// What a delegate's blob holds (inspect's payload): kind, counts,
+// histograms, constant bytes, and each named key with where it lives.
+function payloadLines(d) {
+  const p = d.payload;
+  if (!p) return [];
+  if (p.kind === 'invalid') return [`    delegate ${d.index} payload: invalid (${printable(p.error)})`];
+  const counts = (h) => Object.entries(h ?? {}).map(([k, n]) => `${k} ${n}`).join(', ');
+  const parts = [p.kind];
+  if (p.nodes !== null && p.nodes !== undefined) parts.push(`${p.nodes} nodes, ${p.values} values`);
+  parts.push(`${fmtBytes(p.constantBytes)} of constants in the blob`);
+  const out = [`    delegate ${d.index} payload: ${printable(parts.join(', '))}`];
+  for (const [label, h] of [['operators', p.operators], ['dtypes', p.dtypes], ['quantization', p.quantization]]) {
+    if (Object.keys(h ?? {}).length) out.push(`      ${label}: ${printable(counts(h))}`);
+  }
+  const keys = p.namedKeys ?? [];
+  for (const k of keys.slice(0, ROW_LIMIT)) {
+    const where = k.in === null || k.in === undefined ? 'MISSING from the given files' : k.in === 'pte' ? 'in the .pte' : `in ${k.in}`;
+    const bytes = k.storedBytes ?? k.bytes;
+    out.push(`      key ${printable(JSON.stringify(k.key))}${bytes !== null && bytes !== undefined ? ` (${fmtBytes(bytes)})` : ''}: ${printable(where)}`);
+  }
+  if (keys.length > ROW_LIMIT) out.push(`      ${moreLine(keys.length - ROW_LIMIT, 'keys')}`);
+  return out;
 }
 
 // A range's owners: the first few names, then how many more (owners
