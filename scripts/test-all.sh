@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: native unit tests + all conformance vectors (Release and
-# ASan/UBSan builds), the wasm build with the Node test suite, the browser
+# Runs every test: native unit tests + all conformance vectors (one clang
+# ASan/UBSan build), the wasm build with the Node test suite, the browser
 # tests, and a bounded fuzzing run. This is what CI runs (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,19 +8,16 @@ bash scripts/install-deps.sh
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
-echo "== native build and tests"
-cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/native -j"$jobs"
-ctest --test-dir build/native --output-on-failure -j"$jobs"
-./build/native/etpack-conformance ../shared/conformance
-
-# One clang build serves the sanitizers and the fuzzers: the layers are
-# compiled once with ASan + UBSan and libFuzzer's coverage hooks (-O1: quick
-# to compile, quick enough to fuzz), then the unit tests, the conformance
-# runner and the fuzz targets link them. The unit tests run as gtest shards
-# (a sanitized process takes ~0.45 s to start and end; 365 of them cost
-# minutes).
-echo "== ASan + UBSan build and tests (clang; the fuzz targets share it)"
+# Native code is built once, with clang: the layers with ASan + UBSan and
+# libFuzzer's coverage hooks (-O1: quick to compile, quick enough to fuzz),
+# linked by the unit tests, the conformance runner and the fuzz targets.
+# The unit tests run as gtest shards (a sanitized process takes ~0.45 s to
+# start and end; 365 of them cost minutes). No separate optimized native
+# build: the shipped code is the -O3 wasm, which runs every conformance
+# vector again through the JS API (tests/js/conformance.test.mjs), and a
+# third compile of the library cost CI minutes (`npm run build:native`
+# makes one for local use).
+echo "== native build (clang, ASan + UBSan) and tests: unit tests, conformance vectors, layers"
 CXX=clang++ cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
   -DETPACK_SANITIZE=ON -DETPACK_FUZZ=ON -DETPACK_TEST_SHARDS=6 >/dev/null
 cmake --build build/sanitize -j"$jobs"
