@@ -202,33 +202,35 @@ class Parser {
 };
 
 void write_string(const std::string& s, std::string& out) {
-  static const char* kHex = "0123456789abcdef";
   out.push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 15]);
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
+  for (unsigned char c : s) write_json_string_byte(c, out);
   out.push_back('"');
 }
 
 }  // namespace
 
 void write_json_string(const std::string& s, std::string& out) { write_string(s, out); }
+
+void write_json_string_byte(unsigned char c, std::string& out) {
+  static const char* kHex = "0123456789abcdef";
+  switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\n': out += "\\n"; break;
+    case '\r': out += "\\r"; break;
+    case '\t': out += "\\t"; break;
+    case '\b': out += "\\b"; break;
+    case '\f': out += "\\f"; break;
+    default:
+      if (c < 0x20) {
+        out += "\\u00";
+        out.push_back(kHex[c >> 4]);
+        out.push_back(kHex[c & 15]);
+      } else {
+        out.push_back(static_cast<char>(c));
+      }
+  }
+}
 
 Result<Json> parse_json(std::string_view text, size_t max_depth) {
   return Parser(text, max_depth).parse_document();

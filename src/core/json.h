@@ -77,6 +77,9 @@ void write_json(const Json& value, std::string& out);
 
 // A string as a JSON string token, appended to `out` (escapes as write_json).
 void write_json_string(const std::string& s, std::string& out);
+// One byte of a JSON string, escaped as write_json escapes it: the short
+// escapes, \u00XX below 0x20, every other byte as it is.
+void write_json_string_byte(unsigned char c, std::string& out);
 
 // Python float repr (shortest round-trip digits, "1e-05", "2.0").
 std::string python_float_repr(double v);

@@ -1,5 +1,6 @@
 #include "core/json_writer.h"
 
+#include "core/json.h"
 #include "core/utf8_text.h"
 
 namespace etpack {
@@ -20,18 +21,7 @@ void write_js_string(std::string_view s, std::string& out) {
   while (i < s.size()) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default:
-          if (c < 0x20) hex4(c, out);
-          else out.push_back(static_cast<char>(c));
-      }
+      write_json_string_byte(c, out);
       ++i;
       continue;
     }
