@@ -3,6 +3,8 @@
 // with the worker's result; the core's errors come back as they are (an
 // Error with its code). A page where no worker can start (or one that
 // fails to load the core) runs `onPage()` on its own thread instead.
+import { isPacked, unpackResult } from './core-pack.mjs';
+
 let worker = null;
 let failed = false;
 let nextId = 0;
@@ -22,7 +24,7 @@ function start() {
     if (!call) return;
     pending.delete(data.id);
     if (data.error) call.reject(Object.assign(new Error(data.error.message), { code: data.error.code ?? undefined, fromCore: true }));
-    else call.resolve(data.result);
+    else call.resolve(isPacked(data.result) ? unpackResult(data.result) : data.result);
   };
   // The worker itself failed (its module did not load, it ran out of
   // memory): every call waiting falls back to the page.

@@ -2,10 +2,13 @@
 // one instruction reading 20,000 values takes the core seconds to validate,
 // inspect and lay out as a graph, and the page must keep answering
 // meanwhile. Messages in: { id, op, files: [{ name, bytes | blob }], ... };
-// out: { id, result } or { id, error: { code, message } }. Files come as
-// bytes (read by the page) or as the Blob itself (opened here by slices).
+// out: { id, result } or { id, error: { code, message } }; a result goes
+// packed as text (core-pack.mjs: the page unpacks it a chunk per task).
+// Files come as bytes (read by the page) or as the Blob itself (opened here
+// by slices).
 import init from './pkg/index.browser.mjs';
-import { checkFiles, errorOf } from './core-check.mjs';
+import { checkFiles, errorOf, graphOf } from './core-check.mjs';
+import { packResult } from './core-pack.mjs';
 
 const ready = init();
 const opened = (et, files) => Promise.all(files.map(async (f) => ({ name: f.name, source: f.bytes ?? await et.openBlob(f.blob, { digest: false }) })));
@@ -13,6 +16,8 @@ const opened = (et, files) => Promise.all(files.map(async (f) => ({ name: f.name
 const OPS = {
   // The validator's check (core-check.mjs).
   check: async (et, { files, pteName }) => checkFiles(et, await opened(et, files), pteName),
+  // The Program view's graph with every delegate expanded (program-expand.mjs).
+  graph: async (et, { files, pteName, options, embedded }) => graphOf(et, await opened(et, files), pteName, options, embedded),
   // The packager's outputs: a file map per file and one validate of them all.
   outputs: async (et, { files }) => {
     const [pte, ...ptds] = await opened(et, files);
@@ -27,7 +32,8 @@ self.onmessage = async ({ data }) => {
   try {
     const et = await ready;
     await et.ready();  // a core restarted after a failed call is usable again
-    self.postMessage({ id: data.id, result: await OPS[data.op](et, data) });
+    const { packed, transfer } = packResult(await OPS[data.op](et, data));
+    self.postMessage({ id: data.id, result: packed }, transfer);
   } catch (e) {
     self.postMessage({ id: data.id, error: errorOf(e) });
   }
