@@ -18,12 +18,20 @@ export async function checkFiles(et, files, pteName) {
   const s = pteName !== null ? summaries[pteName] : null;
   let graph = null;
   if (s && !s.error) {
-    const program = s.format === 'bpte' ? (s.programSummary ? await embeddedProgram(byName.get(pteName), s.program) : null) : byName.get(pteName);
-    if (program) {
-      try { graph = et.graph(program, { data: ptds }); } catch (e) { graph = { error: errorOf(e) }; }
-    }
+    try { graph = s.format !== 'bpte' || s.programSummary ? await graphOf(et, files, pteName, {}, s.format === 'bpte' ? s.program : null) : null; } catch (e) { graph = { error: errorOf(e) }; }
   }
   return { report, summaries, graph };
+}
+
+// et.graph of the file `pteName` of `files` with the others as its data;
+// `options` beside `data` (delegates: 'expand'); `embedded`: where a .bpte
+// holds its program ({offset, size} from inspect), null for a .pte. Null
+// when the program's bytes cannot be had (a .bpte opened from a URL).
+export async function graphOf(et, files, pteName, options = {}, embedded = null) {
+  const byName = new Map(files.map((f) => [f.name, f.source]));
+  const data = Object.fromEntries(files.filter((f) => f.name !== pteName).map((f) => [f.name, f.source]));
+  const program = embedded ? await embeddedProgram(byName.get(pteName), embedded) : byName.get(pteName);
+  return program ? et.graph(program, { ...options, data }) : null;
 }
 
 // An error as it crosses to the page: its code and message; as text

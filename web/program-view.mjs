@@ -34,8 +34,10 @@ function legendEl() {
 // Renders the Program card for one .pte: `source` and `data` ({name: file})
 // as validate takes them; `plans`: {method name: plannedBuffers} from
 // inspect (the memory plan's buffer sizes, per memory id); `graph`: the
-// graph made already (the validator's worker: core-check.mjs), or its error.
-export function renderProgram(box, et, source, data, fileName, { plans = {}, graph: made = null } = {}) {
+// graph made already (the validator's worker: core-check.mjs), or its error;
+// `expandGraph()`: a Promise of the graph with every delegate expanded
+// (made in the worker; unset: made here, by et.graph).
+export function renderProgram(box, et, source, data, fileName, { plans = {}, graph: made = null, expandGraph = null } = {}) {
   let graph;
   try {
     if (made?.error) throw made.error;
@@ -45,22 +47,20 @@ export function renderProgram(box, et, source, data, fileName, { plans = {}, gra
     return null;
   }
   const methods = graph.methods;
-  // Every delegate expanded, made on the first click on a delegate (null: it failed).
-  let full;
-  const expandedGraph = () => {
-    if (full === undefined) {
-      try { full = et.graph(source, { data, delegates: 'expand' }); } catch { full = null; }
-    }
-    return full;
-  };
+  // Every delegate expanded: asked for once a method with a delegate is
+  // shown, so it is mostly there by the first click (null: it failed).
+  let full, asked = null;
+  const load = () => (asked ??= Promise.resolve()
+    .then(() => (expandGraph ? expandGraph() : et.graph(source, { data, delegates: 'expand' })))
+    .then((g) => { full = g ?? null; }, () => { full = null; }));
+  const expandedOf = (i) => ({ ready: () => full !== undefined, method: () => full?.methods[i] ?? null, load });
   const pick = el('select', { id: 'program-method' });
   methods.forEach((m, i) => pick.append(el('option', { value: String(i), text: m.name ?? `(unnamed method ${m.index})` })));
   const view = el('div');
   box.replaceChildren(
     el('p', { class: 'hint', text: 'Instructions run top to bottom. Scroll or drag to pan, + and − (or ctrl + wheel) to zoom; select a box for its properties; a “+N more” box shows the values it stands for.' }),
     legendEl(), el('div', { class: 'row' }, el('label', { for: 'program-method', text: 'Method' }), pick), view);
-  const show = () => showMethod(view, methods[Number(pick.value)], plans[methods[Number(pick.value)]?.name] ?? null,
-    () => expandedGraph()?.methods[Number(pick.value)] ?? null);
+  const show = () => showMethod(view, methods[Number(pick.value)], plans[methods[Number(pick.value)]?.name] ?? null, expandedOf(Number(pick.value)));
   pick.addEventListener('change', show);
   if (methods.length) show();
   else view.append(el('p', { class: 'hint', text: 'The program has no methods.' }));
@@ -102,7 +102,11 @@ function anchorOf(index, node) {
 const controllers = new WeakMap();  // method object drawn -> {canExpand, expand, collapse, note}
 for (const kind of ['delegate', 'delegateNode']) registerExpander(kind, (node, method) => (controllers.has(method) ? delegatePanel(node, controllers.get(method)) : null));
 
-function showMethod(view, baseMethod, planned, fullMethod) {
+// `full`: the method with its delegates expanded, { ready(), method(),
+// load() } (renderProgram's expandedOf).
+function showMethod(view, baseMethod, planned, full) {
+  const fullMethod = full.method;
+  if (baseMethod.nodes.some((n) => n.kind === 'delegate')) full.load();
   let method = baseMethod;
   let index = indexMethod(method);
   let total = index.instructions.length;
@@ -126,10 +130,16 @@ function showMethod(view, baseMethod, planned, fullMethod) {
   let start = 0, end = 0, pinned = null, zoom = null;
   const expanded = new Set();  // delegate instruction ids shown as their nodes
   const payloadOf = (id) => (fullMethod()?.nodes ?? []).filter((n) => delegateOf(n.id) === id);
+  // Until the expanded graph has come, a delegate offers to expand; a
+  // click waits for it (then its note says why, when it cannot).
   const controller = {
-    canExpand: (id) => payloadOf(id).length > 0,
-    note: (id) => (fullMethod() ? fullMethod().nodes.find((n) => n.id === id)?.expandNote ?? null : 'the expanded graph could not be made'),
-    expand: (id) => regroup(() => expanded.add(id), payloadOf(id)[0]?.id),
+    canExpand: (id) => !full.ready() || payloadOf(id).length > 0,
+    note: (id) => (!full.ready() ? null : fullMethod() ? fullMethod().nodes.find((n) => n.id === id)?.expandNote ?? null : 'the expanded graph could not be made'),
+    expand: async (id) => {
+      await full.load();
+      if (payloadOf(id).length) regroup(() => expanded.add(id), payloadOf(id)[0].id);
+      else select(index.nodesById.get(id), canvas.querySelector(`[data-node="${CSS.escape(id)}"]`));
+    },
     collapse: (id) => regroup(() => expanded.delete(id), id),
   };
   const regroup = (change, focusId) => {

@@ -9,6 +9,7 @@ import { checkFiles, embeddedProgram } from './core-check.mjs';
 import { coreCall, lastRanIn } from './core-client.mjs';
 
 const $ = (id) => document.getElementById(id);
+const nextTask = () => new Promise((resolve) => { setTimeout(resolve, 0); });
 // The last ETDump joined (the Profile card): the Program view's instructions
 // are shaded by its times each time a window of them is drawn.
 let lastProfile = null;
@@ -104,14 +105,20 @@ function payloadText(p) {
   return parts.join('; ');
 }
 
+// The first MAX_LISTED of a method's inputs or outputs (a method may take
+// 20,000: one line of them all took the page seconds to lay out).
+const MAX_LISTED = 50;
+const listText = (items, text) => (items.length ? items.slice(0, MAX_LISTED).map(text).join('; ') +
+  (items.length > MAX_LISTED ? `; … and ${(items.length - MAX_LISTED).toLocaleString('en-US')} more` : '') : '—');
+
 function summaryEl(name, s, extract) {
   const box = el('div', {}, el('h3', { text: `${name} — ${s.format}, ${fmt(s.fileSize)}` }), metadataEl(s.metadata));
   const io = (v) => `${v.type}${v.dtype ? ` ${v.dtype}` : ''}${v.shape ? `[${v.shape.join(', ')}]` : ''}`;
   for (const m of s.methods ?? []) {
     const dl = el('dl', { class: 'kv' });
     const row = (k, v) => dl.append(el('dt', { text: k }), el('dd', { text: v }));
-    row('Inputs', m.inputs.map(io).join('; ') || '—');
-    row('Outputs', m.outputs.map(io).join('; ') || '—');
+    row('Inputs', listText(m.inputs, io));
+    row('Outputs', listText(m.outputs, io));
     row('Operators', m.operators.map((o) => `${o.name}${o.overload ? `.${o.overload}` : ''} ×${o.count}`).join(', ') || '—');
     row('Delegates', (m.delegates ?? []).map((d) => `${d.id ?? '(no id)'} (${d.location}${d.size != null ? `, ${fmt(d.size)}` : ''})${specText(d) ? ` — ${specText(d)}` : ''}`).join('; ') || '—');
     for (const d of m.delegates ?? []) if (d.payload) row(`Delegate ${d.index} payload`, payloadText(d.payload));
@@ -146,16 +153,30 @@ function summaryEl(name, s, extract) {
 
 const WHOLE_FILE_LIMIT = 64 << 20;
 
+// The files as the core's worker takes them: the bytes read or the File
+// (the worker opens it by slices); null when one was opened from a URL
+// (its source lives in this page's core, which fetched its head).
+const sendable = (files, bytes) => (files.some((f) => f.source) ? null
+  : files.map((f) => (bytes.get(f.name) instanceof Uint8Array ? { name: f.name, bytes: bytes.get(f.name) } : { name: f.name, blob: f })));
+
 // validate, inspect and graph (core-check.mjs) in the core's worker
-// (core-client.mjs), the page answering meanwhile: files go as the bytes
-// read or as the File (the worker opens it by slices). Files opened from a
-// URL live in this page's core: checked here.
+// (core-client.mjs), the page answering meanwhile. Files opened from a URL
+// are checked here (moving them to the worker would fetch their heads
+// twice: the page keeps its sources for Compare, the profile and extract).
 function check(et, files, bytes, pteFile) {
   const pteName = pteFile?.name ?? null;
   const onPage = () => checkFiles(et, files.map((f) => ({ name: f.name, source: bytes.get(f.name) })), pteName);
-  if (files.some((f) => f.source)) return onPage();
-  const sent = files.map((f) => (bytes.get(f.name) instanceof Uint8Array ? { name: f.name, bytes: bytes.get(f.name) } : { name: f.name, blob: f }));
-  return coreCall('check', { files: sent, pteName }, onPage);
+  const sent = sendable(files, bytes);
+  return sent ? coreCall('check', { files: sent, pteName }, onPage) : onPage();
+}
+
+// The graph with every delegate expanded (the Program view asks for it once
+// a method with a delegate is shown): in the worker too.
+function expandGraph(et, files, bytes, pteFile, embedded, program, ptds) {
+  const options = { delegates: 'expand' };
+  const onPage = () => et.graph(program, { ...options, data: ptds });
+  const sent = sendable(files, bytes);
+  return () => (sent ? coreCall('graph', { files: sent, pteName: pteFile.name, options, embedded }, onPage) : onPage());
 }
 
 async function run(chosen) {
@@ -206,10 +227,15 @@ async function run(chosen) {
       if (p.weights?.delegateConstants > 0 || p.weights?.namedData > 0) c.append(el('p', { text: `Weights ${fmt(p.weights.total)}: constants ${fmt(p.weights.constants)}, named data ${fmt(p.weights.namedData)}, inside delegate blobs ${fmt(p.weights.delegateConstants)} (delegate graphs ${fmt(p.weights.delegateGraphs)})` }));
       if (p.requirements) needs.append(requirementsEl(label, p.requirements));
     }
+    await nextTask();  // the cards above are laid out in a task of their own
     // The plan graph of the .pte, its external tensors named by their .ptd (program-view.mjs).
     const plans = Object.fromEntries((summaries[pteFile?.name]?.programSummary ?? summaries[pteFile?.name])?.methods?.map((m) => [m.name, m.memory?.plannedBuffers ?? null]) ?? []);
-    if (pteFile && program && !summaries[pteFile.name]?.error) renderProgram($('program'), et, program, ptds, pteFile.name, { plans, graph });
+    if (pteFile && program && !summaries[pteFile.name]?.error) {
+      const embedded = summaries[pteFile.name].format === 'bpte' ? summaries[pteFile.name].program : null;
+      renderProgram($('program'), et, program, ptds, pteFile.name, { plans, graph, expandGraph: expandGraph(et, files, bytes, pteFile, embedded, program, ptds) });
+    }
     else $('program').replaceChildren(el('p', { class: 'hint', text: 'No program to draw: no .pte the core could read.' }));
+    await nextTask();
     lastProfile = await showProfile(et, etdumps, pteFile ? program : null, ptds, $('profile'));
     if (!needs.childElementCount) needs.append(el('p', { class: 'hint', text: 'None to show: no file here is a .pte or .ptd the core could read (see the findings).' }));
     $('verdict').textContent = report.ok ? `Valid — ${report.warnings.length} warning(s)` : `Invalid — ${report.errors.length} error(s), ${report.warnings.length} warning(s)`;
