@@ -6,6 +6,7 @@
 // (data-instruction="CHAIN:INDEX") by the time spent in them.
 import { el, errorText, longTable, readFile, download, jsonText, showInBatches } from './common.mjs';
 import { unitFor, legendEl, barsEl, timelineEl } from './profile-timeline.mjs';
+import { isPacked, unpackResult } from './core-pack.mjs';
 
 // The .etdp files among `files`, and the rest (what the page checks).
 export function takeETDumps(files) {
@@ -39,7 +40,7 @@ function profileInWorker(etdump, pte) {
     worker.onmessage = ({ data }) => {
       worker.terminate();
       if (data.error) reject(Object.assign(new Error(data.error.message), { code: data.error.code, fromCore: true }));
-      else resolve(data.result);
+      else resolve(isPacked(data.result) ? unpackResult(data.result) : data.result);  // a chunk per task
     };
     worker.onerror = (e) => { worker.terminate(); reject(new Error(e.message || 'the profile worker failed')); };
     worker.postMessage({ etdump, pte });
