@@ -4,18 +4,33 @@
 // meanwhile. Messages in: { id, op, files: [{ name, bytes | blob }], ... };
 // out: { id, result } or { id, error: { code, message } }; a result goes
 // packed as text (core-pack.mjs: the page unpacks it a chunk per task).
-// Files come as bytes (read by the page) or as the Blob itself (opened here
-// by slices).
+// Files come as bytes (read by the page), as the Blob itself (opened here
+// by slices) or as a URL (opened here by range requests).
 import init from './pkg/index.browser.mjs';
 import { checkFiles, errorOf, graphOf } from './core-check.mjs';
 import { packResult } from './core-pack.mjs';
 
 const ready = init();
-const opened = (et, files) => Promise.all(files.map(async (f) => ({ name: f.name, source: f.bytes ?? await et.openBlob(f.blob, { digest: false }) })));
+// URLs opened by the last check, kept for the Program view's later calls.
+let urls = new Map();  // url -> Promise of its source
+const openUrl = (et, url) => {
+  if (!urls.has(url)) urls.set(url, et.openUrl(url));
+  return urls.get(url);
+};
+// The files of a message as validate takes them.
+const opened = (et, files) => Promise.all(files.map(async (f) => ({
+  name: f.name, source: f.bytes ?? (f.url ? await openUrl(et, f.url) : await et.openBlob(f.blob, { digest: false })),
+})));
 
 const OPS = {
-  // The validator's check (core-check.mjs).
-  check: async (et, { files, pteName }) => checkFiles(et, await opened(et, files), pteName),
+  // The validator's check (core-check.mjs), with the bytes read from URLs.
+  check: async (et, { files, pteName }) => {
+    urls = new Map();
+    const sources = await opened(et, files);
+    const result = await checkFiles(et, sources, pteName);
+    const urlBytes = sources.reduce((n, f) => n + (f.source?.bytesFetched ?? 0), 0);
+    return { ...result, urlBytes };
+  },
   // The Program view's graph with every delegate expanded (program-expand.mjs).
   graph: async (et, { files, pteName, options, embedded }) => graphOf(et, await opened(et, files), pteName, options, embedded),
   // The packager's outputs: a file map per file and one validate of them all.

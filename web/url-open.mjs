@@ -22,7 +22,7 @@ export function nameOf(url) {
   try { return decodeURIComponent(last); } catch { return last; }
 }
 
-// Opens the URLs: file-like inputs for the page ({ name, size, source }).
+// Opens the URLs: file-like inputs for the page ({ name, size, source, url }).
 export async function openUrls(et, urls, onStatus) {
   const inputs = [];
   const names = new Set();
@@ -32,13 +32,15 @@ export async function openUrls(et, urls, onStatus) {
     let name = nameOf(url);
     for (let n = 2; names.has(name); ++n) name = `${nameOf(url)}#${n}`;
     names.add(name);
-    inputs.push({ name, size: source.size, source });
+    inputs.push({ name, size: source.size, source, url });
   }
   return inputs;
 }
 
-// What was fetched, for the status line: bytes of how many, per file.
-export function fetchedNote(inputs) {
+// What was fetched, for the status line: bytes of how many, per file;
+// `again`: the bytes the core's worker read from the same URLs to check
+// them (most from the browser's cache, which the page cannot tell apart).
+export function fetchedNote(inputs, again = 0) {
   const remote = inputs.filter((f) => f.source?.bytesFetched !== undefined);
   if (!remote.length) return '';
   const fetched = remote.reduce((a, f) => a + f.source.bytesFetched, 0);
@@ -47,7 +49,8 @@ export function fetchedNote(inputs) {
   const unchecked = remote.filter((f) => f.source.uncheckedPadding > 0).map((f) => f.name);
   return ` Fetched ${fmt(fetched)} (${fetched} bytes) of ${fmt(total)} from ${remote.length} URL(s)` +
     `${whole.length ? `; ${whole.join(', ')} read whole (the server ignores range requests)` : ''}` +
-    `${unchecked.length ? `; padding of ${unchecked.join(', ')} only partly fetched (see PADDING_NOT_CHECKED)` : ''}.`;
+    `${unchecked.length ? `; padding of ${unchecked.join(', ')} only partly fetched (see PADDING_NOT_CHECKED)` : ''}.` +
+    `${again ? ` The check, in a worker, read them again: ${fmt(again)} (${again} bytes), from the browser's cache where it allows.` : ''}`;
 }
 
 // Wires the form and the ?url= parameters to `run(inputs)`.

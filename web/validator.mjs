@@ -153,21 +153,20 @@ function summaryEl(name, s, extract) {
 
 const WHOLE_FILE_LIMIT = 64 << 20;
 
-// The files as the core's worker takes them: the bytes read or the File
-// (the worker opens it by slices); null when one was opened from a URL
-// (its source lives in this page's core, which fetched its head).
-const sendable = (files, bytes) => (files.some((f) => f.source) ? null
-  : files.map((f) => (bytes.get(f.name) instanceof Uint8Array ? { name: f.name, bytes: bytes.get(f.name) } : { name: f.name, blob: f })));
+// The files as the core's worker takes them: the bytes read, the File
+// (the worker opens it by slices) or the URL a file was opened from (the
+// worker opens it too: the page keeps its own source for Compare, the
+// profile and extract; the browser's cache mostly serves the second read).
+const sendable = (files, bytes) => files.map((f) => (f.url ? { name: f.name, url: f.url }
+  : bytes.get(f.name) instanceof Uint8Array ? { name: f.name, bytes: bytes.get(f.name) } : { name: f.name, blob: f }));
 
 // validate, inspect and graph (core-check.mjs) in the core's worker
-// (core-client.mjs), the page answering meanwhile. Files opened from a URL
-// are checked here (moving them to the worker would fetch their heads
-// twice: the page keeps its sources for Compare, the profile and extract).
+// (core-client.mjs), the page answering meanwhile; here only when no
+// worker can run them.
 function check(et, files, bytes, pteFile) {
   const pteName = pteFile?.name ?? null;
   const onPage = () => checkFiles(et, files.map((f) => ({ name: f.name, source: bytes.get(f.name) })), pteName);
-  const sent = sendable(files, bytes);
-  return sent ? coreCall('check', { files: sent, pteName }, onPage) : onPage();
+  return coreCall('check', { files: sendable(files, bytes), pteName }, onPage);
 }
 
 // The graph with every delegate expanded (the Program view asks for it once
@@ -175,8 +174,7 @@ function check(et, files, bytes, pteFile) {
 function expandGraph(et, files, bytes, pteFile, embedded, program, ptds) {
   const options = { delegates: 'expand' };
   const onPage = () => et.graph(program, { ...options, data: ptds });
-  const sent = sendable(files, bytes);
-  return () => (sent ? coreCall('graph', { files: sent, pteName: pteFile.name, options, embedded }, onPage) : onPage());
+  return () => coreCall('graph', { files: sendable(files, bytes), pteName: pteFile.name, options, embedded }, onPage);
 }
 
 async function run(chosen) {
@@ -203,7 +201,7 @@ async function run(chosen) {
     const ptds = Object.fromEntries(ptdFiles.map((f) => [f.name, bytes.get(f.name)]));
     checked = files.map((f) => ({ name: f.name, source: bytes.get(f.name) }));  // for Compare with…
     status(`Checking ${files.map((f) => f.name).join(', ')}…`);
-    const { report, summaries, graph } = await check(et, files, bytes, pteFile);
+    const { report, summaries, graph, urlBytes = 0 } = await check(et, files, bytes, pteFile);
     let program = pteFile && !/\.bpte$/i.test(pteFile.name) ? bytes.get(pteFile.name) : null;  // what the Program and Profile cards read
     const maps = $('maps'), sizes = $('sizes'), summary = $('summary'), needs = $('requirements');
     maps.replaceChildren(); sizes.replaceChildren(); summary.replaceChildren(); needs.replaceChildren();
@@ -252,7 +250,7 @@ async function run(chosen) {
     $('report').disabled = false;
     $('status').dataset.core = lastRanIn();  // where the core's work ran: 'worker' or 'page'
     status(`Checked ${files.map((f) => f.name).join(', ')}.${partial.length
-      ? ` Read by slices (headers and flatbuffers only): ${partial.join(', ')}; padding past the flatbuffer was not inspected.` : ''}${fetchedNote(files)}`);
+      ? ` Read by slices (headers and flatbuffers only): ${partial.join(', ')}; padding past the flatbuffer was not inspected.` : ''}${fetchedNote(files, urlBytes)}`);
   } catch (e) {
     clearResults();
     $('verdict').textContent = 'Could not check the files'; $('verdict').className = 'verdict bad';

@@ -32,6 +32,10 @@ test('validator: Open from URL and ?url= check remote files and say how many byt
   assert.match(await page.textContent('#verdict'), /^Valid/, status);
   assert.match(status, new RegExp(`\\(${files.stats.bytes} bytes\\)`), `${status} (server sent ${files.stats.bytes})`);
   assert.match(await page.textContent('#summary'), /out\.pte/);
+  // Checked in the core's worker, which opened the URLs again (the page's
+  // thread stays free); what it read is said apart.
+  assert.equal(await page.getAttribute('#status', 'data-core'), 'worker');
+  assert.match(status, /The check, in a worker, read them again/);
 
   files.reset();
   await page.fill('#url', `${files.base}/nothing/here.pte`);
