@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -18,7 +19,7 @@ namespace {
 
 // The instruction each event name stands for (the runtime's own names);
 // other names on an instruction's ids are kernel- or delegate-internal.
-const char* instruction_type_of(const std::string& event_name) {
+const char* instruction_type_of(std::string_view event_name) {
   if (event_name == "OPERATOR_CALL") return "KernelCall";
   if (event_name == "DELEGATE_CALL") return "DelegateCall";
   if (event_name == "MOVE_CALL") return "MoveCall";
@@ -157,7 +158,7 @@ bool has_instruction_events(const EtdumpBlock& b) {
   return std::any_of(b.profile.begin(), b.profile.end(), names_instruction);
 }
 
-void text(const std::string& s, std::string& out) {
+void text(std::string_view s, std::string& out) {
   std::string valid;
   append_decoded_utf8(s, valid);
   write_json_string(valid, out);
@@ -393,8 +394,10 @@ Result<std::string> profile_json(const EtdumpFile& etdump, const TableValue& pro
         static const char* kHex = "0123456789abcdef";
         key("delegateDebugMetadata", dst);
         dst.push_back('"');
-        const Blob& m = *e.delegate_debug_metadata;
-        for (uint64_t k = 0; k < m.size(); ++k) dst.push_back(kHex[m.data()[k] >> 4]), dst.push_back(kHex[m.data()[k] & 15]);
+        for (const char c : *e.delegate_debug_metadata) {
+          const auto byte = static_cast<unsigned char>(c);
+          dst.push_back(kHex[byte >> 4]), dst.push_back(kHex[byte & 15]);
+        }
         dst.push_back('"');
       }
       dst.push_back('}');

@@ -7,7 +7,7 @@
 #include "core/le_bytes.h"
 #include "core/utf8_text.h"
 #include "format/file_kinds.h"
-#include "read/fb_bytes.h"
+#include "read/etdump_runs.h"
 #include "read/fb_decoder.h"
 #include "schema/schema.h"
 
@@ -132,33 +132,28 @@ void write_table(const TableValue& t, std::string& out) {
   out.push_back('}');
 }
 
-int32_t int32_of(const TableValue& t, const char* name) { return static_cast<int32_t>(t.get_int(name)); }
-
-EtdumpProfileEvent profile_event(const TableValue& p, size_t index) {
-  EtdumpProfileEvent e;
-  e.event_index = index;
-  if (p.get("name").is_string()) e.name = p.get("name").str();
-  e.chain_index = int32_of(p, "chain_index");
-  e.instruction_id = int32_of(p, "instruction_id");
-  e.delegate_debug_id_int = int32_of(p, "delegate_debug_id_int");
-  if (p.get("delegate_debug_id_str").is_string()) e.delegate_debug_id_str = p.get("delegate_debug_id_str").str();
-  if (p.get("delegate_debug_metadata").is_scalars()) e.delegate_debug_metadata = p.get("delegate_debug_metadata").scalars();
-  e.start_time = p.get_uint("start_time");
-  e.end_time = p.get_uint("end_time");
-  return e;
+// The memory read_etdump_runs may take: the decoder's budget (DecodeLimits).
+uint64_t runs_budget(uint64_t size) {
+  const DecodeLimits limits;
+  return size * limits.memory_factor + limits.memory_allowance;  // size < 2^32 (a uint32 prefix)
 }
 
-// Where the root's version field lies in the file (the decoder has
-// already checked every step of the way, so these reads succeed).
-uint64_t version_offset(const Blob& buffer) {
-  const FbBytes bytes(buffer.data(), buffer.size(), kSizePrefix);
-  const TableDef& root = *etdump_schema().root;
-  auto pos = bytes.follow(0);
-  if (!pos.ok()) return kSizePrefix;
-  auto table = bytes.table(*pos, root);
-  if (!table.ok()) return kSizePrefix + *pos;
-  auto at = bytes.field(*table, root, *root.find("version"));
-  return kSizePrefix + (at.ok() && *at != 0 ? *at : *pos);
+// The file's size prefix and identifier, and the version it declares.
+Result<Blob> checked_flatbuffer(const Blob& file) {
+  if (file.is_external()) return make_error(ErrorCode::kInvalidArgument, "an .etdp is read from bytes in memory");
+  const uint8_t* data = file.data();
+  ETP_ASSIGN(uint64_t size, prefixed_size(data, file.size(), file.size()));
+  ETP_TRY(check_identifier(FileKind::kEtdp, data, static_cast<size_t>(file.size()), file.size()));
+  return file.slice(kSizePrefix, size);  // offsets in messages count from byte kSizePrefix
+}
+
+Status check_version(const Blob& buffer) {
+  ETP_ASSIGN(EtdumpVersion version, etdump_version(buffer, kSizePrefix));
+  if (version.value != 0)
+    return make_error(ErrorCode::kUnsupportedVersion, "ETDump version " + std::to_string(version.value) +
+                                                          " is not the supported 0 (at byte offset " +
+                                                          std::to_string(version.offset) + ")");
+  return {};
 }
 
 }  // namespace
@@ -169,41 +164,20 @@ Result<uint64_t> etdump_head_size(const Blob& probe, uint64_t file_size) {
 }
 
 Result<EtdumpFile> read_etdump(const Blob& file) {
-  if (file.is_external()) return make_error(ErrorCode::kInvalidArgument, "an .etdp is read from bytes in memory");
-  const uint8_t* data = file.data();
-  ETP_ASSIGN(uint64_t size, prefixed_size(data, file.size(), file.size()));
-  ETP_TRY(check_identifier(FileKind::kEtdp, data, static_cast<size_t>(file.size()), file.size()));
+  ETP_ASSIGN(Blob buffer, checked_flatbuffer(file));
   // The decoder reads the flatbuffer in place (a slice: no copy); its
   // messages name offsets in the file (base kSizePrefix).
-  const Blob buffer = file.slice(kSizePrefix, size);
   ETP_ASSIGN(TableValue root, decode_flatbuffer(buffer, *etdump_schema().root, kSizePrefix));
-  EtdumpFile out{std::move(root), {}};
-  if (const uint64_t version = out.root.get_uint("version"); version != 0)
-    return make_error(ErrorCode::kUnsupportedVersion, "ETDump version " + std::to_string(version) +
-                                                          " is not the supported 0 (at byte offset " +
-                                                          std::to_string(version_offset(buffer)) + ")");
-  const Value& runs = out.root.get("run_data");
-  if (!runs.is_items()) return out;
-  out.blocks.reserve(runs.items().size());  // bounded: tables the decoder built
-  for (const Value& run : runs.items()) {
-    EtdumpBlock block;
-    if (!run.is_table()) continue;
-    const TableValue& r = run.table();
-    if (r.get("name").is_string()) block.name = r.get("name").str();
-    block.bundled_input_index = int32_of(r, "bundled_input_index");
-    const Value& events = r.get("events");
-    if (events.is_items()) {
-      block.event_count = events.items().size();
-      for (size_t i = 0; i < events.items().size(); ++i) {
-        const Value& event = events.items()[i];
-        if (!event.is_table()) continue;
-        const Value& p = event.table().get("profile_event");
-        if (p.is_table()) block.profile.push_back(profile_event(p.table(), i));
-      }
-    }
-    out.blocks.push_back(std::move(block));
-  }
-  return out;
+  ETP_TRY(check_version(buffer));
+  ETP_ASSIGN(std::vector<EtdumpBlock> blocks, etdump_runs(buffer, kSizePrefix, runs_budget(buffer.size())));
+  return EtdumpFile{std::move(root), std::move(blocks), file};
+}
+
+Result<EtdumpFile> read_etdump_runs(const Blob& file) {
+  ETP_ASSIGN(Blob buffer, checked_flatbuffer(file));
+  ETP_TRY(check_version(buffer));
+  ETP_ASSIGN(std::vector<EtdumpBlock> blocks, etdump_runs(buffer, kSizePrefix, runs_budget(buffer.size())));
+  return EtdumpFile{TableValue(etdump_schema().root), std::move(blocks), file};
 }
 
 std::string etdump_json(const EtdumpFile& file) {

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -384,7 +385,8 @@ EtdumpBlock block_of(const std::string& name, const std::vector<std::pair<std::s
   for (const auto& [event, instruction] : events) {
     EtdumpProfileEvent e;
     e.event_index = b.profile.size();
-    e.name = event;
+    static std::set<std::string> names;  // an event's name is a view: kept for the test's life
+    e.name = *names.insert(event).first;
     e.chain_index = instruction < 0 ? -1 : 0;
     e.instruction_id = instruction < 0 ? 0 : instruction;
     e.start_time = t;
