@@ -50,8 +50,22 @@ function etdumpCall(core, op, request, host = core.host()) {
 // the core's model, ~200 MB of text in the heap, the same again as a JS
 // string, and the objects: 1.2 GiB at the peak). Returns the host and
 // fill(result), which puts each block's events in place.
+// An event's strings are a few names repeated (OPERATOR_CALL, KernelCall,
+// aten::add.out): each parse makes new copies, so one copy of each is kept
+// (a million events: ~64 bytes an event less, ~60 MB), at most MAX_SHARED
+// distinct ones (a file of a million distinct names keeps its own).
+const SHARED_FIELDS = ['name', 'type', 'operator', 'delegate'];
+const MAX_SHARED = 4096;
+
 function eventPages(core) {
   const pages = new Map();  // block -> events
+  const shared = new Map();  // text -> its one copy
+  const share = (text) => {
+    const kept = shared.get(text);
+    if (kept !== undefined) return kept;
+    if (shared.size < MAX_SHARED) shared.set(text, text);
+    return text;
+  };
   let failure = null;
   const host = core.host();
   host.profileEvents = (block, text) => {
@@ -59,7 +73,11 @@ function eventPages(core) {
       const list = parseLossless(text);
       const into = pages.get(block) ?? [];
       pages.set(block, into);
-      for (let i = 0; i < list.length; ++i) into.push(list[i]);
+      for (let i = 0; i < list.length; ++i) {
+        const event = list[i];
+        for (const k of SHARED_FIELDS) if (typeof event[k] === 'string') event[k] = share(event[k]);
+        into.push(event);
+      }
     } catch (e) {
       failure ??= e;  // never thrown through the core's frames
     }
