@@ -1,6 +1,7 @@
 // Delegates expanded in the Program view (program-view.mjs): a delegate box,
 // clicked, is replaced by its payload's nodes and edges (et.graph with
-// delegates: 'expand', made once per file on the first click). The view
+// delegates: 'expand', made once per file in the core's worker, asked for
+// when a method with a delegate is shown: program-view.mjs). The view
 // keeps drawing windows of at most MAX_NODES boxes (program-graph.mjs), so a
 // delegate of 230 nodes is paged like instructions, never drawn at once.
 // The properties panel (registerExpander) says why a delegate cannot be
