@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <map>
 #include <sstream>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -378,15 +377,14 @@ TableValue program_of(const std::vector<std::pair<std::string, std::string>>& me
   return root;
 }
 
-EtdumpBlock block_of(const std::string& name, const std::vector<std::pair<std::string, int32_t>>& events) {
+EtdumpBlock block_of(const std::string& name, const std::vector<std::pair<const char*, int32_t>>& events) {  // literals: names are views
   EtdumpBlock b;
   b.name = name;
   uint64_t t = 100;
   for (const auto& [event, instruction] : events) {
     EtdumpProfileEvent e;
     e.event_index = b.profile.size();
-    static std::set<std::string> names;  // an event's name is a view: kept for the test's life
-    e.name = *names.insert(event).first;
+    e.name = event;
     e.chain_index = instruction < 0 ? -1 : 0;
     e.instruction_id = instruction < 0 ? 0 : instruction;
     e.start_time = t;
@@ -402,7 +400,7 @@ EtdumpBlock block_of(const std::string& name, const std::vector<std::pair<std::s
 // reported, not guessed, and joined only where they agree.
 TEST(Etdump, InfersMethodsFromInstructionsAndLoadOrder) {
   const TableValue program = program_of({{"forward", "KKD"}, {"encode", "KK"}, {"decode", "DK"}, {"empty", ""}});
-  EtdumpFile file{TableValue(etdump_schema().root), {}};
+  EtdumpFile file{TableValue(etdump_schema().root), {}, {}};
   file.blocks.push_back(block_of("Default", {{"Method::init", -1}, {"Program::load_method", -1}}));
   file.blocks.push_back(block_of("Execute", {{"OPERATOR_CALL", 0}, {"DELEGATE_CALL", 2}, {"Method::execute", -1}}));
   file.blocks.push_back(block_of("Default", {{"Program::load_method", -1}}));

@@ -38,7 +38,7 @@ TEST(ProfileDelegates, InternalEventsJoinTheirNodes) {
   auto file = read_pte_program(pte.head, pte.size());
   ASSERT_TRUE(file.ok()) << file.error().message;
 
-  EtdumpFile dump{TableValue(etdump_schema().root), {}};
+  EtdumpFile dump{TableValue(etdump_schema().root), {}, {}};
   EtdumpBlock block;
   block.name = "Execute";
   block.profile = {event("linear", 1, 10, 20), event("other", 7, 20, 25), event("DELEGATE_CALL", -1, 5, 30)};
