@@ -4,8 +4,9 @@
 // the constant segment (Program::load), each SEGMENT delegate's (init), a
 // named_data entry's segment when a backend asks for its key (get_data),
 // and mutable data by slices (load_mutable_subsegment_into). A fault in a
-// segment nothing loads is a warning; in one it loads, an error. Each test
-// patches a real vector and asserts code, path and byte offset.
+// segment nothing loads is a warning; in one it loads, an error. So is an
+// EXTERNAL tensor's .ptd segment, read from its start. Each test patches a
+// real vector and asserts code, path and byte offset.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -181,6 +182,42 @@ TEST(ValidateRound2Segments, BytesOfASegmentThatLeftTheDataAreNotACutTail) {
   write_le<uint64_t>(&b[segment_field(b, 3, kSize)], 16);  // and segment 3 cut: the runtime hands out 16 bytes
   r = validate_artifacts(view(b), ptds);
   expect_one(r, r.errors, finding::kPaddingAfterSegmentNotZero, "segments[3]", base + 640 + 16, "cut short");
+}
+
+// An EXTERNAL constant points at its .ptd segment's first bytes
+// (FlatTensorDataMap::get_data; parse_external_constants never compares
+// sizes): a segment larger than the tensor is read in part (a warning),
+// a smaller one lets the tensor run into the next bytes (an error).
+TEST(ValidateRound2Segments, ExternalSegmentLargerThanItsTensor) {
+  const Blob pte = load_file(conformance("13_everything") / "out.pte");
+  const Blob shard = load_file(conformance("13_everything") / "shard_b.ptd");
+  std::optional<uint64_t> warned_at;
+  for (uint64_t size : {40u, 32u}) {  // lin.weight: Float [3, 3], 36 bytes, padded to 48
+    std::vector<uint8_t> model = read_bytes(conformance("13_everything") / "model.ptd");
+    Walk w{model};
+    const size_t entry = w.element(w.root(), 2, 0);
+    ASSERT_EQ(std::string(reinterpret_cast<const char*>(&model[w.string(entry, 0)]), 10), "lin.weight");
+    const size_t index_at = w.field(entry, kSegmentIndex);
+    const uint32_t segment = index_at ? w.u32(index_at) : 0;  // 0 is not stored
+    const size_t size_at = w.field(w.element(w.root(), 1, segment), kSize);
+    ASSERT_EQ(read_le<uint64_t>(&model[size_at]), 36u);
+    write_le<uint64_t>(&model[size_at], size);
+    ValidationReport r = validate_artifacts(pte, {{"model.ptd", view(model)}, {"shard_b.ptd", shard}});
+    if (size == 40) {
+      EXPECT_TRUE(r.ok()) << describe(r);
+      auto found = with_code(r.warnings, finding::kExternalTensorSizeMismatch);
+      ASSERT_EQ(found.size(), 1u) << describe(r);
+      EXPECT_NE(found[0]->message.find("reads the first 36"), std::string::npos) << found[0]->message;
+      EXPECT_EQ(found[0]->file, "pte");
+      ASSERT_TRUE(found[0]->offset.has_value());
+      warned_at = found[0]->offset;
+    } else {
+      auto found = with_code(r.errors, finding::kExternalTensorSizeMismatch);
+      ASSERT_EQ(found.size(), 1u) << describe(r);
+      EXPECT_EQ(found[0]->offset, warned_at) << describe(r);  // the same tensor's sizes
+      EXPECT_EQ(found[0]->path, "execution_plan[0].values[29]");
+    }
+  }
 }
 
 }  // namespace
