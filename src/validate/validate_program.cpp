@@ -133,23 +133,21 @@ class ProgramChecker {
         }
         uint64_t location = ref.table().get_uint("location"), index = ref.table().get_uint("index");
         if (location == code(DataLocation::INLINE)) {
-          if (index < inline_count) {
+          if (index < inline_count)
             inline_used[index] = true;
-          } else {
+          else
             sink_.error(finding::kDelegateIndexOutOfRange,
                         path + " refers to INLINE data " + std::to_string(index) + ", but backend_delegate_data has " +
                             std::to_string(inline_count) + " entries",
                         std::nullopt, path + ".processed.index");
-          }
         } else if (location == code(DataLocation::SEGMENT)) {
-          if (index < segments_.size()) {
+          if (index < segments_.size())
             referenced_[index] = true;
-          } else {
+          else
             sink_.error(finding::kDelegateIndexOutOfRange,
                         path + " refers to segment " + std::to_string(index) + ", but the program has " +
                             std::to_string(segments_.size()) + " segments",
                         std::nullopt, path + ".processed.index");
-          }
         } else {
           sink_.error(finding::kDelegateLocationInvalid,
                       path + " has data location " + std::to_string(location) + ", neither INLINE (0) nor SEGMENT (1)",
