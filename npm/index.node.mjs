@@ -2,6 +2,7 @@
 // where `locateFile` says) and instantiates it once. Adds what only Node
 // has: files by path as inputs, and artifacts written to disk or to Node
 // streams.
+import { isAscii } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -11,11 +12,17 @@ import createEtpackModule from './dist/etpack.mjs';
 import { makeInit } from './src/init.mjs';
 import { platformHooks } from './src/artifact.mjs';
 import { FileSource, nodeStream, writeArtifact } from './src/node-files.mjs';
+import { textHooks } from './src/marshal/heap.mjs';
 
 // Artifact#writeTo and #toNodeStream in Node (artifact.mjs holds these
 // hooks for every Artifact, whichever call made it).
 platformHooks.writeTo = writeArtifact;
 platformHooks.nodeStream = nodeStream;
+
+// The core's replies (JSON text) as strings: ASCII text (nearly every
+// reply) by a Latin-1 read of the heap, which is a copy, where Node's
+// TextDecoder is a slow UTF-8 pass (heap.mjs heapText).
+textHooks.asciiText = (view) => (isAscii(view) ? Buffer.from(view.buffer, view.byteOffset, view.byteLength).toString('latin1') : undefined);
 
 // Where the wasm is: `locateFile`'s answer (a path or a file: URL), else
 // dist/etpack.wasm next to this module, else etpack.wasm next to it (a

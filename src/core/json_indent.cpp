@@ -33,12 +33,17 @@ void JsonIndenter::push(std::string_view text) {
   const char* const end = p + text.size();
   while (p < end && !stopped_) {
     if (in_string_) {
-      // The string's bytes up to its closing quote, copied as a run.
+      // The string's bytes up to its closing quote, copied as a run. The
+      // escape state is a local while it scans: as a member, every byte
+      // read (a char, which may alias it) reloaded and stored it.
       const char* q = p;
-      while (q < end && (escaped_ || *q != '"')) {
-        escaped_ = !escaped_ && *q == '\\';
-        ++q;
+      bool escaped = escaped_;
+      for (; q < end; ++q) {
+        if (escaped) escaped = false;
+        else if (*q == '\\') escaped = true;
+        else if (*q == '"') break;
       }
+      escaped_ = escaped;
       const bool closed = q < end;
       raw(std::string_view(p, static_cast<size_t>(q - p) + (closed ? 1 : 0)));
       if (closed) in_string_ = false;

@@ -80,15 +80,10 @@ class ReplyWriter {
     size_t index;
   };
 
-  static void append_int(std::string& s, int64_t v) {
+  template <typename Int>
+  static void append_number(std::string& s, Int v) {
     char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    s.append(buf, r.ptr);
-  }
-  static void append_uint(std::string& s, uint64_t v) {
-    char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    s.append(buf, r.ptr);
+    s.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
   }
 
   const std::vector<KeyedField>& keys(const TableDef& def) {
@@ -119,11 +114,11 @@ class ReplyWriter {
     for (const Step& s : path_) {
       f_.push_back(',');
       if (s.name) write_json_string(*s.name, f_);
-      else append_uint(f_, s.index);
+      else append_number(f_, s.index);
     }
     if (last) {
       f_.push_back(',');
-      append_uint(f_, *last);
+      append_number(f_, *last);
     }
     f_.push_back(']');
   }
@@ -150,22 +145,28 @@ class ReplyWriter {
       default:
         if (is_signed_integer(type)) {
           if (s.i > kMaxSafeInteger || s.i < -kMaxSafeInteger) {
-            fixup(1, [&](std::string& f) { f.push_back('"'); append_int(f, s.i); f.push_back('"'); }, index);
+            fixup(1, [&](std::string& f) { f.push_back('"'); append_number(f, s.i); f.push_back('"'); }, index);
           } else {
             t_.append_integer(s.i);
           }
         } else if (s.u > static_cast<uint64_t>(kMaxSafeInteger)) {
-          fixup(1, [&](std::string& f) { f.push_back('"'); append_uint(f, s.u); f.push_back('"'); }, index);
+          fixup(1, [&](std::string& f) { f.push_back('"'); append_number(f, s.u); f.push_back('"'); }, index);
         } else {
           t_.append_integer(s.u);
         }
     }
   }
 
-  void string(const std::string& s) {
-    scratch_.clear();
-    write_json_string(s, scratch_);
-    t_ += std::string_view(scratch_);
+  // A name needing no escape (nearly all) goes from the file to the text as is.
+  void string(std::string_view s) {
+    const auto plain = [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != '"' && c != '\\'; };
+    if (std::all_of(s.begin(), s.end(), plain)) {
+      ((t_ += "\"") += s) += "\"";
+    } else {
+      scratch_.clear();
+      write_json_string(std::string(s), scratch_);
+      t_ += std::string_view(scratch_);
+    }
   }
 
   void blob(const Blob& bytes) {
@@ -174,7 +175,7 @@ class ReplyWriter {
       return;
     }
     const size_t index = add_blob_(bytes);
-    fixup(0, [&](std::string& s) { append_uint(s, index); });
+    fixup(0, [&](std::string& s) { append_number(s, index); });
   }
 
   Status vector(uint64_t at, const TableDef& def, const FieldDef& f, size_t depth) {
@@ -198,7 +199,7 @@ class ReplyWriter {
         const uint64_t elem = v.first + 4 * n;
         if (f.element == BaseType::kString) {
           ETP_ASSIGN(std::string_view s, bytes_.string(elem));
-          string(std::string(s));
+          string(s);
         } else {
           ETP_ASSIGN(uint64_t child, bytes_.follow(elem));
           path_.push_back({nullptr, n});
@@ -277,7 +278,7 @@ class ReplyWriter {
           t_ += "null";
         } else {
           ETP_ASSIGN(std::string_view s, bytes_.string(at));
-          string(std::string(s));
+          string(s);
         }
         return {};
       case BaseType::kTable:

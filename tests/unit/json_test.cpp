@@ -70,5 +70,22 @@ TEST(Json, PythonFloatRepr) {
   EXPECT_EQ(python_float_repr(-0.0), "-0.0");
 }
 
+// Plain runs between escapes are copied whole: every escape at the start,
+// middle and end of a string, next to each other, and bytes that need none
+// (0x7f, UTF-8) left as they are.
+TEST(Json, WriteJsonStringEscapesAroundPlainRuns) {
+  auto token = [](const std::string& s) {
+    std::string out = "x";
+    write_json_string(s, out);
+    return out;
+  };
+  EXPECT_EQ(token(""), "x\"\"");
+  EXPECT_EQ(token("plain name"), "x\"plain name\"");
+  EXPECT_EQ(token("\"a\\b\""), "x\"\\\"a\\\\b\\\"\"");
+  EXPECT_EQ(token(std::string("\n\t\r\b\f\x01\x1f", 7)), "x\"\\n\\t\\r\\b\\f\\u0001\\u001f\"");
+  EXPECT_EQ(token(std::string("a\0b", 3)), "x\"a\\u0000b\"");
+  EXPECT_EQ(token("\x7f\xc3\xa9\xed\xa0\x80z"), "x\"\x7f\xc3\xa9\xed\xa0\x80z\"");
+}
+
 }  // namespace
 }  // namespace etpack

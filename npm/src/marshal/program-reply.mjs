@@ -11,15 +11,13 @@ import { setOwn } from './own.mjs';
 import { nanBitsValue } from './nan-bits.mjs';
 
 // The reply text is decoded in place (heap.mjs heapText: the heap cannot
-// move, nothing calls into wasm here) by TextDecoder, into a string of the JS heap. Not as Latin-1 by Node's
-// Buffer#toString, though that is a copy where TextDecoder is a UTF-8 pass
-// (P1's 2.2 MB reply in 0.2 ms against 7 ms): Buffer makes a string of
-// over ~1 MB external, its bytes in malloc, and those stay until a full
-// collection. Five P1 round trips in a fresh process peaked at 97.5-103.4
-// MiB this way and at 99.3-106.8 MiB with Buffer (10 runs each,
-// interleaved), against a target of 110; deserialize of P1 went from 1.8x
-// to 2.4x JSON.parse (target 3x). TextDecoder('latin1') (windows-1252)
-// went through a wider string and peaked at 106-121 MiB.
+// move, nothing calls into wasm here). In Node, ASCII text (P1's reply) is
+// read as Latin-1 (a copy: 0.4 ms for P1's 2.2 MB, against 17.5 ms for
+// Node 20's TextDecoder; deserialize of P1 went from 2.62x to 2.12x
+// JSON.parse, medians of 22 interleaved pairs). A string of over ~1 MB made
+// that way is external (its bytes in malloc until it is collected): five P1
+// round trips in a fresh process peaked at 100.7-107.9 MiB, against
+// 104.1-108.0 with TextDecoder (3 runs each; target 110).
 
 const SPECIAL = { NaN, Infinity, '-Infinity': -Infinity };
 
