@@ -48,46 +48,46 @@ bool scan_length(const uint8_t* data, uint64_t size, ScannedHeader<Header>& out)
   return true;
 }
 
+// The header's fields when the magic, a length of at least `minimum` and
+// every byte up to its fields' end are there; otherwise nullptr, with
+// out.scan saying which was missing.
+template <typename Header>
+const uint8_t* scan_fields(const uint8_t* data, uint64_t size, uint32_t minimum, ScannedHeader<Header>& out) {
+  if (!scan_length(data, size, out)) return nullptr;
+  if (out.header.length < minimum) {
+    out.scan = HeaderScan::kLengthTooSmall;
+    return nullptr;
+  }
+  if (size < out.fields_end()) {
+    out.scan = HeaderScan::kTruncated;
+    return nullptr;
+  }
+  out.scan = HeaderScan::kComplete;
+  return data + kHeaderOffset;
+}
+
 }  // namespace
 
 ScannedHeader<PteHeader> scan_pte_header(const uint8_t* data, uint64_t size) {
   ScannedHeader<PteHeader> out;
-  if (!scan_length(data, size, out)) return out;
+  const uint8_t* p = scan_fields(data, size, PteHeader::kMinimumLength, out);
+  if (p == nullptr) return out;
   PteHeader& h = out.header;
-  if (h.length < PteHeader::kMinimumLength) {
-    out.scan = HeaderScan::kLengthTooSmall;
-    return out;
-  }
-  if (size < out.fields_end()) {
-    out.scan = HeaderScan::kTruncated;
-    return out;
-  }
-  const uint8_t* p = data + kHeaderOffset;
   h.program_size = read_le<uint64_t>(p + 8);
   h.segment_base_offset = read_le<uint64_t>(p + 16);
   if (h.length >= PteHeader::kLength) h.segment_data_size = read_le<uint64_t>(p + 24);
-  out.scan = HeaderScan::kComplete;
   return out;
 }
 
 ScannedHeader<PtdHeader> scan_ptd_header(const uint8_t* data, uint64_t size) {
   ScannedHeader<PtdHeader> out;
-  if (!scan_length(data, size, out)) return out;
+  const uint8_t* p = scan_fields(data, size, PtdHeader::kLength, out);
+  if (p == nullptr) return out;
   PtdHeader& h = out.header;
-  if (h.length < PtdHeader::kLength) {
-    out.scan = HeaderScan::kLengthTooSmall;
-    return out;
-  }
-  if (size < out.fields_end()) {
-    out.scan = HeaderScan::kTruncated;
-    return out;
-  }
-  const uint8_t* p = data + kHeaderOffset;
   h.flatbuffer_offset = read_le<uint64_t>(p + 8);
   h.flatbuffer_size = read_le<uint64_t>(p + 16);
   h.segment_base_offset = read_le<uint64_t>(p + 24);
   h.segment_data_size = read_le<uint64_t>(p + 32);
-  out.scan = HeaderScan::kComplete;
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "read/safetensors_reader.h"
 
+#include "core/utf8_text.h"
+
 #include <algorithm>
 #include <numeric>
 #include <cstdint>
@@ -8,6 +10,7 @@
 #include "core/checked_math.h"
 #include "core/json.h"
 #include "core/json_lexer.h"
+#include "core/utf8_text.h"
 #include "read/strict_json_reader.h"
 
 namespace etpack {
@@ -215,29 +218,10 @@ Status check_sizes(const SafetensorsTensor& t, uint64_t data_start, uint64_t dat
 }  // namespace
 
 size_t first_invalid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) n = 1;
-    else if (c == 0xE0) n = 2, lo = 0xA0;
-    else if (c == 0xED) n = 2, hi = 0x9F;
-    else if (c >= 0xE1 && c <= 0xEF) n = 2;
-    else if (c == 0xF0) n = 3, lo = 0x90;
-    else if (c >= 0xF1 && c <= 0xF3) n = 3;
-    else if (c == 0xF4) n = 3, hi = 0x8F;
-    else return i;
-    if (s.size() - i <= n) return i;
-    for (size_t k = 1; k <= n; ++k) {
-      const unsigned char b = static_cast<unsigned char>(s[i + k]);
-      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return i;
-    }
-    i += n + 1;
+  for (size_t i = 0; i < s.size();) {
+    const size_t length = utf8_sequence_length(s, i);
+    if (length == 0) return i;
+    i += length;
   }
   return std::string_view::npos;
 }

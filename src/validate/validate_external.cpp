@@ -118,12 +118,22 @@ void check_external_tensors(FindingSink& sink, const Blob& file, const PteFile& 
                  path + " has " + dims_text(t) + ", " + where + " has " + dims_text(layout) +
                      "; the runtime refuses this: InvalidExternalData",
                  t.sizes_offset, path);
+    // The runtime never compares the two: a constant points at its segment's
+    // first bytes (get_data), mutable data loads the layout's nbytes from
+    // the segment's start (load_data_into). Fewer bytes there: the tensor
+    // runs into the bytes after them.
     std::optional<uint64_t> nbytes = view_nbytes(t);
-    if (nbytes && entry.data_size && *nbytes != *entry.data_size)
+    if (nbytes && entry.data_size && *nbytes > *entry.data_size)
       sink.error(finding::kExternalTensorSizeMismatch,
                  path + " needs " + std::to_string(*nbytes) + " bytes, " + where + " holds " +
                      std::to_string(*entry.data_size) + "; the runtime would silently hand the tensor other bytes",
                  t.sizes_offset, path);
+    else if (nbytes && entry.data_size && *nbytes < *entry.data_size)
+      sink.warning(finding::kExternalTensorSizeMismatch,
+                   path + " needs " + std::to_string(*nbytes) + " bytes, " + where + " holds " +
+                       std::to_string(*entry.data_size) + "; the runtime reads the first " + std::to_string(*nbytes) +
+                       " and never the rest",
+                   t.sizes_offset, path);
   });
 }
 

@@ -99,18 +99,40 @@ struct SegmentCheck {
   uint64_t size = 0;
   std::optional<uint64_t> start;  // absolute, when base + offset does not overflow
   bool in_bounds = false;         // lies inside the segment data and the file
+  uint64_t room = 0;              // bytes of segment data from its start (0 when it starts past them)
 };
+
+// What the runtime reads of a .pte's segments (pte_reads,
+// validate_pte_file.cpp; upstream runtime/executor/program.cpp,
+// pte_data_map.cpp): `whole`, per segment, whether it loads
+// [offset, offset + size) -- the constant segment when it holds more than
+// the placeholder offset (Program::load), each SEGMENT delegate's (init),
+// a named_data entry's when a backend looks its key up (get_data);
+// `sliced`, whether it reads only slices of it -- mutable data
+// (load_mutable_subsegment_into checks each slice against the recorded
+// size, then reads it from the file). `keys`: the named-data keys the
+// delegates' backends look up (delegate_keys; exact, as PteDataMap compares).
+struct PteReads {
+  std::vector<bool> whole, sliced;
+  std::unordered_set<std::string> keys;
+};
+PteReads pte_reads(const FileSource& file, const PteFile& pte, size_t segment_count);
 
 // Checks `segments` ([DataSegment]) of a file whose segment data is
 // [base, base + data_size): bounds, order, overlap, alignment (warning).
 // `alignment` is the segment alignment the header implies, if any.
 // `read` (when given): per segment, whether the runtime loads it; faults of
-// a segment it never loads are warnings.
+// a segment it never loads are warnings. `sliced` (when given): segments it
+// reads only by slices, each checked against the recorded size and read
+// from the file: a size past the data is a warning (the slices are checked
+// on their own, SegmentCheck::room). A segment past the data sets no bound
+// for the order and overlap of the next ones: its own finding says it.
 std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segments, uint64_t base, uint64_t data_size,
                                          std::optional<uint64_t> alignment);
 std::vector<SegmentCheck> check_segments(FindingSink& sink, const std::vector<SegmentRange>& segments, uint64_t base,
                                          uint64_t data_size, std::optional<uint64_t> alignment,
-                                         const std::vector<bool>* read = nullptr);
+                                         const std::vector<bool>* read = nullptr,
+                                         const std::vector<bool>* sliced = nullptr);
 
 // Warns about padding regions of `layout` (see file_layout.h) holding
 // non-zero bytes and about unused bytes past the declared data. (How much
@@ -119,9 +141,13 @@ std::vector<SegmentCheck> check_segments(FindingSink& sink, const std::vector<Se
 // Padding past the head is read through the host's optional peeker; what it
 // cannot read is left unchecked.
 // `read` as for check_segments: a cut or moved segment the runtime never
-// loads is a warning.
+// loads is a warning. `orphan_alignment`: given when some segment's
+// recorded range lies outside the data (the segment alignment, if known;
+// at least 16): its bytes remain where they were written, so non-zero
+// padding from the first aligned offset past a segment's end on is taken
+// as theirs (PADDING_NOT_ZERO), not as that segment's cut tail.
 void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::vector<Region>& layout,
-                        const std::vector<bool>* read = nullptr);
+                        const std::vector<bool>* read = nullptr, std::optional<uint64_t> orphan_alignment = std::nullopt);
 
 // A file range that must hold only zeros, and what it means when it does not.
 struct ZeroSpan {
@@ -140,8 +166,10 @@ std::optional<std::pair<uint64_t, uint8_t>> first_non_zero(const FileSource& fil
 // holding it). Adds to `zero_spans` the padding between each constant or
 // mutable tensor's data and the next slice (checked by the caller, which
 // can read past the head).
+// `reads`: what the runtime reads (pte_reads); nullptr: every segment and key.
 void check_program(FindingSink& sink, WorkBudget& budget, const Blob& head, const PteFile& pte,
-                   const std::vector<SegmentCheck>& segments, std::vector<ZeroSpan>& zero_spans);
+                   const std::vector<SegmentCheck>& segments, std::vector<ZeroSpan>& zero_spans,
+                   const PteReads* reads = nullptr);
 
 // The indices of every method (validate_method_indices.cpp): the plan's
 // required fields, inputs/outputs and each chain's lists and instructions

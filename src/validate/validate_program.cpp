@@ -21,6 +21,7 @@ namespace {
 struct Subsegment {
   bool usable = false;  // the segment exists, lies in the file and every offset is inside it
   bool sorted = true;
+  bool size_known = true;  // false: mutable data whose recorded size runs past the file (judged by the bytes there)
   uint64_t segment_size = 0;
   std::optional<uint64_t> segment_start;
   std::vector<uint64_t> offsets;
@@ -42,13 +43,13 @@ uint64_t slice_end(const Subsegment& sub, size_t index) {
 class ProgramChecker {
  public:
   ProgramChecker(FindingSink& sink, WorkBudget& budget, const Blob& file, const PteFile& pte,
-                 const std::vector<SegmentCheck>& segments, std::vector<ZeroSpan>& zero_spans)
+                 const std::vector<SegmentCheck>& segments, std::vector<ZeroSpan>& zero_spans, const PteReads* reads)
       : sink_(sink),
         gate_(sink, budget,
               "the program's vectors are shared so often that checking them all would cost more than " +
                   std::to_string(budget.units()) + " steps; checks stopped"),
         file_(file), program_(pte.program), segments_(segments),
-        referenced_(segments.size(), false), zero_spans_(zero_spans) {}
+        referenced_(segments.size(), false), zero_spans_(zero_spans), reads_(reads) {}
 
   void run() {
     check_method_indices(sink_, gate_, program_, file_);
@@ -81,7 +82,7 @@ class ProgramChecker {
                     std::nullopt, "mutable_data_segments");
       for (size_t i = 0; i < mds.items().size(); ++i) {
         Subsegment s = subsegment(mds.items()[i].table(), indexed_path("mutable_data_segments", i),
-                                  i == 0 ? mutable_read : std::vector<bool>{});
+                                  i == 0 ? mutable_read : std::vector<bool>{}, /*by_slices=*/true);
         if (i == 0) mutable_ = std::move(s);
       }
     }
@@ -99,16 +100,17 @@ class ProgramChecker {
   }
 
  private:
-  // Marks segment `index` as used; false (after an error) when it does not exist.
-  bool reference_segment(uint64_t index, const std::string& path) {
+  // Marks segment `index` as used; false (after a finding) when it does not
+  // exist. `unread`: why the runtime never follows the index (a warning).
+  bool reference_segment(uint64_t index, const std::string& path, const std::string& unread = "") {
     if (index < segments_.size()) {
       referenced_[index] = true;
       return true;
     }
-    sink_.error(finding::kSegmentIndexOutOfRange,
-                path + " is segment " + std::to_string(index) + ", but the program has " +
-                    std::to_string(segments_.size()) + " segments",
-                std::nullopt, path);
+    const std::string message = path + " is segment " + std::to_string(index) + ", but the program has " +
+                                std::to_string(segments_.size()) + " segments";
+    if (unread.empty()) sink_.error(finding::kSegmentIndexOutOfRange, message, std::nullopt, path);
+    else sink_.warning(finding::kSegmentIndexOutOfRange, message + unread, std::nullopt, path);
     return false;
   }
 
@@ -131,23 +133,21 @@ class ProgramChecker {
         }
         uint64_t location = ref.table().get_uint("location"), index = ref.table().get_uint("index");
         if (location == code(DataLocation::INLINE)) {
-          if (index < inline_count) {
+          if (index < inline_count)
             inline_used[index] = true;
-          } else {
+          else
             sink_.error(finding::kDelegateIndexOutOfRange,
                         path + " refers to INLINE data " + std::to_string(index) + ", but backend_delegate_data has " +
                             std::to_string(inline_count) + " entries",
                         std::nullopt, path + ".processed.index");
-          }
         } else if (location == code(DataLocation::SEGMENT)) {
-          if (index < segments_.size()) {
+          if (index < segments_.size())
             referenced_[index] = true;
-          } else {
+          else
             sink_.error(finding::kDelegateIndexOutOfRange,
                         path + " refers to segment " + std::to_string(index) + ", but the program has " +
                             std::to_string(segments_.size()) + " segments",
                         std::nullopt, path + ".processed.index");
-          }
         } else {
           sink_.error(finding::kDelegateLocationInvalid,
                       path + " has data location " + std::to_string(location) + ", neither INLINE (0) nor SEGMENT (1)",
@@ -193,22 +193,29 @@ class ProgramChecker {
                           "): the runtime's lookup finds only " + first + ", so " + path + "'s data is never loaded",
                       std::nullopt, path + ".key");
       }
-      reference_segment(segment, path + ".segment_index");
+      // PteDataMap::get_data follows the index only for a key a backend asks for.
+      const bool asked = reads_ == nullptr || (key.is_string() && reads_->keys.count(key.str()) != 0);
+      reference_segment(segment, path + ".segment_index",
+                        asked ? "" : "; no delegate's backend asks for its key, so the runtime never follows it");
     }
   }
 
   // `read`: the offsets tensors read (by index). A fault in an offset no
-  // tensor reads is a warning: the runtime never reads it.
-  Subsegment subsegment(const TableValue& table, const std::string& path, const std::vector<bool>& read) {
+  // tensor reads is a warning: the runtime never reads it. `by_slices`
+  // (mutable data): the runtime reads only the slices, from the file, so a
+  // segment whose size runs past the data is judged by the bytes there.
+  Subsegment subsegment(const TableValue& table, const std::string& path, const std::vector<bool>& read,
+                        bool by_slices = false) {
     Subsegment out;
     uint64_t index = table.get_uint("segment_index");
     if (!reference_segment(index, path + ".segment_index")) return out;
     const SegmentCheck& seg = segments_[index];
     const Value& offsets = table.get("offsets");
     size_t n = scalar_vector_length(offsets, BaseType::kULong);
-    if (!seg.in_bounds || !gate_.spend(n)) return out;
+    if (!(seg.in_bounds || (by_slices && seg.start)) || !gate_.spend(n)) return out;
     out.usable = true;
-    out.segment_size = seg.size;
+    out.size_known = seg.in_bounds;
+    out.segment_size = seg.in_bounds ? seg.size : seg.room;
     out.segment_start = seg.start;
     out.offsets.reserve(n);  // bounded: 8 bytes of the file per offset
     out.read.assign(n, false);
@@ -223,9 +230,10 @@ class ProgramChecker {
       out.read[i] = is_read;
       const std::string at = path + ".offsets[" + std::to_string(i) + "]";
       const std::optional<uint64_t> where = first ? std::optional<uint64_t>(*first + 8 * i) : std::nullopt;
-      if (offset > seg.size) {
+      if (offset > out.segment_size) {
         const std::string what = at + " = " + std::to_string(offset) + " is past the end of segment " +
-                                 std::to_string(index) + " (" + std::to_string(seg.size) + " bytes)";
+                                 std::to_string(index) + " (" + std::to_string(out.segment_size) +
+                                 (out.size_known ? " bytes)" : " bytes of it in the file)");
         if (is_read) {
           out.usable = false;
           sink_.error(finding::kSubsegmentOffsetOutOfRange, what, where, at);
@@ -257,8 +265,7 @@ class ProgramChecker {
   void check_constants_exclusive() {
     const Value& cb = program_.get("constant_buffer");
     size_t buffers = cb.is_items() ? cb.items().size() : 0;
-    const Value& cs = program_.get("constant_segment");
-    size_t offsets = cs.is_table() ? scalar_vector_length(cs.table().get("offsets"), BaseType::kULong) : 0;
+    const size_t offsets = constant_offsets_;  // set by run()
     if (buffers > 0 && offsets > 1)
       sink_.error(finding::kConstantsInBoth,
                   "constant_buffer has " + std::to_string(buffers) + " entries and constant_segment " +
@@ -319,7 +326,7 @@ class ProgramChecker {
     for (const auto& [index, nbytes] : sub.used) {
       const uint64_t start = sub.offsets[index] + nbytes;  // checked in bounds by check_slice
       const uint64_t end = slice_end(sub, static_cast<size_t>(index));
-      if (end <= start) continue;
+      if (end <= start || (!sub.size_known && end == sub.segment_size)) continue;  // no known end: nothing to say
       zero_spans_.push_back({*sub.segment_start + start, *sub.segment_start + end,
                              "the " + std::to_string(end - start) + " bytes after " + what + " " + std::to_string(index) +
                                  "'s data in " + owner + "'s segment",
@@ -425,6 +432,7 @@ class ProgramChecker {
   const std::vector<SegmentCheck>& segments_;
   std::vector<bool> referenced_;
   std::vector<ZeroSpan>& zero_spans_;
+  const PteReads* reads_;
   Subsegment constants_, mutable_;
   size_t constant_offsets_ = 0;
 };
@@ -432,8 +440,9 @@ class ProgramChecker {
 }  // namespace
 
 void check_program(FindingSink& sink, WorkBudget& budget, const Blob& file, const PteFile& pte,
-                   const std::vector<SegmentCheck>& segments, std::vector<ZeroSpan>& zero_spans) {
-  ProgramChecker(sink, budget, file, pte, segments, zero_spans).run();
+                   const std::vector<SegmentCheck>& segments, std::vector<ZeroSpan>& zero_spans,
+                   const PteReads* reads) {
+  ProgramChecker(sink, budget, file, pte, segments, zero_spans, reads).run();
 }
 
 }  // namespace etpack

@@ -382,7 +382,11 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
     const bool unknown = std::any_of(ptd.segment_fault.begin(), ptd.segment_fault.end(),
                                      [](uint32_t f) { return f != PtdTable::kNoFault; });
     const std::vector<bool> none(ptd.segments.size(), false);
-    check_layout_bytes(sink, file, ptd_layout(file.head, file.size(), ptd, ptd_segment_uses(ptd)), unknown ? &none : &seg_read);
+    std::optional<uint64_t> orphan_alignment;  // a segment outside the data: its bytes may remain as padding
+    if (std::any_of(checked.begin(), checked.end(), [](const SegmentCheck& c) { return !c.in_bounds; }))
+      orphan_alignment = infer_segment_alignment(ptd.flatbuffer_end, h.segment_base_offset).value_or(1);
+    check_layout_bytes(sink, file, ptd_layout(file.head, file.size(), ptd, ptd_segment_uses(ptd)), unknown ? &none : &seg_read,
+                       orphan_alignment);
   }
 }
 

@@ -125,6 +125,32 @@ bool check_file_header(FindingSink& sink, const FileSource& file, std::optional<
 
 }  // namespace
 
+PteReads pte_reads(const FileSource& file, const PteFile& pte, size_t segment_count) {
+  PteReads out;
+  out.whole.assign(segment_count, false);
+  out.sliced.assign(segment_count, false);
+  auto mark = [&](std::vector<bool>& flags, uint64_t index) {
+    if (index < flags.size()) flags[static_cast<size_t>(index)] = true;  // past them: SEGMENT_INDEX_OUT_OF_RANGE
+  };
+  const Value& cs = pte.program.get("constant_segment");
+  if (cs.is_table() && scalar_vector_length(cs.table().get("offsets"), BaseType::kULong) > 1)
+    mark(out.whole, cs.table().get_uint("segment_index"));
+  const Value& mds = pte.program.get("mutable_data_segments");
+  for (size_t i = 0; mds.is_items() && i < mds.items().size(); ++i)
+    mark(out.sliced, mds.items()[i].table().get_uint("segment_index"));
+  for_each_segment_delegate(pte.program,
+                            [&](size_t, size_t, const TableValue&, uint64_t index) { mark(out.whole, index); });
+  const Value& named = pte.program.get("named_data");
+  if (named.is_items() && !named.items().empty()) {
+    out.keys = delegate_keys(file, pte);  // the blobs are decoded only when there is named data to look up
+    for (const Value& entry : named.items()) {
+      const Value& key = entry.table().get("key");
+      if (key.is_string() && out.keys.count(key.str()) != 0) mark(out.whole, entry.table().get_uint("segment_index"));
+    }
+  }
+  return out;
+}
+
 namespace {
 
 // The checks of a decoded program: segments, the program, padding bytes,
@@ -136,6 +162,10 @@ void check_decoded_pte(FindingSink& sink, const FileSource& file, const std::opt
   const Value& segments = pte.program.get("segments");
   std::vector<SegmentCheck> checked;
   bool have_segments = segments.is_items() && !segments.items().empty();
+  // What the runtime reads (only findings need it: inspect's spans do not).
+  const std::optional<PteReads> reads =
+      spans_out ? std::nullopt : std::optional<PteReads>(pte_reads(file, pte, have_segments ? segments.items().size() : 0));
+  std::optional<uint64_t> orphan_alignment;  // set when a segment lies outside the data
   if (have_segments && (!header || header->segment_base_offset == 0)) {
     // Upstream writes no header when every segment is empty (a placeholder
     // constant segment); only segments with bytes need a base.
@@ -171,7 +201,10 @@ void check_decoded_pte(FindingSink& sink, const FileSource& file, const std::opt
                      " rounded up to any power-of-two alignment: it was moved, and the runtime would silently read "
                      "every segment (constants, delegates, named data) from other bytes",
                  24, "header.segment_base_offset");
-    checked = check_segments(sink, segments, base, data_size, alignment);
+    checked = check_segments(sink, segment_ranges(segments), base, data_size, alignment, reads ? &reads->whole : nullptr,
+                             reads ? &reads->sliced : nullptr);
+    for (const SegmentCheck& c : checked)
+      if (!c.in_bounds) orphan_alignment = alignment.value_or(1);  // its bytes may remain as padding
   } else if (have_segments) {
     checked.resize(segments.items().size());  // base unusable (already reported)
   } else if (header && header->segment_base_offset != 0 && segments_ok) {
@@ -188,7 +221,7 @@ void check_decoded_pte(FindingSink& sink, const FileSource& file, const std::opt
 
   WorkBudget budget(WorkBudget::for_file_size(file.size()));
   std::vector<ZeroSpan> zero_spans;
-  check_program(sink, budget, file.head, pte, checked, zero_spans);
+  check_program(sink, budget, file.head, pte, checked, zero_spans, reads ? &*reads : nullptr);
   if (spans_out) {
     *spans_out = std::move(zero_spans);
     return;
@@ -214,7 +247,9 @@ void check_decoded_pte(FindingSink& sink, const FileSource& file, const std::opt
   if (segments_ok) {
     const Value& segments = pte.program.get("segments");
     auto uses = pte_segment_uses(pte.program, segments.is_items() ? segments.items().size() : 0);
-    check_layout_bytes(sink, file, pte_layout(file.head, file.size(), pte, uses));
+    std::vector<bool> read(reads->whole.size());  // spans_out returned above: reads is set
+    for (size_t i = 0; i < read.size(); ++i) read[i] = reads->whole[i] || reads->sliced[i];
+    check_layout_bytes(sink, file, pte_layout(file.head, file.size(), pte, uses), &read, orphan_alignment);
   }
   }
 

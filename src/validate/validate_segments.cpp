@@ -16,6 +16,11 @@ constexpr uint64_t kMinimumSegmentAlignment = 16;
 // means an alignment nobody uses or bytes something else left behind.
 constexpr uint64_t kLargePadding = 64 * 1024;
 
+// Said of a fault in a segment nothing the runtime loads reads.
+constexpr const char* kUnread =
+    "; nothing the program loads reads this segment (no tensor, delegate or backend lookup), so the runtime never "
+    "loads it";
+
 std::string range_text(uint64_t start, uint64_t end) {
   return "[" + std::to_string(start) + ", " + std::to_string(end) + ")";
 }
@@ -29,39 +34,60 @@ std::vector<SegmentCheck> check_segments(FindingSink& sink, const Value& segment
 
 std::vector<SegmentCheck> check_segments(FindingSink& sink, const std::vector<SegmentRange>& segments, uint64_t base,
                                          uint64_t data_size, std::optional<uint64_t> alignment,
-                                         const std::vector<bool>* read) {
+                                         const std::vector<bool>* read, const std::vector<bool>* sliced) {
   std::vector<SegmentCheck> out;
+  auto by_slices = [&](size_t i) { return sliced != nullptr && i < sliced->size() && (*sliced)[i]; };
   // A fault of a segment the runtime never loads is a warning.
-  auto loaded = [&](size_t i) { return read == nullptr || (i < read->size() && (*read)[i]); };
+  auto loaded = [&](size_t i) { return read == nullptr || (i < read->size() && (*read)[i]) || by_slices(i); };
   auto report = [&](bool fatal, const char* code, const std::string& message, std::optional<uint64_t> at,
                     const std::string& path) {
     if (fatal)
       sink.error(code, message, at, path);
     else
-      sink.warning(code, message + "; no tensor of the program uses this segment, so the runtime never loads it", at, path);
+      sink.warning(code, message + kUnread, at, path);
   };
-  uint64_t prev_offset = 0, prev_end = 0;
+  // Order and overlap are judged against the segments that lie in the data
+  // (an offset or size past it is that segment's own fault, said once).
+  std::optional<size_t> prev, end_owner;  // the last in-bounds segment; the one reaching furthest
+  uint64_t prev_end = 0;
   for (size_t i = 0; i < segments.size(); ++i) {
     SegmentCheck c;
     c.offset = segments[i].offset;
     c.size = segments[i].size;
     c.start = checked_add(base, c.offset);
     c.in_bounds = range_within(c.offset, c.size, data_size);
+    c.room = c.offset <= data_size ? data_size - c.offset : 0;
     const std::string path = "segments[" + std::to_string(i) + "]";
     const std::string what = path + " (offset " + std::to_string(c.offset) + ", size " + std::to_string(c.size) + ")";
     if (!c.in_bounds) {
-      report(loaded(i), finding::kSegmentOutOfBounds,
-             what + " runs past the " + std::to_string(data_size) + " bytes of segment data at base offset " +
-                 std::to_string(base),
-             c.start, path);
-    }
-    if (i > 0 && c.offset < prev_offset) {
-      report(loaded(i) || loaded(i - 1), finding::kSegmentsUnsorted,
-             what + " starts before the previous segment (offset " + std::to_string(prev_offset) + ")", c.start, path);
-    } else if (i > 0 && c.size > 0 && c.offset < prev_end) {
-      report(loaded(i) || loaded(i - 1), finding::kSegmentsOverlap,
-             what + " starts inside the previous segment, which ends at offset " + std::to_string(prev_end), c.start,
-             path);
+      const std::string message = what + " runs past the " + std::to_string(data_size) +
+                                  " bytes of segment data at base offset " + std::to_string(base);
+      if (by_slices(i) && !(read != nullptr && i < read->size() && (*read)[i]))
+        sink.warning(finding::kSegmentOutOfBounds,
+                     message + "; the runtime reads this mutable data segment only by the slices its tensors name "
+                               "(Program::load_mutable_subsegment_into), each checked against the recorded size and "
+                               "read from the file: those slices are checked against the " +
+                         std::to_string(c.room) + " bytes that are there",
+                     c.start, path);
+      else
+        report(loaded(i), finding::kSegmentOutOfBounds, message, c.start, path);
+    } else {
+      if (prev && c.offset < segments[*prev].offset) {
+        report(loaded(i) || loaded(*prev), finding::kSegmentsUnsorted,
+               what + " starts before " + indexed_path("segments", *prev) + " (offset " +
+                   std::to_string(segments[*prev].offset) + ")",
+               c.start, path);
+      } else if (end_owner && c.size > 0 && c.offset < prev_end) {
+        report(loaded(i) || loaded(*end_owner), finding::kSegmentsOverlap,
+               what + " starts inside " + indexed_path("segments", *end_owner) + ", which ends at offset " +
+                   std::to_string(prev_end),
+               c.start, path);
+      }
+      prev = i;
+      if (!end_owner || c.offset + c.size > prev_end) {  // in bounds: no overflow
+        prev_end = c.offset + c.size;
+        end_owner = i;
+      }
     }
     if (c.start) {
       uint64_t want = std::max(alignment.value_or(1), kMinimumSegmentAlignment);
@@ -73,9 +99,6 @@ std::vector<SegmentCheck> check_segments(FindingSink& sink, const std::vector<Se
                                                                              : " (the minimum tensor alignment)"),
                      c.start, path);
     }
-    prev_offset = c.offset;
-    auto end = checked_add(c.offset, c.size);
-    prev_end = std::max(prev_end, end ? *end : UINT64_MAX);
     out.push_back(c);
   }
   return out;
@@ -109,11 +132,18 @@ bool is_segment_region(const Region& r) {
 }  // namespace
 
 void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::vector<Region>& layout,
-                        const std::vector<bool>* read) {
+                        const std::vector<bool>* read, std::optional<uint64_t> orphan_alignment) {
   auto loaded = [&](const Region& seg) {
     return read == nullptr || (*seg.segment < read->size() && (*read)[*seg.segment]);
   };
-  const std::string unread = "; no tensor of the program uses this segment, so the runtime never loads it";
+  // Bytes from the first aligned offset past a segment's end on, when some
+  // segment's recorded range left the data: its bytes, where it was written.
+  auto orphaned = [&](uint64_t at, uint64_t segment_end) {
+    if (!orphan_alignment) return false;
+    const uint64_t a = std::max(*orphan_alignment, kMinimumSegmentAlignment);
+    auto up = checked_add(segment_end, a - 1);
+    return up && at >= *up / a * a;
+  };
   for (size_t i = 0; i < layout.size(); ++i) {
     const Region& r = layout[i];
     if (r.kind == RegionKind::kUnused) {
@@ -130,7 +160,15 @@ void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::ve
                        ": more than any alignment needs (upstream pads only to the next aligned offset)",
                    r.start);
     auto found = first_non_zero(file, r.start, r.end);
-    if (found && i > 0 && is_segment_region(layout[i - 1])) {
+    if (found && i > 0 && is_segment_region(layout[i - 1]) && orphaned(found->first, layout[i - 1].end)) {
+      sink.warning(finding::kPaddingNotZero,
+                   "padding " + range_text(r.start, r.end) + " holds the non-zero byte " + std::to_string(found->second) +
+                       " at offset " + std::to_string(found->first) + ", past the aligned end of segment " +
+                       std::to_string(*layout[i - 1].segment) +
+                       ": the data of a segment whose recorded range lies outside the segment data (reported on its own), "
+                       "left where it was written",
+                   found->first);
+    } else if (found && i > 0 && is_segment_region(layout[i - 1])) {
       // Writers pad a segment with zeros up to the next one; bytes there are
       // what remains of a longer segment whose recorded size was cut.
       const Region& seg = layout[i - 1];
@@ -143,7 +181,7 @@ void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::ve
       if (loaded(seg))
         sink.error(finding::kPaddingAfterSegmentNotZero, message, found->first, "segments[" + std::to_string(*seg.segment) + "]");
       else
-        sink.warning(finding::kPaddingAfterSegmentNotZero, message + unread, found->first,
+        sink.warning(finding::kPaddingAfterSegmentNotZero, message + kUnread, found->first,
                      "segments[" + std::to_string(*seg.segment) + "]");
     } else if (found && i + 1 < layout.size() && is_segment_region(layout[i + 1]) && found->first < r.end &&
                first_non_zero(file, r.end - 1, r.end)) {
@@ -157,7 +195,7 @@ void check_layout_bytes(FindingSink& sink, const FileSource& file, const std::ve
       if (loaded(seg))
         sink.error(finding::kPaddingBeforeSegmentNotZero, message, r.end - 1, "segments[" + std::to_string(*seg.segment) + "]");
       else
-        sink.warning(finding::kPaddingBeforeSegmentNotZero, message + unread, r.end - 1,
+        sink.warning(finding::kPaddingBeforeSegmentNotZero, message + kUnread, r.end - 1,
                      "segments[" + std::to_string(*seg.segment) + "]");
     } else if (found) {
       sink.warning(finding::kPaddingNotZero,

@@ -64,7 +64,9 @@ TEST(DelegateLegacyXnnpack, BareFlatbufferDecodesAsTheWrappedGraph) {
           const Json* want = reference->graph->find(field);
           const Json* got = decoded->graph->find(field);
           ASSERT_EQ(want == nullptr, got == nullptr) << field;
-          if (want) EXPECT_TRUE(want->equals(*got)) << field;
+          if (want) {
+            EXPECT_TRUE(want->equals(*got)) << field;
+          }
         }
         const PayloadSummary a = summarize_payload(*reference), b = summarize_payload(*decoded);
         EXPECT_EQ(a.nodes, b.nodes);

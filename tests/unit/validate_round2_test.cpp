@@ -19,6 +19,7 @@
 #include "validate/validate.h"
 #include "schema/schema.h"
 #include "unit/flatbuffer_bytes.h"
+#include "unit/flatbuffer_walk.h"
 #include "unit/test_files.h"
 #include "unit/validate_findings.h"
 
@@ -30,31 +31,8 @@ using testing::describe;
 using testing::load_file;
 using testing::read_bytes;
 using testing::view;
+using testing::Walk;
 using testing::with_code;
-
-// Positions in a flatbuffer that starts at byte 0 of `b` (a .pte or .ptd):
-// enough of a reader to find what a test patches.
-struct Walk {
-  const std::vector<uint8_t>& b;
-  uint32_t u32(size_t at) const { return read_le<uint32_t>(&b[at]); }
-  size_t root() const { return u32(0); }
-  size_t vtable(size_t table) const { return table - static_cast<int32_t>(u32(table)); }
-  // Where field `id` of `table` lies (0: absent).
-  size_t field(size_t table, size_t id) const {
-    const size_t vt = vtable(table), slot = 4 + 2 * id;
-    if (slot + 2 > read_le<uint16_t>(&b[vt])) return 0;
-    const uint16_t voffset = read_le<uint16_t>(&b[vt + slot]);
-    return voffset ? table + voffset : 0;
-  }
-  size_t deref(size_t at) const { return at + u32(at); }
-  size_t table(size_t t, size_t id) const { return deref(field(t, id)); }
-  // Element i of vector field `id` (tables: its table; else its first byte).
-  size_t element(size_t t, size_t id, size_t i, size_t width = 4, bool tables = true) const {
-    const size_t first = deref(field(t, id)) + 4 + width * i;
-    return tables ? deref(first) : first;
-  }
-  size_t string(size_t t, size_t id) const { return deref(field(t, id)) + 4; }
-};
 
 // Program fields (schema/program.fbs): Program.execution_plan 1,
 // constant_segment 5; ExecutionPlan.values 2, chains 5, operators 6,
