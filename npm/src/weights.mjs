@@ -184,6 +184,11 @@ export function createWeightsApi(et) {
 
   // The bytes of assignment `a` in the tensor's own layout: a reference to
   // the checkpoint range, or (non-trivial dim_order) its permutation.
+  // Bytes of a deserialized storage (a Uint8Array view or an Artifact).
+  function storageSize(storage) {
+    return storage instanceof Uint8Array ? storage.byteLength : Number(storage?.size ?? 0);
+  }
+
   function assignedData(a, files, tensor) {
     const data = new Artifact([{ entry: files[a.file].entry, offset: a.offset, length: a.size }], a.size);
     if (!a.permute) return data;
@@ -333,8 +338,18 @@ export function createWeightsApi(et) {
     const files = await readCheckpoints(list);
     const { assigned, written: replaced, kept, unused } = await plan('constant', files, source, tensors, rules);
     if (replaced.length === 0) throw new EtpackError('NO_MATCHING_TENSORS', 'no constant of the program is named in the checkpoints');
+    // A deserialized constant's storage holds its bytes and the padding up to
+    // the next constant (the input's tensor alignment, say 64): new bytes get
+    // zeros up to that length, so the constant segment keeps the input's
+    // layout unless constantTensorAlignment asks for another.
+    const keepLayout = options?.constantTensorAlignment == null;
     const storage = new Map();
-    for (const a of assigned) storage.set(a.tensor.bufferIndex, asRangeSource(assignedData(a, files, a.tensor)));
+    for (const a of assigned) {
+      let data = assignedData(a, files, a.tensor);
+      const was = storageSize(program.constant_buffer[a.tensor.bufferIndex]?.storage);
+      if (keepLayout && was > data.size) data = new Artifact([...data.pieces, { zeros: was - data.size }], was);
+      storage.set(a.tensor.bufferIndex, asRangeSource(data));
+    }
     // A shallow copy: only constant_buffer entries are replaced.
     const constants = program.constant_buffer.map((b, i) => (storage.has(i) ? { ...b, storage: storage.get(i) } : b));
     // Each delegate stays where it was (a segment or inline), in

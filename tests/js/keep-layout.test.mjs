@@ -166,6 +166,21 @@ test('pteWithWeights keeps each delegate where it was: in a segment or inline, m
   assert.deepEqual(where((await et.pteWithWeights(mixed, [st], { extractDelegateSegments: false })).pte), ['inline', 'inline', 'inline']);
 });
 
+test('pteWithWeights keeps the input\'s constant tensor alignment (64) unless constantTensorAlignment asks', async () => {
+  const d = et.deserializePteBinary(read(CONFORMANCE, '03_constants_align64_seg4096', 'out.pte'));
+  for (const [i, v] of d.program.execution_plan[0].values.entries()) {
+    if (v.val_type === 'Tensor' && v.val.data_buffer_idx > 0 && !v.val.allocation_info) v.val.extra_tensor_info = { fully_qualified_name: `c${i}`, location: 0 };
+  }
+  const named = et.serializePteBinary(d, { constantTensorAlignment: 64 });
+  const weights = et.exportWeights(named).safetensors;
+  const constants = (pte) => et.inspect(pte).constants.totalBytes;
+  const kept = (await et.pteWithWeights(named, [weights])).pte;
+  assert.equal(constants(kept), constants(named));
+  assert.deepEqual(bytesOf(kept), bytesOf(et.repack(named).pte), 'the same bytes as a plain repack');
+  const asked = (await et.pteWithWeights(named, [weights], { constantTensorAlignment: 16 })).pte;
+  assert.ok(constants(asked) < constants(named), `${constants(asked)} < ${constants(named)}: re-laid at 16 when asked`);
+});
+
 test('weights PTE model.ptd --from W keeps the entries it does not replace (ext.w) byte for byte; --drop lists what goes', async () => {
   const pte = join(EVERYTHING, 'out.pte');
   const w = file('w.safetensors', bytesOf(et.exportWeights(pte, data13()).safetensors));
