@@ -1,19 +1,69 @@
 # The npm package's module: the core plus the embind layer, as an ES module
 # factory and a .wasm file written into npm/dist/. See ../shared/TOOLCHAIN.md.
 file(GLOB ETPACK_BINDING_SOURCES CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/src/bindings/*.cpp")
-add_executable(etpack_wasm ${ETPACK_BINDING_SOURCES})
-target_link_libraries(etpack_wasm PRIVATE etpack)
+# Size (issue 42): -O3 everywhere made a 1.89 MB .wasm, -Oz everywhere made
+# P1 metadata 2.3-4.7x slower. So -Oz only for the files no P1 operation
+# (serialize, deserialize, validate, inspect) spends time in, as a CPU profile
+# of each names its functions: delegate payloads, ETDump, bundles,
+# safetensors, .ptd files, graph, profile, repack, weights, diff, extract and
+# their bindings. Under LTO each function keeps its own attributes, so cold
+# code is not grown by inlining. Less code also starts faster: Node compiles
+# a wasm function the first time it runs.
+set(ETPACK_SOURCE "${CMAKE_CURRENT_SOURCE_DIR}/src")
+file(GLOB ETPACK_COLD_SOURCES CONFIGURE_DEPENDS
+  "${ETPACK_SOURCE}/read/delegate/*.cpp" "${ETPACK_SOURCE}/read/etdump_*.cpp" "${ETPACK_SOURCE}/read/bundled_*.cpp"
+  "${ETPACK_SOURCE}/read/safetensors_*.cpp" "${ETPACK_SOURCE}/read/requirements.cpp" "${ETPACK_SOURCE}/read/ptd_*.cpp"
+  "${ETPACK_SOURCE}/read/strict_json_reader.cpp"
+  "${ETPACK_SOURCE}/encode/bundled_*.cpp" "${ETPACK_SOURCE}/encode/safetensors_*.cpp" "${ETPACK_SOURCE}/encode/externalize*.cpp"
+  "${ETPACK_SOURCE}/encode/ptd_writer.cpp"
+  "${ETPACK_SOURCE}/validate/bundled_*.cpp" "${ETPACK_SOURCE}/validate/validate_ptd.cpp" "${ETPACK_SOURCE}/validate/validate_delegates.cpp"
+  "${ETPACK_SOURCE}/inspect/program_graph*.cpp" "${ETPACK_SOURCE}/inspect/delegate_graph.cpp" "${ETPACK_SOURCE}/inspect/inspect_ptd.cpp"
+  "${ETPACK_SOURCE}/ops/bundled_*.cpp" "${ETPACK_SOURCE}/ops/decode_delegate.cpp" "${ETPACK_SOURCE}/ops/delegate_keys_guard.cpp"
+  "${ETPACK_SOURCE}/ops/diff_*.cpp" "${ETPACK_SOURCE}/ops/etdump.cpp" "${ETPACK_SOURCE}/ops/extract.cpp" "${ETPACK_SOURCE}/ops/graph*.cpp"
+  "${ETPACK_SOURCE}/ops/kind_bpte.cpp" "${ETPACK_SOURCE}/ops/kind_etdp.cpp" "${ETPACK_SOURCE}/ops/kind_ptd.cpp"
+  "${ETPACK_SOURCE}/ops/profile*.cpp" "${ETPACK_SOURCE}/ops/repack*.cpp" "${ETPACK_SOURCE}/ops/weights_*.cpp"
+  "${ETPACK_SOURCE}/core/sha256.cpp" "${ETPACK_SOURCE}/core/glob.cpp" "${ETPACK_SOURCE}/core/content_index.cpp"
+  "${ETPACK_SOURCE}/bindings/bundled_api.cpp" "${ETPACK_SOURCE}/bindings/delegate_api.cpp" "${ETPACK_SOURCE}/bindings/etdump_api.cpp"
+  "${ETPACK_SOURCE}/bindings/graph_api.cpp" "${ETPACK_SOURCE}/bindings/weights_api.cpp" "${ETPACK_SOURCE}/bindings/host_call.cpp"
+  "${ETPACK_SOURCE}/bindings/request_weights.cpp" "${ETPACK_SOURCE}/bindings/store_api.cpp" "${ETPACK_SOURCE}/bindings/repack_api.cpp")
+set_source_files_properties(${ETPACK_COLD_SOURCES} PROPERTIES COMPILE_OPTIONS -Oz)
+# Link order: every -O3 object before any -Oz one. An inline function or
+# template instance (Value's moves, FbBytes::follow, vector<Value>::push_back)
+# is compiled into each file that uses it; under LTO the first copy the linker
+# sees is kept, attributes included, and an -Oz copy is not inlined into the
+# -O3 decoder (P1 validate ~1.1x, inspect ~1.2x slower; d2adcc0's deserialize
+# 1.26x). Objects given to the link are read before archive members, so the
+# -O3 objects of the layers are given as objects, first; the -Oz ones stay in
+# the archives (and the -Oz bindings come last).
+set(ETPACK_COLD_BINDINGS ${ETPACK_BINDING_SOURCES})
+list(FILTER ETPACK_COLD_BINDINGS INCLUDE REGEX "/(bundled_api|delegate_api|etdump_api|graph_api|weights_api|host_call|request_weights|store_api|repack_api)\\.cpp$")
+list(REMOVE_ITEM ETPACK_BINDING_SOURCES ${ETPACK_COLD_BINDINGS})
+set(ETPACK_COLD_OBJECTS "")
+foreach(source IN LISTS ETPACK_COLD_SOURCES)
+  file(RELATIVE_PATH relative "${CMAKE_CURRENT_SOURCE_DIR}" "${source}")
+  string(REPLACE "." "\\." relative "${relative}")
+  list(APPEND ETPACK_COLD_OBJECTS "${relative}")
+endforeach()
+list(JOIN ETPACK_COLD_OBJECTS "|" ETPACK_COLD_REGEX)
+set(ETPACK_HOT_OBJECTS "")
+foreach(layer IN LISTS ETPACK_LAYER_TARGETS)
+  list(APPEND ETPACK_HOT_OBJECTS "$<FILTER:$<TARGET_OBJECTS:${layer}>,EXCLUDE,/(${ETPACK_COLD_REGEX})\\.o$>")
+endforeach()
 # The top layer: nothing links it; its headers are reachable only from here.
 etpack_layer_root(bindings ETPACK_BINDINGS_ROOT)
-target_include_directories(etpack_wasm PRIVATE "${ETPACK_BINDINGS_ROOT}")
-target_compile_options(etpack_wasm PRIVATE ${ETPACK_WARNINGS})
+add_library(etpack_bindings_cold OBJECT ${ETPACK_COLD_BINDINGS})
+add_executable(etpack_wasm ${ETPACK_BINDING_SOURCES} ${ETPACK_HOT_OBJECTS} $<TARGET_OBJECTS:etpack_bindings_cold>)
+foreach(target etpack_wasm etpack_bindings_cold)
+  target_link_libraries(${target} PRIVATE etpack)
+  target_include_directories(${target} PRIVATE "${ETPACK_BINDINGS_ROOT}")
+  target_compile_options(${target} PRIVATE ${ETPACK_WARNINGS} -flto)
+endforeach()
 # Link-time optimization lets the decoder and validator inline the model's
 # small accessors across files: validate and inspect of P1 ~10% faster
 # (issue 13), for a .wasm of 891 KB instead of 830 and ~40 s more build.
 foreach(layer IN LISTS ETPACK_LAYER_TARGETS)
   target_compile_options(${layer} PRIVATE -flto)
 endforeach()
-target_compile_options(etpack_wasm PRIVATE -flto)
 target_link_options(etpack_wasm PRIVATE -flto)
 set(ETPACK_NPM_DIST "${CMAKE_CURRENT_SOURCE_DIR}/npm/dist" CACHE PATH "Where the wasm build writes the package's module")
 set_target_properties(etpack_wasm PROPERTIES
