@@ -4,6 +4,7 @@
 // MAX_EVENT_BARS events (the longest), extremes are found by loops (never
 // an array spread into Math.min/max: 300,000 arguments overflow the stack).
 import { el } from './common.mjs';
+import { MAX_EVENT_BARS, blockSpan } from './profile-digest.mjs';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const svg = (tag, attrs = {}) => {
@@ -11,7 +12,7 @@ const svg = (tag, attrs = {}) => {
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
   return e;
 };
-export const MAX_EVENT_BARS = 1500;
+export { MAX_EVENT_BARS };
 export const METHOD_COLOUR = '#94a3b8';
 
 // A stable colour per operator / delegate name.
@@ -62,10 +63,8 @@ export function barsEl(stats, unit, limit = 20) {
 // axis in `unit` from the run's start.
 export function timelineEl(block, unit) {
   const events = block.events;
-  let start = Infinity, end = -Infinity;
-  for (const e of events) { start = Math.min(start, Number(e.startTime)); end = Math.max(end, Number(e.endTime)); }
+  const { start, end, drawn } = blockSpan(block);  // found in the profile's worker (profile-digest.mjs)
   const span = Math.max(1, end - start);
-  const drawn = events.length > MAX_EVENT_BARS ? [...events].sort((a, b) => Number(b.duration) - Number(a.duration)).slice(0, MAX_EVENT_BARS) : events;
   const width = 1000, lane = 18, top = 3 * lane;
   const laneOf = (e) => (e.chain < 0 ? 0 : e.internal ? 2 : 1);
   const root = svg('svg', { viewBox: `0 0 ${width} ${top + 2}`, class: 'timeline', role: 'img', width: '100%', preserveAspectRatio: 'none',

@@ -7,6 +7,7 @@
 import { el, errorText, longTable, readFile, download, jsonText, showInBatches } from './common.mjs';
 import { unitFor, legendEl, barsEl, timelineEl } from './profile-timeline.mjs';
 import { isPacked, unpackResult } from './core-pack.mjs';
+import { instructionTimes, useDigest } from './profile-digest.mjs';
 
 // The .etdp files among `files`, and the rest (what the page checks).
 export function takeETDumps(files) {
@@ -40,7 +41,11 @@ function profileInWorker(etdump, pte) {
     worker.onmessage = ({ data }) => {
       worker.terminate();
       if (data.error) reject(Object.assign(new Error(data.error.message), { code: data.error.code, fromCore: true }));
-      else resolve(isPacked(data.result) ? unpackResult(data.result) : data.result);  // a chunk per task
+      else {
+        const unpack = (v) => (isPacked(v) ? unpackResult(v) : v);  // a chunk per task
+        // The digest (what shadeInstructions and timelineEl draw from) was found in the worker too.
+        resolve(Promise.all([unpack(data.result), unpack(data.digest)]).then(([result, digest]) => { useDigest(result, digest); return result; }));
+      }
     };
     worker.onerror = (e) => { worker.terminate(); reject(new Error(e.message || 'the profile worker failed')); };
     worker.postMessage({ etdump, pte });
@@ -63,18 +68,7 @@ async function profileOf(et, etdump, pte, ptds) {
 // nodes; also the timelines' bars). Elements inside a [data-method] of
 // another method are left alone. Returns how many were shaded.
 export function shadeInstructions(profile, root = document) {
-  const time = new Map();  // "method|chain:index" -> total duration
-  let max = 0;
-  for (const b of profile.blocks) {
-    if (b.run === null) continue;
-    for (const e of b.events) {
-      if (e.chain < 0 || e.internal) continue;
-      const k = `${b.method}|${e.chain}:${e.instruction}`;
-      const t = (time.get(k) ?? 0) + Math.max(0, Number(e.duration));
-      time.set(k, t);
-      max = Math.max(max, t);
-    }
-  }
+  const { times: time, max } = instructionTimes(profile);  // found once per profile (profile-digest.mjs)
   let shaded = 0, every = null;  // every method profiled, once
   for (const node of root.querySelectorAll('[data-instruction]')) {
     const id = node.getAttribute('data-instruction');

@@ -6,13 +6,16 @@
 // ~3 s task to receive).
 import init from './pkg/index.browser.mjs';
 import { packResult } from './core-pack.mjs';
+import { profileDigest } from './profile-digest.mjs';
 
 const ready = init();
 self.onmessage = async ({ data }) => {
   try {
     const et = await ready;
-    const { packed, transfer } = packResult(et.profile(data.etdump, data.pte));
-    self.postMessage({ result: packed }, transfer);
+    const result = et.profile(data.etdump, data.pte);
+    const { packed, transfer } = packResult(result);
+    const digest = packResult(profileDigest(result));  // the page's loops over every event, done here
+    self.postMessage({ result: packed, digest: digest.packed }, [...transfer, ...digest.transfer]);
   } catch (e) {
     self.postMessage({ error: { code: e?.code ?? null, message: String(e?.message ?? e) } });
   }
