@@ -17,13 +17,9 @@ namespace etpack {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::etdump_root;
 using testing::load_file;
 using testing::read_bytes;
-
-fs::path etdump_root() {
-  if (const char* env = std::getenv("ETPACK_ETDUMP_DIR"); env != nullptr && *env != '\0') return env;
-  return fs::path(ETPACK_SOURCE_DIR) / ".." / "shared" / "etdump";
-}
 
 void expect_same_blocks(const EtdumpFile& a, const EtdumpFile& b) {
   ASSERT_EQ(a.blocks.size(), b.blocks.size());

@@ -27,13 +27,9 @@ namespace etpack {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::etdump_root;
 using testing::load_file;
 using testing::read_bytes;
-
-fs::path etdump_root() {
-  if (const char* env = std::getenv("ETPACK_ETDUMP_DIR"); env != nullptr && *env != '\0') return env;
-  return fs::path(ETPACK_SOURCE_DIR) / ".." / "shared" / "etdump";
-}
 
 std::vector<fs::path> recordings() {
   std::vector<fs::path> out;

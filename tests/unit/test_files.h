@@ -33,6 +33,13 @@ inline std::filesystem::path conformance_root() {
   return ETPACK_CONFORMANCE_DIR;
 }
 
+// The real runtime's ETDump recordings: $ETPACK_ETDUMP_DIR, else
+// ../shared/etdump beside the source tree.
+inline std::filesystem::path etdump_root() {
+  if (const char* env = std::getenv("ETPACK_ETDUMP_DIR"); env != nullptr && *env != '\0') return env;
+  return std::filesystem::path(ETPACK_SOURCE_DIR) / ".." / "shared" / "etdump";
+}
+
 // Every vector's program.json (upstream's own text): its path and text.
 inline std::vector<std::pair<std::filesystem::path, std::string>> conformance_programs() {
   std::vector<std::pair<std::filesystem::path, std::string>> out;
