@@ -195,11 +195,13 @@ test('validator: a .pte with 150,000 segments is inspected; the map merges small
   rmSync(file);
 });
 
-// A report with a thousand findings (issue 11): 2,000 segments whose
-// padding holds a non-zero byte give 1,000 errors (the core keeps that many
-// per file; 999 PADDING_AFTER_SEGMENT_NOT_ZERO) and a warning marking the
-// cut; the page shows the first 100 and a "Show more" button, as the long
-// tables do.
+// A report with a thousand findings (issue 11): 2,000 named-data segments
+// whose padding holds a non-zero byte give 1,000 PADDING_AFTER_SEGMENT_NOT_ZERO
+// warnings (the core keeps that many per list; warnings since issue 37's
+// round 2: no delegate asks for these keys, so the runtime never loads the
+// segments), the missing constant placeholder's error and a warning marking
+// the cut; the page shows the first 100 and a "Show more" button, as the
+// long tables do.
 test('validator: a thousand findings show 100 at first, then more on request', async () => {
   const et = await init();
   const bytes = manySegmentsPte(et, 2000);
@@ -207,7 +209,8 @@ test('validator: a thousand findings show 100 at first, then more on request', a
   for (const r of summary.segmentMap) if (r.kind === 'padding' && r.start > summary.segments[0].offset) bytes[Number(r.start)] = 1;
   const report = et.validate(bytes);
   const total = report.errors.length + report.warnings.length;
-  assert.equal(report.errors.filter((f) => f.code === 'PADDING_AFTER_SEGMENT_NOT_ZERO').length, 999);
+  assert.equal(report.warnings.filter((f) => f.code === 'PADDING_AFTER_SEGMENT_NOT_ZERO').length, 1000);
+  assert.equal(report.errors.length, 1);
   assert.ok(total > 1000 && total <= 1100, `${total} findings`);
   const file = join(session.tmp, 'bad-padding.pte');
   writeFileSync(file, bytes);
