@@ -375,7 +375,12 @@ void validate_ptd_into(ValidationReport& report, const std::string& name, const 
                          "; no entry a program tensor uses points at it, so the runtime never reads it",
                      f->offset, path);
     }
-  check_named_data(sink, ptd, checked, index, file.head, read_keys);
+  // Field offsets are looked up in the flatbuffer's bytes only, so that a
+  // whole file and its head (validate from a head, the rest peeked) name
+  // the same offsets.
+  const uint64_t fb_end = checked_add(h.flatbuffer_offset, h.flatbuffer_size).value_or(0);
+  const Blob flatbuffer = file.head.slice(0, static_cast<size_t>(std::min<uint64_t>(fb_end, file.head.size())));
+  check_named_data(sink, ptd, checked, index, flatbuffer, read_keys);
   if (segments_ok) {
     // Where the bytes of a segment that cannot be read lie is unknown: what
     // looks like padding may be its data, so padding is no proof then.
