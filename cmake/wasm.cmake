@@ -9,6 +9,16 @@ file(GLOB ETPACK_BINDING_SOURCES CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/
 # their bindings. Under LTO each function keeps its own attributes, so cold
 # code is not grown by inlining. Less code also starts faster: Node compiles
 # a wasm function the first time it runs.
+# Also -Oz: the orchestration of validate and inspect (validate.cpp,
+# validate_pte_file.cpp, names, segments, all of inspect/), the .pte layout
+# and shared-name checks, the header and file-kind tables. P1 spends its
+# time in the decoder, the per-value and per-instruction rules
+# (validate_program, validate_method_load, validate_external, runtime_rules,
+# validate_method_indices: -Oz there made validate 1.11x slower), the
+# schema's field lookup (TableDef::find in schema.cpp: -Oz made validate
+# 1.7x slower with the string compares no longer inlined) and the flatbuffer
+# verifier (verify.cpp), which stay -O3. -Os for every -O3 file instead:
+# 809 KB but P1 2.7-5.4x slower.
 set(ETPACK_SOURCE "${CMAKE_CURRENT_SOURCE_DIR}/src")
 file(GLOB ETPACK_COLD_SOURCES CONFIGURE_DEPENDS
   "${ETPACK_SOURCE}/read/delegate/*.cpp" "${ETPACK_SOURCE}/read/etdump_*.cpp" "${ETPACK_SOURCE}/read/bundled_*.cpp"
@@ -25,7 +35,12 @@ file(GLOB ETPACK_COLD_SOURCES CONFIGURE_DEPENDS
   "${ETPACK_SOURCE}/core/sha256.cpp" "${ETPACK_SOURCE}/core/glob.cpp" "${ETPACK_SOURCE}/core/content_index.cpp"
   "${ETPACK_SOURCE}/bindings/bundled_api.cpp" "${ETPACK_SOURCE}/bindings/delegate_api.cpp" "${ETPACK_SOURCE}/bindings/etdump_api.cpp"
   "${ETPACK_SOURCE}/bindings/graph_api.cpp" "${ETPACK_SOURCE}/bindings/weights_api.cpp" "${ETPACK_SOURCE}/bindings/host_call.cpp"
-  "${ETPACK_SOURCE}/bindings/request_weights.cpp" "${ETPACK_SOURCE}/bindings/store_api.cpp" "${ETPACK_SOURCE}/bindings/repack_api.cpp")
+  "${ETPACK_SOURCE}/bindings/request_weights.cpp" "${ETPACK_SOURCE}/bindings/store_api.cpp" "${ETPACK_SOURCE}/bindings/repack_api.cpp"
+  "${ETPACK_SOURCE}/validate/validate.cpp" "${ETPACK_SOURCE}/validate/validate_pte_file.cpp" "${ETPACK_SOURCE}/validate/validate_names.cpp"
+  "${ETPACK_SOURCE}/validate/validate_segments.cpp" "${ETPACK_SOURCE}/inspect/*.cpp"
+  "${ETPACK_SOURCE}/format/*.cpp" "${ETPACK_SOURCE}/read/file_layout.cpp" "${ETPACK_SOURCE}/read/shared_names.cpp"
+  "${ETPACK_SOURCE}/read/validate_header_sizes.cpp" "${ETPACK_SOURCE}/read/verified_decode.cpp"
+  "${ETPACK_SOURCE}/ops/kind_pte.cpp" "${ETPACK_SOURCE}/ops/file_kind_ops.cpp" "${ETPACK_SOURCE}/ops/inspect.cpp" "${ETPACK_SOURCE}/ops/validate.cpp")
 set_source_files_properties(${ETPACK_COLD_SOURCES} PROPERTIES COMPILE_OPTIONS -Oz)
 # Link order: every -O3 object before any -Oz one. An inline function or
 # template instance (Value's moves, FbBytes::follow, vector<Value>::push_back)
