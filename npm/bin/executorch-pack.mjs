@@ -20,11 +20,18 @@ import { commandList, commandUsage, mainUsage } from '../src/cli/usage.mjs';
 import { quietOnClosedPipes } from '../src/cli/files.mjs';
 import { attribute } from '../src/cli/contract.mjs';
 import { openedInputs } from '../src/cli/inputs.mjs';
+import { compileWasm } from '../src/node-wasm.mjs';
 
 // `--json` before a `--`: every reply, errors included, is JSON.
 function wantsJson(argv) {
   const end = argv.indexOf('--');
   return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+// `--help` or `-h` before a `--`: the command prints its usage only.
+function asksHelp(argv) {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
 // Prints a command's usage (the main usage for none or an unknown one).
@@ -60,6 +67,9 @@ async function main(argv, json) {
     const guess = closest(name, COMMANDS.map((c) => c.name));
     throw new UsageError(`unknown command '${name}'${guess ? ` (did you mean ${guess}?)` : ''}`);
   }
+  // Every command runs the core: its wasm is read and compiled (V8 does
+  // most of it on another thread) while the command and the library load.
+  if (!asksHelp(rest)) compileWasm().catch(() => {});  // a failure is init()'s to report
   return (await command.load()).run(rest, { init, parseArgs, UsageError, help });
 }
 
