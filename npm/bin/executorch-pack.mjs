@@ -20,7 +20,6 @@ import { commandList, commandUsage, mainUsage } from '../src/cli/usage.mjs';
 import { quietOnClosedPipes } from '../src/cli/files.mjs';
 import { attribute } from '../src/cli/contract.mjs';
 import { openedInputs } from '../src/cli/inputs.mjs';
-import { compileWasm } from '../src/node-wasm.mjs';
 
 // `--json` before a `--`: every reply, errors included, is JSON.
 function wantsJson(argv) {
@@ -69,7 +68,8 @@ async function main(argv, json) {
   }
   // Every command runs the core: its wasm is read and compiled (V8 does
   // most of it on another thread) while the command and the library load.
-  if (!asksHelp(rest)) compileWasm().catch(() => {});  // a failure is init()'s to report
+  // (Imported here: --version and --help never load it.)
+  if (!asksHelp(rest)) import('../src/node-wasm.mjs').then((m) => m.compileWasm()).catch(() => {});  // a failure is init()'s to report
   return (await command.load()).run(rest, { init, parseArgs, UsageError, help });
 }
 
