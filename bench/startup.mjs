@@ -63,7 +63,7 @@ try {
   const rows = [];
   for (let i = 0; i < runs; ++i) {
     const out = join(dir, String(i));
-    const r = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', out, cli, ...args], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', out, cli, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
     if (r.status !== 0 && r.status !== 1) throw new Error(`exit ${r.status}: ${r.stderr}`);
     rows.push(phases(join(out, readdirSync(out)[0])));
   }
@@ -71,7 +71,7 @@ try {
   console.log(`executorch-pack ${args.join(' ')}: main thread, median ms of ${runs} profiled runs`);
   for (const k of keys) console.log(`${median(rows.map((r) => r[k] ?? 0)).toFixed(1).padStart(8)}  ${k}`);
 
-  const trace = spawnSync(process.execPath, ['--trace-wasm-compilation-times', cli, ...args], { encoding: 'utf8' }).stdout;
+  const trace = spawnSync(process.execPath, ['--trace-wasm-compilation-times', cli, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 }).stdout;
   const tiers = {};
   const largest = [];
   for (const m of trace.matchAll(/#(\d+) using (\w+), took (\d+) ms.*?bodysize (\d+)/g)) {
