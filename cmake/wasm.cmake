@@ -18,7 +18,9 @@ file(GLOB ETPACK_BINDING_SOURCES CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/
 # schema's field lookup (TableDef::find in schema.cpp: -Oz made validate
 # 1.7x slower with the string compares no longer inlined) and the flatbuffer
 # verifier (verify.cpp), which stay -O3. -Os for every -O3 file instead:
-# 809 KB but P1 2.7-5.4x slower.
+# 809 KB but P1 2.7-5.4x slower. The bindings that call read ops
+# (read_api.cpp, api.cpp) are -Oz too: each runs once per call and hands the
+# work to -O3 functions (ReplyWriter, the decoder, the value stream).
 set(ETPACK_SOURCE "${CMAKE_CURRENT_SOURCE_DIR}/src")
 file(GLOB ETPACK_COLD_SOURCES CONFIGURE_DEPENDS
   "${ETPACK_SOURCE}/read/delegate/*.cpp" "${ETPACK_SOURCE}/read/etdump_*.cpp" "${ETPACK_SOURCE}/read/bundled_*.cpp"
@@ -36,6 +38,7 @@ file(GLOB ETPACK_COLD_SOURCES CONFIGURE_DEPENDS
   "${ETPACK_SOURCE}/bindings/bundled_api.cpp" "${ETPACK_SOURCE}/bindings/delegate_api.cpp" "${ETPACK_SOURCE}/bindings/etdump_api.cpp"
   "${ETPACK_SOURCE}/bindings/graph_api.cpp" "${ETPACK_SOURCE}/bindings/weights_api.cpp" "${ETPACK_SOURCE}/bindings/host_call.cpp"
   "${ETPACK_SOURCE}/bindings/request_weights.cpp" "${ETPACK_SOURCE}/bindings/store_api.cpp" "${ETPACK_SOURCE}/bindings/repack_api.cpp"
+  "${ETPACK_SOURCE}/bindings/read_api.cpp" "${ETPACK_SOURCE}/bindings/api.cpp"
   "${ETPACK_SOURCE}/validate/validate.cpp" "${ETPACK_SOURCE}/validate/validate_pte_file.cpp" "${ETPACK_SOURCE}/validate/validate_names.cpp"
   "${ETPACK_SOURCE}/validate/validate_segments.cpp" "${ETPACK_SOURCE}/inspect/*.cpp"
   "${ETPACK_SOURCE}/format/*.cpp" "${ETPACK_SOURCE}/read/file_layout.cpp" "${ETPACK_SOURCE}/read/shared_names.cpp"
@@ -51,7 +54,7 @@ set_source_files_properties(${ETPACK_COLD_SOURCES} PROPERTIES COMPILE_OPTIONS -O
 # -O3 objects of the layers are given as objects, first; the -Oz ones stay in
 # the archives (and the -Oz bindings come last).
 set(ETPACK_COLD_BINDINGS ${ETPACK_BINDING_SOURCES})
-list(FILTER ETPACK_COLD_BINDINGS INCLUDE REGEX "/(bundled_api|delegate_api|etdump_api|graph_api|weights_api|host_call|request_weights|store_api|repack_api)\\.cpp$")
+list(FILTER ETPACK_COLD_BINDINGS INCLUDE REGEX "/(bundled_api|delegate_api|etdump_api|graph_api|weights_api|host_call|request_weights|store_api|repack_api|read_api|api)\\.cpp$")
 list(REMOVE_ITEM ETPACK_BINDING_SOURCES ${ETPACK_COLD_BINDINGS})
 set(ETPACK_COLD_OBJECTS "")
 foreach(source IN LISTS ETPACK_COLD_SOURCES)
