@@ -20,7 +20,8 @@ file(GLOB ETPACK_BINDING_SOURCES CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/
 # verifier (verify.cpp), which stay -O3. -Os for every -O3 file instead:
 # 809 KB but P1 2.7-5.4x slower. The bindings that call read ops
 # (read_api.cpp, api.cpp) are -Oz too: each runs once per call and hands the
-# work to -O3 functions (ReplyWriter, the decoder, the value stream).
+# work to -O3 functions (ReplyWriter, the decoder, the value stream), and
+# so is read/pte_reader.cpp (the .pte's header and decode orchestration).
 set(ETPACK_SOURCE "${CMAKE_CURRENT_SOURCE_DIR}/src")
 file(GLOB ETPACK_COLD_SOURCES CONFIGURE_DEPENDS
   "${ETPACK_SOURCE}/read/delegate/*.cpp" "${ETPACK_SOURCE}/read/etdump_*.cpp" "${ETPACK_SOURCE}/read/bundled_*.cpp"
@@ -42,7 +43,7 @@ file(GLOB ETPACK_COLD_SOURCES CONFIGURE_DEPENDS
   "${ETPACK_SOURCE}/validate/validate.cpp" "${ETPACK_SOURCE}/validate/validate_pte_file.cpp" "${ETPACK_SOURCE}/validate/validate_names.cpp"
   "${ETPACK_SOURCE}/validate/validate_segments.cpp" "${ETPACK_SOURCE}/inspect/*.cpp"
   "${ETPACK_SOURCE}/format/*.cpp" "${ETPACK_SOURCE}/read/file_layout.cpp" "${ETPACK_SOURCE}/read/shared_names.cpp"
-  "${ETPACK_SOURCE}/read/validate_header_sizes.cpp" "${ETPACK_SOURCE}/read/verified_decode.cpp"
+  "${ETPACK_SOURCE}/read/validate_header_sizes.cpp" "${ETPACK_SOURCE}/read/verified_decode.cpp" "${ETPACK_SOURCE}/read/pte_reader.cpp"
   "${ETPACK_SOURCE}/ops/kind_pte.cpp" "${ETPACK_SOURCE}/ops/file_kind_ops.cpp" "${ETPACK_SOURCE}/ops/inspect.cpp" "${ETPACK_SOURCE}/ops/validate.cpp")
 set_source_files_properties(${ETPACK_COLD_SOURCES} PROPERTIES COMPILE_OPTIONS -Oz)
 # Link order: every -O3 object before any -Oz one. An inline function or
