@@ -43,6 +43,30 @@ test('every conformance program: the object serializes to the bytes of its text'
   assert.ok(checked >= 30, `${checked} programs`);
 });
 
+// Keys are matched to the previous object's at the same depth (the JS
+// writer) and union values read as the member their field held last (the
+// core): values whose kinds, key orders and key sets change from one to the
+// next must still read as their text does.
+test('objects whose keys and union members change from one to the next', () => {
+  const program = syntheticProgram({ ints: 4, intLists: 4, tensors: 4, kernelCalls: 4 });
+  const plan = program.execution_plan[0];
+  const shuffled = (o, order) => Object.fromEntries(order(Object.keys(o)).map((k) => [k, o[k]]));
+  const reversed = (keys) => [...keys].reverse();
+  const rotated = (keys) => [...keys.slice(1), keys[0]];
+  const [first, ...rest] = plan.values;
+  const mixed = [first];
+  for (let i = 0; i < rest.length; ++i) {
+    const v = rest[(i * 5) % rest.length];  // Int, IntList and Tensor interleaved
+    const order = [reversed, rotated, (k) => k][i % 3];  // type before or after the value
+    const val = shuffled(v.val, order);
+    if (i % 4 === 1 && 'requires_grad' in val) delete val.requires_grad;  // one key fewer
+    mixed.push(shuffled({ ...v, val }, order));
+  }
+  plan.values = mixed;
+  plan.chains[0].instructions = plan.chains[0].instructions.map((x, i) => shuffled(x, i % 2 ? reversed : (k) => k));
+  same(et.serializePteBinary({ program }), et.serializePteBinary({ program: JSON.stringify(program) }), 'mixed program');
+});
+
 test('JSON.stringify semantics: toJSON, getters, omitted members, holes, boxed primitives', () => {
   const program = syntheticProgram({ ints: 3, intLists: 2, tensors: 2, kernelCalls: 2 });
   const plan = program.execution_plan[0];

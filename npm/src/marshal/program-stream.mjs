@@ -48,6 +48,7 @@ class ByteRef {
 let buf = new Uint8Array(64 * 1024);  // also the buffer the next call reuses
 let pos = 0;
 let keys = null;  // key -> id
+let keySeen = null;  // by depth: the keys of the last object there (key())
 let stack = null;  // the objects on the path from the root, by depth
 let depth = 0;
 let scope = null;
@@ -120,9 +121,19 @@ function text(t, s) {
   pos += 5 + len;
 }
 
-// KEY id, or on first use KEY_DEF id, uint32 length, UTF-8.
-function key(k) {
-  const id = keys.get(k);
+// KEY id, or on first use KEY_DEF id, uint32 length, UTF-8. `seen` holds
+// the keys of the last object met at this depth with their ids, in pairs
+// (this member's pair at `at`): objects of one kind in a row have the same
+// keys, so most are found there by identity instead of looked up in `keys`.
+function key(k, seen, at) {
+  let id;
+  if (seen[at] === k) {
+    id = seen[at + 1];
+  } else {
+    id = keys.get(k);
+    seen[at] = k;
+    seen[at + 1] = id ?? keys.size;
+  }
   if (id !== undefined) {
     if (pos + 5 > buf.length) room(5);
     buf[pos] = KEY;
@@ -173,11 +184,25 @@ function container(object) {
     tag(ARRAY);
     for (let i = 0; i < object.length; ++i) {
       let v = object[i];
-      if (typeof v === 'object' && v !== null) v = prepare(v, i);
+      if (typeof v === 'number') {  // lists of numbers: sizes, args, indices
+        number(v);
+        continue;
+      }
+      if (typeof v === 'object' && v !== null) {
+        const p = prepare(v, i);
+        // The object itself (nearly always): walked at once.
+        if (p === v) {
+          container(v);
+          continue;
+        }
+        v = p;
+      }
       if (!value(v)) tag(NULL);
     }
   } else {
     tag(OBJECT);
+    const seen = keySeen[d] ?? (keySeen[d] = []);
+    let at = 0;
     // for-in over a plain object is the engine's fastest walk of its own
     // keys (reads by the key it gives are direct field loads), and it gives
     // exactly Object.keys() when nothing enumerable was added to
@@ -186,17 +211,37 @@ function container(object) {
     if (plainKeys && Object.getPrototypeOf(object) === Object.prototype) {
       for (const k in object) {
         let v = object[k];
-        if (typeof v === 'object' && v !== null) v = prepare(v, k);
+        if (typeof v === 'object' && v !== null) {
+          const p = prepare(v, k);
+          if (p === v) {
+            key(k, seen, at);
+            at += 2;
+            container(v);
+            continue;
+          }
+          v = p;
+        }
         if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-        key(k);
+        key(k, seen, at);
+        at += 2;
         value(v);
       }
     } else {
       for (const k of Object.keys(object)) {
         let v = object[k];
-        if (typeof v === 'object' && v !== null) v = prepare(v, k);
+        if (typeof v === 'object' && v !== null) {
+          const p = prepare(v, k);
+          if (p === v) {
+            key(k, seen, at);
+            at += 2;
+            container(v);
+            continue;
+          }
+          v = p;
+        }
         if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-        key(k);
+        key(k, seen, at);
+        at += 2;
         value(v);
       }
     }
@@ -232,11 +277,12 @@ export function programStream(program, callScope) {
   if (program === null || typeof program !== 'object' || Array.isArray(program)) {
     throw invalidArgument('program must be an object or JSON text');
   }
-  const outer = busy ? { buf, pos, keys, stack, depth, scope } : null;
+  const outer = busy ? { buf, pos, keys, keySeen, stack, depth, scope } : null;
   if (outer) buf = new Uint8Array(64 * 1024);
   busy = true;
   pos = 0;
   keys = new Map();
+  keySeen = [];
   stack = [];
   depth = 0;
   scope = callScope;
@@ -254,9 +300,9 @@ export function programStream(program, callScope) {
     // A toJSON() or getter of the caller's that threw.
     throw new EtpackError('INVALID_ARGUMENT', `program could not be written as JSON: ${e?.message ?? e}`, { cause: e });
   } finally {
-    keys = stack = scope = null;
+    keys = keySeen = stack = scope = null;
     busy = outer !== null;
-    if (outer) ({ buf, pos, keys, stack, depth, scope } = outer);
+    if (outer) ({ buf, pos, keys, keySeen, stack, depth, scope } = outer);
     if (outer) plainKeys = noEnumerableOnObjectPrototype();
   }
 }
