@@ -9,10 +9,11 @@
 // Exact: a bigint goes as a string marked "\0b", a number JSON cannot hold
 // (NaN, ±Infinity, -0) as "\0d" and its text, undefined as "\0u"; a string
 // that starts with "\0" gets "\0s" in front (names from a file may hold
-// any character). A value holding anything but plain objects, arrays and
+// any character). An array sent in parts is the string "\0c" and its part
+// index: a string, so no key or value from a file can pose as one. A value holding anything but plain objects, arrays and
 // primitives (bytes, a Map) is sent as it is, by structured clone.
 export const CHUNK = 1000;
-const MARK = '\u0000chunks';  // {MARK: part index}: an array sent in parts
+const PARTS = '\u0000c';  // PARTS + part index: an array sent in parts
 const BIG = '\u0000b';
 const ESC = '\u0000s';
 const NUM = '\u0000d';
@@ -46,7 +47,7 @@ function packText(value) {
       const texts = [];
       parts.push(texts);
       for (let i = 0; i < v.length; i += CHUNK) texts.push(encoder.encode(JSON.stringify(v.slice(i, i + CHUNK), replacer)));
-      return { [MARK]: id };
+      return PARTS + id;
     }
     return v;
   };
@@ -64,6 +65,7 @@ function special(text) {
   if (tag === BIG) return BigInt(rest);
   if (tag === NUM) return rest === '-0' ? -0 : Number(rest);
   if (tag === UNDEF) return undefined;
+  if (tag === PARTS) return null;  // filled in when its parts are parsed
   return rest;
 }
 
@@ -74,9 +76,9 @@ export async function unpackResult({ root, parts }) {
   const reviver = function (key, v) {
     if (typeof v === 'string' && v.charCodeAt(0) === 0) {
       if (v === UNDEF) marks.push([this, key, -1]);  // a reviver's undefined deletes the key: set after the parse
+      if (v.startsWith(PARTS)) marks.push([this, key, Number(v.slice(PARTS.length))]);
       return special(v);
     }
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.hasOwn(v, MARK)) marks.push([this, key, v[MARK]]);
     return v;
   };
   // Parses `text`; marks on its own items (when it is a chunk going into

@@ -41,3 +41,11 @@ test('a value holding bytes is not packed (structured clone keeps them)', () => 
   assert.deepEqual(transfer, []);
   assert.equal(isPacked(packed), false);
 });
+
+test('keys and values from a file cannot pose as the parts marker', async () => {
+  // Once an object whose only key was "\0chunks" was taken for an array
+  // sent in parts (and replaced by that part, or by []).
+  const long = Array.from({ length: CHUNK + 1 }, (_, i) => ({ '\u0000chunks': i, '\u0000c0': `\u0000c${i}` }));
+  const value = { a: { '\u0000chunks': 0 }, b: '\u0000c0', c: { '\u0000c0': 1 }, long };
+  assert.deepEqual(await roundTrip(value), value);
+});
