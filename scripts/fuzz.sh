@@ -106,6 +106,7 @@ export ASAN_OPTIONS="quarantine_size_mb=16:malloc_context_size=0${ASAN_OPTIONS:+
 entropic_threshold=8
 
 status=0
+total=0  # inputs run by all targets
 run_target() {  # TARGET SECONDS DICT SEED_DIR...
   local target=$1 secs=$2 dict=$3
   shift 3
@@ -117,6 +118,7 @@ run_target() {  # TARGET SECONDS DICT SEED_DIR...
     "$build/corpus/$target" "$@" >"$log" 2>&1 || rc=$?
   echo "fuzz.sh: $target ${secs}s (load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
   grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb)|^#[0-9]+ *DONE' "$log" || true
+  total=$((total + $(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1 | grep -E '^[0-9]+$' || echo 0)))
   if [ "$rc" -ne 0 ]; then
     echo "fuzz.sh: FINDING in $target (exit $rc); see $log and $build/crashes/$target/" >&2
     grep -E 'ERROR|SUMMARY|runtime error|broken promise' "$log" | head -20 >&2 || true
@@ -132,5 +134,6 @@ run_target weights "$(share 2)" "" "$seeds/safetensors"
 run_target etdump "$(share 2)" "" "$seeds/etdump"
 run_target bundled "$(share 2)" "" "$seeds/bundled"
 run_target delegate "$(share 1)" "" "$seeds/delegate"
+echo "fuzz.sh: $total inputs run in all"
 [ "$status" -eq 0 ] || exit 1
 echo "fuzz.sh: no finding"
