@@ -79,6 +79,11 @@ export function buildCli(npm) {
     outExtension: { '.js': '.mjs' },
     chunkNames: '[name]-[hash]',
     legalComments: 'none',
+    // Whitespace and comments out, constant folding: V8 pre-parses every byte
+    // of a module it loads, and the library's chunk is the largest (issue 42:
+    // ~238 KB -> ~150 KB). Names are kept (messages quote constructor names).
+    minifyWhitespace: true,
+    minifySyntax: true,
     write: false,
     logLevel: 'silent',
   });

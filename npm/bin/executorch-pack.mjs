@@ -27,6 +27,12 @@ function wantsJson(argv) {
   return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
 }
 
+// `--help` or `-h` before a `--`: the command prints its usage only.
+function asksHelp(argv) {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
 // Prints a command's usage (the main usage for none or an unknown one).
 async function help(command) {
   process.stdout.write((await commandUsage(command ?? '')) ?? await mainUsage());
@@ -60,6 +66,10 @@ async function main(argv, json) {
     const guess = closest(name, COMMANDS.map((c) => c.name));
     throw new UsageError(`unknown command '${name}'${guess ? ` (did you mean ${guess}?)` : ''}`);
   }
+  // Every command runs the core: its wasm is read and compiled (V8 does
+  // most of it on another thread) while the command and the library load.
+  // (Imported here: --version and --help never load it.)
+  if (!asksHelp(rest)) import('../src/node-wasm.mjs').then((m) => m.compileWasm()).catch(() => {});  // a failure is init()'s to report
   return (await command.load()).run(rest, { init, parseArgs, UsageError, help });
 }
 

@@ -4,11 +4,11 @@
 // DOT or Mermaid are escaped; the CLI's -o follows the file-safety rules.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ARTIFACTS, CONFORMANCE, NPM, loadApi } from './helpers/common.mjs';
+import { ARTIFACTS, CLI, CONFORMANCE, NPM, loadApi } from './helpers/common.mjs';
 import { runCli } from './helpers/cli.mjs';
 import { syntheticProgram } from './helpers/programs.mjs';
 
@@ -160,4 +160,37 @@ test('CLI: graph prints JSON, writes DOT with -o, never over an input or an exis
   assert.match(noMethod.stderr, /INVALID_ARGUMENT/);
   const badFormat = await runCli(['graph', pte, '--format', 'png']);
   assert.equal(badFormat.status, 2);
+});
+
+// The CLI writes a large graph to a pipe with blocking writes (issue 42): a
+// slow reader gets every byte, the same as -o FILE; a reader that goes away
+// (`| head`) ends it quietly with the status of the work.
+test('CLI: graph to a slow pipe gets every byte; a reader that leaves ends it with status 0', async () => {
+  const pte = join(tmp, 'p5000.pte');
+  writeFileSync(pte, et.serializePteBinary({ program: JSON.stringify(syntheticProgram({ tensors: 64, kernelCalls: 5_000 })) }));
+  const file = join(tmp, 'p5000.json');
+  assert.equal((await runCli(['graph', pte, '-o', file])).status, 0);
+  const expected = readFileSync(file);
+  assert.ok(expected.length > 1 << 20, `${expected.length} bytes: more than a pipe holds`);
+  const child = (onData) => new Promise((done) => {
+    const c = spawn(process.execPath, [CLI, 'graph', pte]);
+    const err = [];
+    c.stderr.on('data', (d) => err.push(d));
+    c.stdout.on('data', (d) => onData(d, c));
+    c.on('close', (status) => done({ status, stderr: Buffer.concat(err).toString() }));
+  });
+  const got = [];
+  let pauses = 0;
+  const slow = await child((d, c) => {
+    got.push(d);
+    if (pauses++ < 5) {
+      c.stdout.pause();
+      setTimeout(() => c.stdout.resume(), 40);
+    }
+  });
+  assert.equal(slow.status, 0, slow.stderr);
+  assert.ok(Buffer.concat(got).equals(expected), 'stdout is the bytes -o writes');
+  const gone = await child((d, c) => c.stdout.destroy());
+  assert.equal(gone.status, 0, gone.stderr);
+  assert.equal(gone.stderr, '');
 });

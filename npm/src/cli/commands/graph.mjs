@@ -45,18 +45,25 @@ const SPEC = {
 const FORMATS = ['json', 'dot', 'mermaid'];
 const DELEGATES = ['collapse', 'expand'];
 
-// Every byte of `chunk` to stdout, synchronously (a chunk is only valid
-// during the call); a non-blocking pipe that is full is waited for.
-const WAIT = new Int32Array(new SharedArrayBuffer(4));
-function writeOut(chunk) {
-  for (let at = 0; at < chunk.length;) {
+// Every byte of `chunk` to stdout, synchronously (a chunk is a view of the
+// wasm heap, valid only during the call). Node opens a pipe on stdout
+// non-blocking, where a full pipe fails the write with EAGAIN: the
+// descriptor is made blocking first, so a write to a full pipe waits in the
+// kernel until the reader has taken some (backpressure without polling or
+// sleeping; the producer is paused, so memory stays at one chunk). A file
+// never blocks; a terminal's stream is blocking already. A reader that
+// went away (EPIPE: `| head`) ends the writing with CLOSED, which is not an
+// error of the command (files.mjs quietOnClosedPipes).
+const CLOSED = Symbol('stdout closed');
+function stdoutWriter() {
+  process.stdout._handle?.setBlocking?.(true);
+  return (chunk) => {
     try {
-      at += writeSync(1, chunk, at, chunk.length - at);
+      for (let at = 0; at < chunk.length;) at += writeSync(1, chunk, at, chunk.length - at);
     } catch (e) {
-      if (e?.code !== 'EAGAIN') throw e;
-      Atomics.wait(WAIT, 0, 0, 2);
+      throw e?.code === 'EPIPE' ? CLOSED : e;
     }
-  }
+  };
 }
 
 export async function run(argv, { init, help }) {
@@ -92,7 +99,11 @@ export async function run(argv, { init, help }) {
         // On stdout a reply like every command's (graph.schema.json's fields,
         // with command and ok), streamed from the core's text: a large
         // graph's JS objects would cost several times its text.
-        et._internal.graphTo(inputs[0], request, writeOut);
+        try {
+          et._internal.graphTo(inputs[0], request, stdoutWriter());
+        } catch (e) {
+          if (e !== CLOSED && e?.cause !== CLOSED) throw e;  // the core's guard wraps what a callback throws
+        }
         reportFetched(inputs);
         return 0;
       }
