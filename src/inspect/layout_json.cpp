@@ -318,10 +318,10 @@ Json rows_of(Json table, const std::vector<std::string>& names) {
   const uint64_t n = rows ? rows->as_uint64().value_or(0) : 0;
   for (uint64_t i = 0; columns && i < n; ++i) {
     Json row = Json::object();
-    for (const auto& [name, column] : columns->members()) {
+    for (auto& [name, column] : columns->members()) {
       const Json* same = column.find("same");
       if (column.is_array() && i < column.items().size()) {
-        row.set(name, column.items()[i]);
+        row.set(name, std::move(column.items()[i]));  // each cell goes to one row
       } else {
         row.set(name, same ? *same : Json::null());
       }

@@ -1,6 +1,7 @@
-// libFuzzer target, inspect and graph: inspect_pte, inspect_ptd (from
-// whole files and from heads) and the plan graph with its DOT and Mermaid
-// text (exercise.h's exercise_inspect: how an input
+// libFuzzer target, inspect and graph: inspect_pte_reply, inspect_ptd_reply
+// (from whole files and from heads), the summaries made from the whole
+// files' replies, and the plan graph with its DOT and Mermaid text
+// (exercise.h's exercise_inspect: how an input
 // is split and which promises are checked). A crash, hang, leak, sanitizer
 // report or broken promise is a finding; save the input under
 // tests/fuzz/regressions so the unit tests replay it.
