@@ -102,7 +102,15 @@ class Builder {
 
   void slot(size_t id) { slots_[id] = offset(); }
 
-  uint32_t end_table() {
+  // The vtable the last table of a type had (its field offsets and where
+  // it is): tables of one type mostly set the same fields, so most tables
+  // find theirs here without a search of every vtable so far.
+  struct LastVtable {
+    std::vector<uint16_t> field_offsets;
+    uint32_t at = 0;
+  };
+
+  uint32_t end_table(LastVtable& last) {
     prepend<int32_t>(0);  // placeholder for the vtable offset
     uint32_t object_offset = offset();
     size_t used = slots_.size();
@@ -115,8 +123,18 @@ class Builder {
 
     uint32_t existing = 0;
     if (policy_ == EncodePolicy::kReferencePython) {
-      auto it = python_vtables_.find(field_offsets);
-      if (it != python_vtables_.end()) existing = it->second;
+      // The map keeps the first vtable of each offset list, and so does
+      // `last` (it is filled from the map): the same vtable either way.
+      if (last.at != 0 && last.field_offsets == field_offsets) {
+        existing = last.at;
+      } else {
+        auto it = python_vtables_.find(field_offsets);
+        if (it != python_vtables_.end()) {
+          existing = it->second;
+          last.field_offsets = field_offsets;
+          last.at = existing;
+        }
+      }
     } else {
       for (uint32_t vt : flatc_vtables_) {
         const uint8_t* p = bytes() + (buf_.size() - vt);
@@ -142,8 +160,13 @@ class Builder {
       uint32_t vt = offset();
       object_pos = buf_.size() - object_offset;
       write_le<int32_t>(bytes() + object_pos, static_cast<int32_t>(vt - object_offset));
-      if (policy_ == EncodePolicy::kReferencePython) python_vtables_.emplace(field_offsets, vt);
-      else flatc_vtables_.push_back(vt);
+      if (policy_ == EncodePolicy::kReferencePython) {
+        python_vtables_.emplace(field_offsets, vt);
+        last.field_offsets = field_offsets;
+        last.at = vt;
+      } else {
+        flatc_vtables_.push_back(vt);
+      }
     }
     return object_offset;
   }
@@ -232,7 +255,9 @@ class Encoder {
         }
     }
     offsets_.resize(base);
-    return b_.end_table();
+    // By the table type's address: a collision only costs a search.
+    const size_t slot = (reinterpret_cast<uintptr_t>(t.def) / alignof(TableDef)) % kLastVtables;
+    return b_.end_table(last_vtables_[slot]);
   }
 
   Builder& builder() { return b_; }
@@ -332,6 +357,8 @@ class Encoder {
   Builder b_;
   std::string unreadable_;  // a field whose external bytes could not be read
   std::vector<uint32_t> offsets_;  // child offsets of the tables and lists being encoded
+  static constexpr size_t kLastVtables = 64;
+  Builder::LastVtable last_vtables_[kLastVtables];  // by table type (see encode_table)
 };
 
 }  // namespace

@@ -55,6 +55,52 @@ void Value::move_owned(Value& other) noexcept {
   });
 }
 
+FieldSlots::FieldSlots(size_t n) : data_(inline_values()), size_(n) {
+  if (n > kInline) data_ = static_cast<Value*>(::operator new(n * sizeof(Value)));
+  for (size_t i = 0; i < n; ++i) new (data_ + i) Value();
+}
+
+// Constructed first, then assigned: a failing copy is cleaned up by ~FieldSlots.
+FieldSlots::FieldSlots(const FieldSlots& other) : FieldSlots(other.size_) {
+  for (size_t i = 0; i < size_; ++i) data_[i] = other.data_[i];
+}
+
+FieldSlots& FieldSlots::operator=(const FieldSlots& other) {
+  if (this != &other) *this = FieldSlots(other);
+  return *this;
+}
+
+FieldSlots& FieldSlots::operator=(FieldSlots&& other) noexcept {
+  if (this != &other) {
+    release();
+    take(other);
+  }
+  return *this;
+}
+
+// Heap Values change hands as a pointer; inline ones are moved one by one.
+void FieldSlots::take(FieldSlots& other) noexcept {
+  size_ = other.size_;
+  if (other.is_inline()) {
+    data_ = inline_values();
+    for (size_t i = 0; i < size_; ++i) {
+      new (data_ + i) Value(std::move(other.data_[i]));
+      other.data_[i].~Value();
+    }
+  } else {
+    data_ = other.data_;
+    other.data_ = other.inline_values();
+  }
+  other.size_ = 0;
+}
+
+void FieldSlots::release() noexcept {
+  for (size_t i = 0; i < size_; ++i) data_[i].~Value();
+  if (!is_inline()) ::operator delete(data_);
+  data_ = inline_values();
+  size_ = 0;
+}
+
 static const Value& empty_value() {
   static const Value kEmpty;
   return kEmpty;

@@ -74,10 +74,14 @@ class Value {
     if (other.kind_ <= kScalar) copy_plain(other); else move_owned(other);
   }
   // Assignment reads `other` in full before releasing what this Value holds,
-  // so `other` may live inside it (v = v.items()[0]).
+  // so `other` may live inside it (v = v.items()[0]). An absent or scalar
+  // Value holds nothing `other` could live in: it takes `other` directly
+  // (filling a new table's slots, the common case, moves each Value once).
   Value& operator=(const Value& other) {
     if (other.kind_ <= kScalar) {
       assign_plain(other);
+    } else if (kind_ <= kScalar) {
+      copy_owned(other);
     } else if (this != &other) {
       Value copy(other);
       reset();
@@ -88,6 +92,8 @@ class Value {
   Value& operator=(Value&& other) noexcept {
     if (other.kind_ <= kScalar) {
       assign_plain(other);
+    } else if (kind_ <= kScalar) {
+      move_owned(other);
     } else if (this != &other) {
       Value moved(std::move(other));
       reset();
@@ -208,9 +214,47 @@ class Value {
 
 static_assert(sizeof(void*) != 4 || sizeof(Value) == 16, "a Value is 16 bytes in wasm32");
 
+// A table's Values, one per schema field. Up to kInline of them live in
+// the TableValue itself: most tables of a program have one to three fields
+// (EValue, Int, IntList, AllocationDetails, Instruction, KernelCall), so
+// each is one allocation (its box) instead of two, which was about a tenth
+// of serializing a program object (making and freeing the field arrays).
+// Larger tables (Tensor, ExecutionPlan) keep theirs on the heap.
+class FieldSlots {
+ public:
+  static constexpr size_t kInline = 3;
+
+  // Out of line (fb_value.cpp): tables are made, copied and freed in many
+  // places, and these loops inlined at each would cost wasm size for no speed.
+  explicit FieldSlots(size_t n);
+  FieldSlots(const FieldSlots& other);
+  FieldSlots(FieldSlots&& other) noexcept : data_(inline_values()), size_(0) { take(other); }
+  FieldSlots& operator=(const FieldSlots& other);
+  FieldSlots& operator=(FieldSlots&& other) noexcept;
+  ~FieldSlots() { release(); }
+
+  size_t size() const { return size_; }
+  Value& operator[](size_t i) { return data_[i]; }
+  const Value& operator[](size_t i) const { return data_[i]; }
+  Value* begin() { return data_; }
+  Value* end() { return data_ + size_; }
+  const Value* begin() const { return data_; }
+  const Value* end() const { return data_ + size_; }
+
+ private:
+  Value* inline_values() { return reinterpret_cast<Value*>(inline_); }
+  bool is_inline() const { return data_ == reinterpret_cast<const Value*>(inline_); }
+  void take(FieldSlots& other) noexcept;  // `other` is left empty
+  void release() noexcept;
+
+  Value* data_;
+  size_t size_;
+  alignas(Value) unsigned char inline_[kInline * sizeof(Value)];
+};
+
 struct TableValue {
   const TableDef* def = nullptr;
-  std::vector<Value> fields;  // fields[id]
+  FieldSlots fields;  // fields[id]
 
   explicit TableValue(const TableDef* d) : def(d), fields(d->fields.size()) {}
 

@@ -153,21 +153,23 @@ class TableReader : ScalarRules {
   // type): `guess` says which, 0 if that failed or there was no guess. On
   // any error it is skipped instead, as a value of unknown type always was,
   // so errors come from the skip or the later read exactly as before. Not
-  // while already guessing: nested guesses could multiply the work.
-  Status value_before_type(const FieldDef& f, int& guess, std::optional<Value>& guessed, size_t depth) {
+  // while already guessing: nested guesses could multiply the work. The
+  // guess is read into the field's own slot (`slot`), which a wrong guess
+  // leaves for the later read to overwrite.
+  Status value_before_type(const FieldDef& f, int& guess, Value& slot, size_t depth) {
     guess = 0;
     const int member = speculating_ ? 0 : last_member(&f);
     if (member > 0) {
       const size_t begin = src_.pos();
       const size_t path_len = path_len_;
       speculating_ = true;
-      Result<Value> read = table(*f.union_def->members[static_cast<size_t>(member)], depth + 1);
+      Status read = table_into(*f.union_def->members[static_cast<size_t>(member)], depth + 1, slot);
       speculating_ = false;
       if (read.ok()) {
         guess = member;
-        guessed = std::move(read).value();
         return {};
       }
+      slot = Value();
       path_len_ = path_len;
       src_.seek(begin);
     }
@@ -200,8 +202,8 @@ class TableReader : ScalarRules {
       if (!more) break;
       push_index(i);
       if (f.element == BaseType::kTable) {
-        ETP_ASSIGN(Value t, table(*f.table, depth + 1));
-        items.push_back(std::move(t));
+        items.emplace_back();  // read in place: no Value moved per item
+        ETP_TRY(table_into(*f.table, depth + 1, items.back()));
       } else if (f.element == BaseType::kString) {
         std::string scratch;
         if (!src_.at_string()) return mismatch("expected a string");
@@ -250,8 +252,16 @@ class TableReader : ScalarRules {
     }
   }
 
-  // A table, as a Value: its box is made first and filled in place.
+  // A table, as a Value.
   Result<Value> table(const TableDef& def, size_t depth) {
+    Value v;
+    ETP_TRY(table_into(def, depth, v));
+    return Result<Value>(std::move(v));  // Result(T) takes its value by value: moved, not copied
+  }
+
+  // A table into `result` (where it belongs: a field's slot, a list's new
+  // item), its box made first and filled in place.
+  Status table_into(const TableDef& def, size_t depth, Value& result) {
     if (depth > kMaxDepth) return syntax("nesting deeper than " + std::to_string(kMaxDepth));
     if (!src_.at_object()) return mismatch("expected an object for " + def.name);
     ETP_TRY(src_.begin_object());
@@ -264,8 +274,7 @@ class TableReader : ScalarRules {
       int type = -1;  // -1 unknown, 0 NONE
       bool has_type = false;
       bool read = false;  // the value was read as soon as it came (type known)
-      int guess = 0;      // the member type `guessed` was read as (0: none)
-      std::optional<Value> guessed;  // (optional: most tables have no union, and an empty optional costs nothing)
+      int guess = 0;      // the member type the value was read as, in its slot (0: none)
     };
     // Tables have one or two unions at most; more would be a schema change
     // (they go to the heap then).
@@ -326,15 +335,14 @@ class TableReader : ScalarRules {
         if (!is_null && u.has_type && u.type > 0) {
           // The type came first (upstream's order): read the member now
           // rather than skipping it and coming back.
-          ETP_ASSIGN(Value member, table(*f->union_def->members[static_cast<size_t>(u.type)], depth + 1));
-          out.fields[f->id] = std::move(member);
+          ETP_TRY(table_into(*f->union_def->members[static_cast<size_t>(u.type)], depth + 1, out.fields[f->id]));
           out.fields[f->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
           u.read = true;
           u.has_value = false;
         } else if (!is_null) {
           u.has_value = true;
           u.begin = src_.value_pos();
-          ETP_TRY(value_before_type(*f, u.guess, u.guessed, depth));
+          ETP_TRY(value_before_type(*f, u.guess, out.fields[f->id], depth));
         }
       } else if (is_scalar(f->type)) {
         // Most fields: the scalar straight into its slot (null leaves it
@@ -343,6 +351,10 @@ class TableReader : ScalarRules {
           ETP_ASSIGN(Scalar sc, scalar(f->type));
           out.fields[f->id].set_scalar(sc);
         }
+      } else if (f->type == BaseType::kTable) {
+        // A table field, read into its slot (null: absent, as field() does).
+        if (src_.consume_null()) out.fields[f->id] = Value();
+        else ETP_TRY(table_into(*f->table, depth + 1, out.fields[f->id]));
       } else {
         ETP_ASSIGN(Value v, field(*f, depth));
         out.fields[f->id] = std::move(v);
@@ -355,21 +367,20 @@ class TableReader : ScalarRules {
       push_name(&u.field->name);
       if (!u.has_type || u.type <= 0) return mismatch("union value without a member type in '" + u.field->name + "_type'");
       remember_member(u.field, u.type);
-      if (u.guess == u.type) {
-        out.fields[u.field->id] = std::move(*u.guessed);
+      if (u.guess == u.type) {  // already in its slot
         out.fields[u.field->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
         pop();
         continue;
       }
       const size_t resume = src_.pos();
       src_.seek(u.begin);
-      ETP_ASSIGN(Value member, table(*u.field->union_def->members[static_cast<size_t>(u.type)], depth + 1));
+      ETP_TRY(table_into(*u.field->union_def->members[static_cast<size_t>(u.type)], depth + 1, out.fields[u.field->id]));
       src_.seek(resume);
-      out.fields[u.field->id] = std::move(member);
       out.fields[u.field->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
       pop();
     }
-    return Value::from_box(TableBox(std::move(box)));
+    result = Value::from_box(TableBox(std::move(box)));
+    return {};
   }
 
   Source& src_;

@@ -106,6 +106,54 @@ TEST(Value, CopiedTablesAreSharedUntilWritten) {
   EXPECT_NE(&std::as_const(a).table(), &std::as_const(b).table());
 }
 
+// A table's fields live inside it up to FieldSlots::kInline of them, on
+// the heap past that: both kinds keep every field through copy, move and
+// assignment, and the source of a move is left empty, not dangling.
+TEST(TableValue, InlineAndHeapFieldsSurviveCopyAndMove) {
+  for (const char* name : {"DataSegment", "Tensor"}) {
+    const TableDef& def = *program_schema().find_table(name);
+    const size_t n = def.fields.size();
+    ASSERT_EQ(n <= FieldSlots::kInline, std::string(name) == "DataSegment") << name << " has " << n << " fields";
+    TableValue t(&def);
+    ASSERT_EQ(t.fields.size(), n);
+    for (size_t i = 0; i < n; ++i) t.fields[i] = i % 2 ? Value::from_string(std::string(40, char('a' + i))) : Value::from_uint(i);
+    auto expect_filled = [&](const TableValue& x) {
+      ASSERT_EQ(x.fields.size(), n);
+      for (size_t i = 0; i < n; ++i) {
+        if (i % 2) EXPECT_EQ(x.fields[i].str(), std::string(40, char('a' + i))) << name << " field " << i;
+        else EXPECT_EQ(x.fields[i].scalar().u, i) << name << " field " << i;
+      }
+    };
+    TableValue copy = t;
+    expect_filled(copy);
+    TableValue moved = std::move(copy);
+    expect_filled(moved);
+    EXPECT_EQ(copy.fields.size(), 0u);  // NOLINT: the moved-from table is empty
+    TableValue assigned(&data_segment_def());
+    assigned = moved;
+    expect_filled(assigned);
+    assigned = std::move(moved);
+    expect_filled(assigned);
+    expect_filled(t);
+  }
+}
+
+// Assigning an owned Value onto an absent or scalar one (filling a table's
+// slots) takes it whole; onto an owned one, the old contents are released.
+TEST(Value, OwnedValuesAssignedOntoScalarsAndOwnedOnes) {
+  Value slot = Value::from_int(5);
+  Value text = Value::from_string(std::string(60, 'q'));
+  slot = text;
+  EXPECT_EQ(slot.str(), std::string(60, 'q'));
+  Value other = Value::from_uint(1);
+  other = std::move(text);
+  EXPECT_EQ(other.str(), std::string(60, 'q'));
+  other = Value::from_table(data_segment(8));
+  EXPECT_EQ(std::as_const(other).table().get_uint("offset"), 8u);
+  other = slot;
+  EXPECT_EQ(other.str(), std::string(60, 'q'));
+}
+
 // Vector elements widen by their own signedness: a [ubyte] dim_order entry
 // of 200 reads 200 (it once read -56), the same bytes as [byte] read -56.
 TEST(ScalarVector, UnsignedElementsAreNotSignExtended) {
