@@ -1,18 +1,30 @@
-// The published CLI as one module (scripts/gen-package.mjs runs this): esbuild
-// bundles npm/bin/executorch-pack.mjs into npm/dist/cli/executorch-pack.mjs,
-// with a chunk per command (the registry's `load: () => import(...)`) and one
-// for the library and its wasm glue (loaded by the first `init`), so
-// `--version` reads one file and `validate` a handful instead of ~80 modules
-// (issue 42: start-up). validate --jobs's worker is bundled on its own into
-// one file (sharing no chunk with the CLI, which would split the CLI's into
-// more files), found beside the chunk that starts it (validate-run.mjs:
-// new URL('./validate-worker.mjs', import.meta.url)). package.json's `bin` names the bundle; a checkout runs
-// npm/bin/executorch-pack.mjs from its sources.
+// The published CLI (scripts/gen-package.mjs runs this), in dist/cli/:
+// - cli-bundle.js: npm/src/cli/main.mjs and everything it imports, the
+//   library and its wasm glue included, bundled by esbuild into one script
+//   (CommonJS inside a function: `import.meta.url` is its parameter
+//   __etpackUrl; a command's `import()` becomes a lazy initializer, so
+//   `--version` still runs none of the library);
+// - cli-bundle.cache: V8's code cache of that script, taken here after it ran
+//   one `validate` (the functions it compiled come compiled);
+// - executorch-pack.mjs (package.json's `bin`): reads both and runs the
+//   script through vm.Script with the cache. A Node whose V8 differs from
+//   the one that made the cache rejects it and compiles the script as it
+//   would have anyway; the CLI never writes a cache.
+// Issue 42 (start-up): the ES modules of the former bundle (one per command
+// and ~12 shared chunks) were resolved, read and compiled on every run;
+// with the cache, `validate add.pte` costs ~0.86x the CPU it did.
+// validate --jobs's worker is bundled on its own into validate-worker.mjs,
+// found beside the script (validate-run.mjs: new URL('./validate-worker.mjs',
+// import.meta.url)). A checkout runs npm/bin/executorch-pack.mjs from its
+// sources.
 //
-// Files are written only when their content changes and chunk names are
-// content hashes, so tests running this in parallel never see a half-written
-// file; chunks no longer referenced are removed afterwards.
+// Files are written only when their content changes, each through a rename,
+// so tests running this in parallel never see a half-written file; files no
+// longer made are removed afterwards. A cache is made again only when the
+// script changed or this Node rejects the one there.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { Script } from 'node:vm';
 import { basename, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -20,29 +32,22 @@ import { buildSync } from 'esbuild';
 
 export const CLI_DIR = 'dist/cli';
 
-// Node's built-ins, as the bundle imports them. An ESM `import ... from
-// 'node:fs'` evaluates every export of the module, getters included
-// (fs.promises pulls in streams and readline), so the bundle takes them with
-// require() instead: the modules a bare `node` has loaded already are read
-// from at once, and those it has not (crypto, stream, worker_threads) only
-// when a function of theirs is first called (issue 42: start-up). A name the
-// sources import that is not listed here fails the build.
+// Node's built-ins that a bare `node` has not loaded (crypto, stream,
+// worker_threads) are required only when a function of theirs is first
+// called (issue 42: start-up): the bundle's imports of them are aliased to
+// these stand-ins. The others are plain require() calls of the script. A
+// name the sources import that is not listed here fails the build.
 const LAZY = {
   'node:crypto': ['createHash', 'randomBytes'],
   'node:stream': [],  // Readable: an object whose `from` is called
   'node:worker_threads': ['Worker'],  // constructed with new: a function returning an object makes new give that object
 };
 const builtinModule = (name) => {
-  const require = "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n";
-  if (name in LAZY) {
-    const load = `let loaded;\nconst m = () => (loaded ??= require(${JSON.stringify(name)}));\n`;
-    const stream = name === 'node:stream' ? 'export const Readable = { from: (...a) => m().Readable.from(...a) };\n' : '';
-    return require + load + stream + LAZY[name].map((f) => `export function ${f}(...a) { return new.target ? new (m().${f})(...a) : m().${f}(...a); }\n`).join('');
-  }
-  const module = createRequire(import.meta.url)(name);
-  // Getters (fs.promises, fs.ReadStream) load more modules when read: left out.
-  const names = Object.keys(module).filter((k) => k !== 'default' && !Object.getOwnPropertyDescriptor(module, k).get && /^[A-Za-z_$][\w$]*$/.test(k));
-  return `${require}const m = require(${JSON.stringify(name)});\nexport default m;\n${names.map((k) => `export const ${k} = m.${k};\n`).join('')}`;
+  // A require of createRequire's: esbuild would take `require('node:...')`
+  // for the alias again.
+  const load = `import { createRequire } from 'node:module';\nlet loaded;\nconst m = () => (loaded ??= createRequire(import.meta.url)(${JSON.stringify(name)}));\n`;
+  const stream = name === 'node:stream' ? 'export const Readable = { from: (...a) => m().Readable.from(...a) };\n' : '';
+  return load + stream + LAZY[name].map((f) => `export function ${f}(...a) { return new.target ? new (m().${f})(...a) : m().${f}(...a); }\n`).join('');
 };
 function put(path, text) {
   if (existsSync(path) && readFileSync(path).equals(text)) return;
@@ -63,45 +68,132 @@ function builtinAliases(dir, names) {
   return alias;
 }
 
-export function buildCli(npm) {
-  const out = join(npm, CLI_DIR);
-  const shims = mkdtempSync(join(tmpdir(), 'etpack-cli-'));
-  const alias = builtinAliases(shims, ['node:fs', 'node:path', 'node:url', 'node:events', ...Object.keys(LAZY)]);
-  const build = (entry, name, splitting) => buildSync({
-    alias: splitting ? alias : {},
-    entryPoints: [{ in: join(npm, entry), out: name }],
+const SCRIPT = 'cli-bundle.js';
+const CACHE = 'cli-bundle.cache';
+
+// The script: a function of (exports, require, module, __filename,
+// __dirname, __etpackUrl) whose exports has `cli(argv)`.
+function script(npm, alias) {
+  const { outputFiles } = buildSync({
+    alias,
+    entryPoints: [join(npm, 'src/cli/main.mjs')],
     bundle: true,
-    splitting,
-    format: 'esm',
+    format: 'cjs',
     platform: 'node',
     target: 'node20',
-    outdir: out,
-    outExtension: { '.js': '.mjs' },
-    chunkNames: '[name]-[hash]',
+    define: { 'import.meta.url': '__etpackUrl' },
     legalComments: 'none',
-    // Whitespace and comments out, constant folding: V8 pre-parses every byte
-    // of a module it loads, and the library's chunk is the largest (issue 42:
-    // ~238 KB -> ~150 KB). Names are kept (messages quote constructor names).
+    // Whitespace and comments out, constant folding: fewer bytes for V8 to
+    // read when the cache is rejected. Names are kept (messages quote
+    // constructor names).
     minifyWhitespace: true,
     minifySyntax: true,
     write: false,
     logLevel: 'silent',
   });
-  let outputs;
+  const text = outputFiles[0].text;
+  // vm.Script is given no importModuleDynamically: an import() left in the
+  // script would fail at run time.
+  if (/\bimport\(/.test(text)) throw new Error('build-cli: the CLI script still has an import()');
+  return `(function (exports, require, module, __filename, __dirname, __etpackUrl) {${text}\n})`;
+}
+
+// package.json's `bin`.
+const LAUNCHER = `#!/usr/bin/env node
+// executorch-pack's CLI: runs ${SCRIPT} (the CLI bundled into one script)
+// with V8's code cache made for it when the package was built
+// (scripts/build-cli.mjs in the repository). A Node whose V8 differs rejects
+// the cache and compiles the script as usual; nothing is written here.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { readFileSync } = require('node:fs');
+const { Script } = require('node:vm');
+const { fileURLToPath } = require('node:url');
+const url = new URL('${SCRIPT}', import.meta.url);
+const filename = fileURLToPath(url);
+let cachedData;
+try {
+  cachedData = readFileSync(new URL('${CACHE}', import.meta.url));
+} catch {
+  cachedData = undefined;  // no cache: the script is compiled
+}
+const module = { exports: {} };
+new Script(readFileSync(filename, 'utf8'), { filename, cachedData }).runInThisContext()(module.exports, require, module, filename, fileURLToPath(new URL('.', url)), url.href);
+await module.exports.cli(process.argv.slice(2));
+`;
+
+// Made in a child Node with no flags of its own (V8 keys a cache to its
+// flags): the script runs \`validate\` on a small program of the
+// repository's tests, then its cache is written. Undefined when that fails
+// (the CLI then runs without one).
+const MAKE_CACHE = `
+const { readFileSync, writeFileSync } = require('node:fs');
+const { Script } = require('node:vm');
+const { pathToFileURL } = require('node:url');
+const { dirname } = require('node:path');
+const [filename, cache, ...argv] = process.argv.slice(1);
+const script = new Script(readFileSync(filename, 'utf8'), { filename });
+const module = { exports: {} };
+script.runInThisContext()(module.exports, require, module, filename, dirname(filename), pathToFileURL(filename).href);
+module.exports.cli(argv).then(() => writeFileSync(cache, script.createCachedData()));
+`;
+function makeCache(npm, dir) {
+  const tmp = join(dir, `${CACHE}.${process.pid}.tmp`);
+  const warmUp = join(npm, '..', 'tests/fuzz/regressions/unread_segment_past_data.pte');
+  const args = existsSync(warmUp) ? ['validate', warmUp] : ['--version'];
+  const r = spawnSync(process.execPath, ['-e', MAKE_CACHE, join(dir, SCRIPT), tmp, ...args], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  if (r.status > 1 || !existsSync(tmp)) {
+    rmSync(tmp, { force: true });
+    return false;
+  }
+  renameSync(tmp, join(dir, CACHE));
+  return true;
+}
+
+// Whether this Node takes the cache in `dir` for its script.
+function cacheTaken(dir) {
+  const file = join(dir, CACHE);
+  if (!existsSync(file)) return false;
+  return !new Script(readFileSync(join(dir, SCRIPT), 'utf8'), { filename: join(dir, SCRIPT), cachedData: readFileSync(file) }).cachedDataRejected;
+}
+
+export function buildCli(npm) {
+  const out = join(npm, CLI_DIR);
+  const shims = mkdtempSync(join(tmpdir(), 'etpack-cli-'));
+  let cli;
+  let worker;
   try {
-    outputs = [build('bin/executorch-pack.mjs', 'executorch-pack', true), build('src/cli/validate-worker.mjs', 'validate-worker', false)]
-      .flatMap((r) => r.outputFiles);
+    cli = script(npm, builtinAliases(shims, Object.keys(LAZY)));
+    worker = buildSync({
+      entryPoints: [{ in: join(npm, 'src/cli/validate-worker.mjs'), out: 'validate-worker' }],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      outdir: out,
+      outExtension: { '.js': '.mjs' },
+      legalComments: 'none',
+      minifyWhitespace: true,
+      minifySyntax: true,
+      write: false,
+      logLevel: 'silent',
+    }).outputFiles[0];
   } finally {
     rmSync(shims, { recursive: true, force: true });
   }
   mkdirSync(out, { recursive: true });
-  const written = new Set();
-  for (const file of outputs) {
-    put(file.path, Buffer.from(file.contents));
-    written.add(basename(file.path));
-  }
+  const scriptFile = join(out, SCRIPT);
+  const changed = !existsSync(scriptFile) || !readFileSync(scriptFile).equals(Buffer.from(cli));
+  put(scriptFile, Buffer.from(cli));
+  put(join(out, 'validate-worker.mjs'), Buffer.from(worker.contents));
+  put(join(out, 'executorch-pack.mjs'), Buffer.from(LAUNCHER));
   chmodSync(join(out, 'executorch-pack.mjs'), 0o755);
+  if (changed || !cacheTaken(out)) {
+    if (!makeCache(npm, out)) rmSync(join(out, CACHE), { force: true });
+  }
+  const made = new Set([SCRIPT, CACHE, 'validate-worker.mjs', 'executorch-pack.mjs']);
   for (const name of readdirSync(out)) {
-    if (!written.has(name) && name.endsWith('.mjs')) rmSync(join(out, name), { force: true });
+    if (!made.has(name) && /\.(mjs|js)$/.test(name)) rmSync(join(out, name), { force: true });
   }
 }

@@ -21,7 +21,7 @@
 // - A closed output pipe (`validate X | head -1`) ends the command quietly
 //   with the status of the work done (quietOnClosedPipes).
 // Every command that writes files does so through withOutputs() below.
-import { linkSync, lstatSync, mkdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { stageArtifact } from '../node-files.mjs';
@@ -42,12 +42,50 @@ const outputError = (code, message) => cliError(code, message, 2);
 // EPIPE on stdout or stderr (the reader went away: `| head`, `| true`) is
 // not an error of the command: nothing more is printed there, and the
 // command ends with the status of its work instead of a stack trace.
-export function quietOnClosedPipes(streams = [process.stdout, process.stderr]) {
-  for (const stream of streams) {
-    stream.on('error', (e) => {
-      if (e?.code !== 'EPIPE') throw e;
+// Node makes process.stdout and process.stderr when they are first read,
+// and for a pipe that loads its stream and net modules (~30, about a tenth
+// of a bare node's start-up; issue 42): so the handler is attached when a
+// stream is made, not by making both here.
+const quiet = (e) => {
+  if (e?.code !== 'EPIPE') throw e;
+};
+let stdoutMade = false;
+export function quietOnClosedPipes(names = ['stdout', 'stderr']) {
+  for (const name of names) {
+    const { get, ...rest } = Object.getOwnPropertyDescriptor(process, name);
+    let stream = null;
+    Object.defineProperty(process, name, {
+      ...rest,
+      get() {
+        if (!stream) {
+          stream = get.call(this);
+          stream.on('error', quiet);
+          if (name === 'stdout') stdoutMade = true;
+        }
+        return stream;
+      },
     });
   }
+}
+
+// `text` on stdout. Until something has made process.stdout, written to
+// fd 1 directly (a command that prints once never makes the stream, see
+// above); a write that fails (EAGAIN: a non-blocking pipe that is full,
+// EPIPE, no fd 1) hands what is left to process.stdout, which deals with
+// it as it always did, and so does every later write, keeping the order.
+export function writeOut(text) {
+  if (!stdoutMade) {
+    const bytes = Buffer.from(text);
+    let at = 0;
+    try {
+      while (at < bytes.length) at += writeSync(1, bytes, at, bytes.length - at);
+      return;
+    } catch {
+      stdoutMade = true;
+      text = bytes.subarray(at);
+    }
+  }
+  process.stdout.write(text);
 }
 
 // stat of `path` following links, or null when nothing is there. A path

@@ -116,9 +116,12 @@ function openFile(et, path) {
 
 // One stderr line per remote input: what was fetched (stdout stays the
 // command's output).
-export function reportFetched(sources, stream = process.stderr) {
+// (process.stderr is read only when there is a line: making the stream
+// costs a start-up, files.mjs quietOnClosedPipes.)
+export function reportFetched(sources, stream = undefined) {
   for (const s of sources) {
     if (s?.bytesFetched === undefined) continue;
+    stream ??= process.stderr;
     const how = s.rangeSupported ? `${s.requests} range request(s)` : 'one whole-file download (the server ignores Range)';
     stream.write(`fetched ${fmtBytes(s.bytesFetched)} (${s.bytesFetched} bytes) of ${printable(s.url)} (${fmtBytes(s.size)}) in ${how}\n`);
   }

@@ -9,6 +9,7 @@ import { validateTargetOptions } from '../requirements.mjs';
 import { groupModels, runStatus, validateAll } from '../validate-run.mjs';
 import { FORMATS, github, json, junit, sarif, text } from '../validate-formats.mjs';
 import { EtpackError } from '../../errors.mjs';
+import { writeOut } from '../files.mjs';
 import { VERSION } from '../../version.mjs';
 
 export const usage = `Usage: executorch-pack validate FILE... [--format text|json|sarif|junit|github] [--jobs N]
@@ -97,6 +98,6 @@ export async function run(argv, { init, help }) {
     throw Object.assign(new EtpackError(code, message), { file, exitStatus }, hint ? { hint } : {});
   }
   const write = { text, json, sarif: (r) => sarif(r, VERSION), junit, github }[format];
-  process.stdout.write(write(results));
+  writeOut(write(results));
   return runStatus(results);
 }
