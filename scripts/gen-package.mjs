@@ -26,8 +26,8 @@
 //                           src/core/value_stream_tags.def (the core's StreamTag)
 //   npm/dist/etpack-wasm.inline.mjs  the wasm as base64 in a JS module, for
 //                           `executorch-pack/inline` (bundlers without .wasm assets)
-//   npm/dist/cli/           the CLI bundled into one module with a chunk per
-//                           command (scripts/build-cli.mjs; package.json's `bin`)
+//   npm/dist/cli/           the CLI bundled into one script with its V8 code
+//                           cache (scripts/build-cli.mjs; package.json's `bin`)
 //   npm/README.md           the user README, npm/docs/README.md (the repository's
 //                           README.md is for contributors)
 //   npm/LICENSE, npm/examples/  copies of the repository's, so the tarball

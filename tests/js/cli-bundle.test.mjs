@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from '../../scripts/gen-package.mjs';
 import { CLI, NPM, CONFORMANCE } from './helpers/common.mjs';
@@ -38,4 +38,18 @@ test('--version loads neither the library nor node:crypto', () => {
   const loaded = JSON.parse(r.stderr);
   assert.ok(!loaded.includes('NativeModule crypto'), 'node:crypto not loaded');
   assert.ok(!loaded.includes('NativeModule worker_threads'), 'node:worker_threads not loaded');
+});
+
+test('the bundled script comes with a V8 code cache this Node takes, and running the CLI writes none', async () => {
+  const { Script } = await import('node:vm');
+  const dir = join(NPM, 'dist/cli');
+  const filename = join(dir, 'cli-bundle.js');
+  const cache = readFileSync(join(dir, 'cli-bundle.cache'));
+  assert.ok(cache.length > 0);
+  assert.equal(new Script(readFileSync(filename, 'utf8'), { filename, cachedData: cache }).cachedDataRejected, false);
+  const before = readdirSync(dir).sort();
+  const r = run(BUNDLE, ['validate', join(CONFORMANCE, '13_everything', 'out.pte'), join(CONFORMANCE, '13_everything', 'model.ptd'), join(CONFORMANCE, '13_everything', 'shard_b.ptd')]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(readdirSync(dir).sort(), before);
+  assert.ok(readFileSync(join(dir, 'cli-bundle.cache')).equals(cache));
 });
