@@ -2,7 +2,6 @@
 
 #include "bundled_program_generated.h"
 #include "flat_tensor_generated.h"
-#include "flatbuffers/reflection_generated.h"
 #include "program_generated.h"
 
 namespace etpack {
@@ -12,9 +11,8 @@ VerifyLimits verify_limits(VerifiedRoot root) {
     case VerifiedRoot::kProgram: return kProgramVerifyLimits;
     case VerifiedRoot::kFlatTensor: return kFlatTensorVerifyLimits;
     case VerifiedRoot::kBundledProgram: return kBundledProgramVerifyLimits;
-    case VerifiedRoot::kReflectionSchema: return kReflectionSchemaVerifyLimits;
   }
-  return kReflectionSchemaVerifyLimits;
+  return kProgramVerifyLimits;
 }
 
 bool flatbuffer_verifies(VerifiedRoot root, const uint8_t* data, size_t size, VerifyLimits limits) {
@@ -23,7 +21,6 @@ bool flatbuffer_verifies(VerifiedRoot root, const uint8_t* data, size_t size, Ve
     case VerifiedRoot::kProgram: return executorch_flatbuffer::VerifyProgramBuffer(verifier);
     case VerifiedRoot::kFlatTensor: return flat_tensor_flatbuffer::VerifyFlatTensorBuffer(verifier);
     case VerifiedRoot::kBundledProgram: return bundled_program_flatbuffer::VerifyBundledProgramBuffer(verifier);
-    case VerifiedRoot::kReflectionSchema: return reflection::VerifySchemaBuffer(verifier);
   }
   return false;
 }
