@@ -1,8 +1,7 @@
 #include "schema/verify.h"
 
-#include "bundled_program_generated.h"
-#include "flat_tensor_generated.h"
 #include "program_generated.h"
+#include "schema/verify_files.h"
 
 namespace etpack {
 
@@ -16,13 +15,9 @@ VerifyLimits verify_limits(VerifiedRoot root) {
 }
 
 bool flatbuffer_verifies(VerifiedRoot root, const uint8_t* data, size_t size, VerifyLimits limits) {
+  if (root != VerifiedRoot::kProgram) return data_file_verifies(root, data, size, limits);
   flatbuffers::Verifier verifier(data, size, limits.max_depth, limits.max_tables);
-  switch (root) {
-    case VerifiedRoot::kProgram: return executorch_flatbuffer::VerifyProgramBuffer(verifier);
-    case VerifiedRoot::kFlatTensor: return flat_tensor_flatbuffer::VerifyFlatTensorBuffer(verifier);
-    case VerifiedRoot::kBundledProgram: return bundled_program_flatbuffer::VerifyBundledProgramBuffer(verifier);
-  }
-  return false;
+  return executorch_flatbuffer::VerifyProgramBuffer(verifier);
 }
 
 }  // namespace etpack

@@ -1,8 +1,9 @@
 // The one verification entry: flatc's generated verifier (what the runtime
 // itself runs on a program) over a buffer of one of our schemas, with the
 // depth and table-count limits named per root. Every flatbuffers::Verifier
-// of the tree is constructed in verify.cpp; readers decode with their own
-// bounded decoder and then ask this whether the bytes verify.
+// of the tree is constructed in verify.cpp (and verify_files.cpp for .ptd
+// and .bpte); readers decode with their own bounded decoder and then ask
+// this whether the bytes verify.
 #pragma once
 
 #include <cstddef>
