@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <string>
 
-#include "core/cold_code.h"
 #include "read/fb_bytes.h"
 #include "read/requirements.h"
 #include "validate/validate_internal.h"

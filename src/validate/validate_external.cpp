@@ -7,7 +7,6 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/cold_code.h"
 #include "model/scalar_type.h"
 #include "read/delegate/delegate_blobs.h"
 #include "read/delegate/delegate_payload.h"

@@ -6,7 +6,6 @@
 #include <optional>
 #include <string>
 
-#include "core/cold_code.h"
 #include "validate/validate_internal.h"
 
 namespace etpack {

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "core/checked_math.h"
-#include "core/cold_code.h"
 #include "model/scalar_type.h"
 #include "program_generated.h"
 #include "format/headers.h"

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "core/checked_math.h"
-#include "core/cold_code.h"
 #include "schema/enums.h"
 #include "validate/validate_internal.h"
 
@@ -369,10 +368,9 @@ class ProgramChecker {
 
   void check_tensor(size_t p, size_t v, const TableValue& table) {
     TensorView t = view_tensor(table, file_);
-    // Well-formed planned or run-time tensors (most of a model) return before their path is built.
+    // Well-formed planned or run-time tensors (most of a model): nothing more to check, no path built.
     const bool data_free = t.data == TensorData::kPlanned || t.data == TensorData::kNone;
-    if (data_free && t.storage_offset == 0 && shape_problems(t).empty()) return;
-    tensor_findings(p, v, t);
+    if (!data_free || t.storage_offset != 0 || !shape_problems(t).empty()) tensor_findings(p, v, t);
   }
   ETPACK_COLD void tensor_findings(size_t p, size_t v, const TensorView& t) {
     const std::string path = value_path(p, v);
