@@ -46,6 +46,13 @@ class TableReader : ScalarRules {
   TableReader(const TableReader&) = delete;
   TableReader& operator=(const TableReader&) = delete;
 
+  // The root's member whose value is at [begin, end) of the source (read
+  // already, by encode/stream_encoder.h) is passed over, left absent.
+  void skip_root_member(size_t begin, size_t end) {
+    skip_begin_ = begin;
+    skip_end_ = end;
+  }
+
   Result<TableValue> document(const TableDef& def) {
     ETP_ASSIGN(Value t, table(def, 0));
     if (!src_.at_end()) return syntax(src_.trailing_message());
@@ -314,6 +321,10 @@ class TableReader : ScalarRules {
         return e;
       }
       hint = f->id + 1u;
+      if (depth == 0 && skip_end_ != 0 && src_.value_pos() == skip_begin_) {
+        src_.seek(skip_end_);
+        continue;
+      }
       push_name(&f->name);
       if (f->type == BaseType::kUType) {
         // `<union>_type`: a member table name, an integer, NONE or null.
@@ -395,6 +406,7 @@ class TableReader : ScalarRules {
   size_t chunk_used_ = 0;
   std::vector<std::pair<const FieldDef*, int>> last_members_;  // per union field, the member it held last
   bool speculating_ = false;  // reading a union value as a guessed member
+  size_t skip_begin_ = 0, skip_end_ = 0;  // skip_root_member()
   BoxArena* arena_;  // the boxes of the tables and scalar lists read (model/box_arena.h)
 };
 
