@@ -16,6 +16,36 @@ namespace {
 
 Error malformed(const std::string& what) { return make_error(ErrorCode::kMalformedFile, what); }
 
+// A layout whose dim_order vector holds fewer entries than sizes: the
+// runtime (create_tensor_layout) reads as many bytes as sizes has elements,
+// past the vector's end, whatever its length says. Those bytes are what it
+// loads, so they are the layout; written back as a vector of the full
+// length, the file loads the same (validate warns of the short vector;
+// when the bytes are no permutation it is an error and repack refuses).
+// Rare, so the table is read again only when a layout is short.
+Status fill_short_dim_orders(const Blob& head, uint64_t file_size, DataPayload& payload) {
+  bool short_layout = false;
+  for (const auto& entry : payload.named_data) {
+    const std::optional<TensorLayout>& tl = entry.second.tensor_layout;
+    if (tl && tl->dim_order.size() < tl->sizes.size()) short_layout = true;
+  }
+  if (!short_layout) return {};
+  Status ignored;
+  ETP_ASSIGN(PtdTable table, read_ptd_entries(head, file_size, &ignored));
+  for (size_t i = 0; i < payload.named_data.size() && i < table.named_count(); ++i) {
+    std::optional<TensorLayout>& tl = payload.named_data[i].second.tensor_layout;
+    if (!tl || tl->dim_order.size() >= tl->sizes.size()) continue;
+    const PtdLayout* read = table.layout_of(i);
+    if (read == nullptr || read->view.dim_order.size() != tl->sizes.size())
+      return malformed("named data '" + payload.named_data[i].first + "' has a dim_order of " +
+                       std::to_string(tl->dim_order.size()) + " entries for " + std::to_string(tl->sizes.size()) +
+                       " sizes, and the bytes the runtime reads in its place cannot be read" +
+                       (table.fault_of_entry(i) ? ": " + table.fault_of_entry(i)->message : std::string()));
+    tl->dim_order = read->view.dim_order;  // copied: at most kMaxTensorRank bytes
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<PtdFile> deserialize_ptd(const Blob& file) { return deserialize_ptd(file, file); }
@@ -94,6 +124,7 @@ Result<PtdFile> deserialize_ptd(const Blob& head, const Blob& file) {
       out.payload.named_data.emplace_back(std::move(key), std::move(de));
     }
   }
+  ETP_TRY(fill_short_dim_orders(head, file.size(), out.payload));
   return out;
 }
 

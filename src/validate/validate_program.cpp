@@ -1,12 +1,10 @@
-// Program-level checks of a .pte: methods, tensors, constants, mutable data,
-// delegates, named data and which segments are used, following what the
-// runtime (runtime/executor/program.cpp, method.cpp, tensor_parser*.cpp)
-// and our readers rely on.
+// Program-level checks of a .pte: methods, tensors, constants, mutable data, delegates, named
+// data and which segments are used, following what the runtime (runtime/executor/program.cpp,
+// method.cpp, tensor_parser*.cpp) and our readers rely on.
 #include <algorithm>
 #include <map>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "core/checked_math.h"
@@ -72,7 +70,11 @@ class ProgramChecker {
       const uint64_t index = t.get_uint("data_buffer_idx");
       if (index < read.size()) read[static_cast<size_t>(index)] = true;  // past them: check_slice reports it
     });
-    if (constant_offsets_ > 0) constants_ = subsegment(cs.table(), "constant_segment", constant_read);
+    // Only the placeholder offset: Program::load never loads the segment, nor checks its index.
+    if (constant_offsets_ == 1 && cs.table().get_uint("segment_index") >= segments_.size())
+      reference_segment(cs.table().get_uint("segment_index"), "constant_segment.segment_index",
+                        "; constant_segment holds only the placeholder offset, so the runtime never loads it");
+    else if (constant_offsets_ > 0) constants_ = subsegment(cs.table(), "constant_segment", constant_read);
     const Value& mds = program_.get("mutable_data_segments");
     if (mds.is_items()) {
       if (mds.items().size() > 1)

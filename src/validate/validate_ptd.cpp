@@ -233,7 +233,8 @@ void check_named_data(FindingSink& sink, const PtdTable& ptd, const std::vector<
         sink.warning(finding::kLayoutInvalid,
                      path + ".tensor_layout.dim_order holds " + std::to_string(layout->dim_order_count) + " entries for rank " +
                          std::to_string(*view.dim_order_length) + "; the runtime reads only the first " + std::to_string(*view.dim_order_length) +
-                         " bytes (create_tensor_layout), so this changes nothing it loads",
+                         " bytes (create_tensor_layout), so this changes nothing it loads (deserialize and repack write those bytes as "
+                         "the vector)",
                      view.sizes_offset, path + ".tensor_layout");
       for (const ShapeProblem& p : check.problems)
         fault(finding::kLayoutInvalid, path + ".tensor_layout " + p.message, view.sizes_offset, path + ".tensor_layout");

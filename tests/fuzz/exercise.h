@@ -184,7 +184,9 @@ inline bool same_reply(const Result<InspectReply>& got, const Result<InspectRepl
 // case where the promise needs their answer (inspect reads with the same
 // readers first, so a reader's crash shows either way).
 inline void exercise_inspect(const Blob& pte, const Blob& ptd, std::vector<std::string>& broken) {
-  const auto pte_reply = inspect_pte_reply(FileSource::in_memory(pte));
+  // With the padding finder the JS API passes (the summary's paddingInSegments).
+  const PaddingFinder padding = pte_padding_in_segments;
+  const auto pte_reply = inspect_pte_reply(FileSource::in_memory(pte), 0, padding);
   const auto ptd_reply = inspect_ptd_reply(FileSource::in_memory(ptd));
   const auto pte_summary = summary_of(pte_reply);
   const auto ptd_summary = summary_of(ptd_reply);
@@ -199,7 +201,7 @@ inline void exercise_inspect(const Blob& pte, const Blob& ptd, std::vector<std::
   else if (uncoded(graph.error().code)) broken.push_back("graph uncoded: " + graph.error().message);
 
   HeadOnly heads(pte, ptd);
-  if (!same_reply(inspect_pte_reply(heads.h.pte), pte_reply)) broken.push_back("inspect_pte from heads differs");
+  if (!same_reply(inspect_pte_reply(heads.h.pte, 0, padding), pte_reply)) broken.push_back("inspect_pte from heads differs");
   if (!same_reply(inspect_ptd_reply(heads.h.ptd), ptd_reply)) broken.push_back("inspect_ptd from heads differs");
 }
 

@@ -1,5 +1,6 @@
 // libFuzzer target, inspect and graph: inspect_pte_reply, inspect_ptd_reply
-// (from whole files and from heads), the summaries made from the whole
+// (from whole files and from heads, with the padding finder the JS API
+// passes), the summaries made from the whole
 // files' replies, and the plan graph with its DOT and Mermaid text
 // (exercise.h's exercise_inspect: how an input
 // is split and which promises are checked). A crash, hang, leak, sanitizer

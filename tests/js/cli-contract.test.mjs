@@ -6,9 +6,10 @@
 // JSON; every success reply carries `ok: true`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, cpSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { ARTIFACTS, CONFORMANCE, SHARED } from './helpers/common.mjs';
+import { ARTIFACTS, CONFORMANCE, NPM, SHARED } from './helpers/common.mjs';
 import { runCli, scratch } from './helpers/scratch.mjs';
 
 const { dir: tmp, file } = scratch('etpack-cli-contract-');
@@ -126,6 +127,21 @@ test('usage and I/O problems exit 2 and say so in JSON; a missing file is named'
   const usage = await runCli(['graph', ADD, '--json', '--format', 'dot']);
   assert.equal(usage.status, 2);
   assert.equal(JSON.parse(usage.stdout).error.code, 'USAGE');
+});
+
+test('an installation without etpack.wasm: WASM_LOAD_FAILED, exit 2 (nothing was judged), in JSON too', async () => {
+  // The published CLI bundle copied alone: none of the places it looks in holds the wasm.
+  const cli = join(tmp, 'no-wasm', 'cli');
+  cpSync(join(NPM, 'dist', 'cli'), cli, { recursive: true });
+  const r = await new Promise((resolve) => {
+    execFile(process.execPath, [join(cli, 'executorch-pack.mjs'), 'validate', ADD, '--json'], (error, stdout, stderr) =>
+      resolve({ status: error ? error.code : 0, stdout, stderr }));
+  });
+  assert.equal(r.status, 2, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  assert.equal(doc.error.code, 'WASM_LOAD_FAILED');
+  assert.equal(doc.error.exitStatus, 2);
+  assert.match(r.stderr, /^executorch-pack: error \[WASM_LOAD_FAILED\]: cannot load etpack\.wasm/);
 });
 
 test('every success reply carries ok: true (graph --json too); diff says ok: false when different', async () => {

@@ -9,6 +9,7 @@
 
 #include "encode/ptd_writer.h"
 #include "read/program_tensors.h"
+#include "read/ptd_reader.h"
 #include "read/ptd_table.h"
 #include "read/verified_decode.h"
 
@@ -113,6 +114,36 @@ TEST(PtdTable, AgreesWithTheGenericDecoderOnEveryOneByteChange) {
   }
   EXPECT_GT(refused, 50u);
   EXPECT_GT(accepted, 50u);
+}
+
+// A dim_order shorter than sizes (fuzz finding: repack wrote a file its own
+// validate refused): the runtime reads as many bytes as sizes has, past the
+// vector. deserialize_ptd gives those bytes, so a file written back from it
+// loads the same layout, now as a vector of the full length.
+TEST(PtdTable, DeserializeGivesTheDimOrderBytesTheRuntimeReads) {
+  static std::vector<uint8_t> a(24, 1);
+  DataPayload payload;
+  payload.buffers = {Blob::view(a.data(), a.size())};
+  payload.named_data = {{"weight", DataEntry{0, 16, TensorLayout{6, {2, 3}, {}}}}};
+  auto cord = FlatTensorSerializer().serialize(payload);
+  ASSERT_TRUE(cord.ok());
+  std::vector<uint8_t> bytes = std::move(cord->to_bytes().value());
+  const Blob file = Blob::view(bytes.data(), bytes.size());
+  auto runtime = read_ptd_entries(file, file.size(), nullptr);
+  ASSERT_TRUE(runtime.ok()) << runtime.error().message;
+  const std::vector<uint8_t> read = runtime->layout_of(0)->view.dim_order;
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(runtime->layout_of(0)->dim_order_count, 0u);
+  auto back = deserialize_ptd(file);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->payload.named_data[0].second.tensor_layout->dim_order, read);
+  auto again = FlatTensorSerializer().serialize(back->payload);
+  ASSERT_TRUE(again.ok());
+  std::vector<uint8_t> rewritten = std::move(again->to_bytes().value());
+  auto reread = read_ptd_entries(Blob::view(rewritten.data(), rewritten.size()), rewritten.size(), nullptr);
+  ASSERT_TRUE(reread.ok());
+  EXPECT_EQ(reread->layout_of(0)->view.dim_order, read);
+  EXPECT_EQ(reread->layout_of(0)->dim_order_count, 2u);
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "core/le_bytes.h"
+#include "encode/pte_writer.h"
+#include "read/pte_reader.h"
 #include "validate/validate.h"
 #include "unit/flatbuffer_walk.h"
 #include "unit/test_files.h"
@@ -218,6 +220,24 @@ TEST(ValidateRound2Segments, ExternalSegmentLargerThanItsTensor) {
       EXPECT_EQ(found[0]->path, "execution_plan[0].values[29]");
     }
   }
+}
+
+// Only the placeholder offset in constant_segment: Program::load returns
+// before it looks at segment_index (program.cpp: "the constant segment is
+// empty and does not need to be loaded"), so an index past the segments is
+// a warning. The upstream runtime loads this file and runs it.
+TEST(ValidateRound2Segments, ConstantSegmentIndexWithOnlyThePlaceholderIsNeverFollowed) {
+  auto read = deserialize_pte_binary(view(pte_of("19_real_add_default")));
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  read->program.at("constant_segment").table().at("segment_index") = Value::from_uint(7);
+  auto cord = serialize_pte_binary(read->program, read->mutable_data ? &*read->mutable_data : nullptr,
+                                   read->named_data ? &*read->named_data : nullptr, PteConfig{});
+  ASSERT_TRUE(cord.ok()) << cord.error().message;
+  const std::vector<uint8_t> b = std::move(cord->to_bytes().value());
+  ValidationReport r = validate_artifacts(view(b), {});
+  EXPECT_TRUE(r.ok()) << describe(r);
+  expect_one(r, r.warnings, finding::kSegmentIndexOutOfRange, "constant_segment.segment_index", std::nullopt,
+             "holds only the placeholder offset, so the runtime never loads it");
 }
 
 }  // namespace

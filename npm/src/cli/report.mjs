@@ -7,8 +7,9 @@ import { IO_CODES } from './inputs.mjs';
 
 // Exit status 2: the command could not be carried out as asked (usage, a
 // file or URL that cannot be read or written, an output that may not be
-// replaced).
-const USAGE_OR_IO = new Set([...IO_CODES, 'OUTPUT_EXISTS', 'OUTPUT_IS_INPUT', 'OUTPUT_CONFLICT', 'INVALID_TAG']);
+// replaced, an installation whose etpack.wasm cannot be read or compiled:
+// nothing was judged, so not 1).
+const USAGE_OR_IO = new Set([...IO_CODES, 'OUTPUT_EXISTS', 'OUTPUT_IS_INPUT', 'OUTPUT_CONFLICT', 'INVALID_TAG', 'WASM_LOAD_FAILED']);
 
 export function exitStatus(e) {
   if (Number.isInteger(e?.exitStatus)) return e.exitStatus;
