@@ -166,27 +166,13 @@ Result<TableValue> program_from_request(std::string_view program, const Json& re
 
 Result<TableValue> program_for_pte(std::string_view program, const Json& request, std::optional<StreamPrefix>& plans) {
   plans.reset();
+  if (!is_stream(request)) return program_from_text(program);
   const Json* config = request.find("config");
   const Json* extract = config != nullptr ? config->find("extract_delegate_segments") : nullptr;
-  const bool extracting = extract != nullptr && !extract->is_null() && extract->bool_value();
   const Json* constants = request.find("external_constant_map");
-  if (!is_stream(request) || (constants != nullptr && constants->is_object() && !constants->members().empty()))
-    return program_from_request(program, request);
-  const TableDef& root = *program_schema().root;
-  const FieldDef* field = root.find("execution_plan");
-  const TableDef* delegate = program_schema().find_table("BackendDelegate");
-  if (field != nullptr && delegate != nullptr) plans = encode_stream_prefix(program, root, *field, EncodeOptions{}, delegate);
-  // Extracting delegates rewrites the plans' delegates: only plans with none.
-  if (plans && extracting && plans->counted != 0) plans.reset();
-  if (!plans) return program_from_stream(program);
-  auto read = table_from_value_stream_without(program, root, [](const Json& reference) { return blob_from_json(reference); },
-                                              plans->value_begin, plans->value_end, plans->keys);
-  const Value* segments = read.ok() ? &read->get("segments") : nullptr;
-  if (read.ok() && !(segments->is_items() && !segments->items().empty())) return read;
-  // An error (reported as the whole program's read reports it) or listed
-  // segments: the model route, from the start.
-  plans.reset();
-  return program_from_stream(program);
+  return program_stream_for_pte(program, [](const Json& reference) { return blob_from_json(reference); },
+                                extract != nullptr && !extract->is_null() && extract->bool_value(),
+                                constants != nullptr && constants->is_object() && !constants->members().empty(), plans);
 }
 
 }  // namespace etpack::bindings

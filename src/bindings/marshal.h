@@ -10,11 +10,11 @@
 
 #include "bindings/host_call.h"
 #include "core/json.h"
-#include "encode/stream_encoder.h"
 #include "model/fb_value.h"
 #include "model/named_data_store.h"
 #include "model/stream_table.h"
 #include "model/value_json.h"
+#include "ops/program_for_pte.h"  // StreamPrefix
 #include "ops/serialize_for_executorch.h"  // PteConfig, FlatTensorConfig: the writers' options
 
 namespace etpack::bindings {
@@ -37,14 +37,8 @@ Result<TableValue> program_from_text(std::string_view text);
 Result<TableValue> program_from_stream(std::string_view bytes);
 // Either, as the request's "program_form" says ("stream"; else JSON text).
 Result<TableValue> program_from_request(std::string_view program, const Json& request);
-// The same for writing a .pte: when the program is a value stream, its
-// execution plans are encoded straight into `plans` (encode/stream_encoder.h)
-// and left out of the model, if that gives the same file: the plans hold
-// no delegate when the request extracts delegates
-// (config.extract_delegate_segments), the request has no external
-// constants, and the program lists no segment (upstream's placeholder
-// segment is restored from the plans). Otherwise, or if the stream encoder
-// says no, `plans` stays empty and the whole program is read.
+// The same for writing a .pte (ops/program_for_pte.h): a value stream's
+// execution plans may come back encoded, in `plans`, instead of in the model.
 Result<TableValue> program_for_pte(std::string_view program, const Json& request, std::optional<StreamPrefix>& plans);
 
 Json blob_marker(size_t index);

@@ -15,6 +15,7 @@
 #include "encode/pte_writer.h"
 #include "encode/stream_encoder.h"
 #include "model/stream_table.h"
+#include "ops/program_for_pte.h"
 #include "schema/schema.h"
 #include "test_files.h"
 #include "unit/stream_builder.h"
@@ -42,17 +43,16 @@ std::optional<std::vector<uint8_t>> model_route(const std::string& stream, const
   return bytes_of(*pte);
 }
 
-// The fast route, as bindings/marshal.cpp program_for_pte takes it; nullopt
+// The fast route, as the bindings take it (ops/program_for_pte.h); nullopt
 // where it says no (with delegate extraction: plans holding a delegate).
 std::optional<std::vector<uint8_t>> fast_route(const std::string& stream, const PteConfig& config = {}) {
-  const TableDef& root = *program_schema().root;
-  auto plans = encode_stream_prefix(stream, root, *root.find("execution_plan"), EncodeOptions{},
-                                    program_schema().find_table("BackendDelegate"));
-  if (!plans || (config.extract_delegate_segments && plans->counted != 0)) return std::nullopt;
-  auto rest = table_from_value_stream_without(stream, root, nullptr, plans->value_begin, plans->value_end, plans->keys);
-  EXPECT_TRUE(rest.ok()) << (rest.ok() ? "" : rest.error().message);
-  if (!rest.ok()) return std::nullopt;
-  auto pte = serialize_pte_binary(*rest, nullptr, nullptr, config, &plans->encoded);
+  std::optional<StreamPrefix> plans;
+  auto program = program_stream_for_pte(stream, nullptr, config.extract_delegate_segments, false, plans);
+  if (!plans) return std::nullopt;
+  EXPECT_TRUE(program.ok()) << (program.ok() ? "" : program.error().message);
+  if (!program.ok()) return std::nullopt;
+  EXPECT_FALSE(program->has("execution_plan"));
+  auto pte = serialize_pte_binary(*program, nullptr, nullptr, config, &plans->encoded);
   EXPECT_TRUE(pte.ok()) << (pte.ok() ? "" : pte.error().message);
   if (!pte.ok()) return std::nullopt;
   return bytes_of(*pte);
@@ -70,6 +70,7 @@ std::string program_with_values(const std::string& values) {
 TEST(StreamEncoder, EveryConformanceProgramGivesTheModelRoutesBytes) {
   size_t fast = 0;
   size_t fast_extracted = 0;  // those without delegates
+  size_t with_segments = 0;
   size_t checked = 0;
   for (const auto& [path, text] : testing::conformance_programs()) {
     const std::string stream = stream_of(text);
@@ -80,6 +81,9 @@ TEST(StreamEncoder, EveryConformanceProgramGivesTheModelRoutesBytes) {
       EXPECT_EQ(*direct, *model) << path;
       ++fast;
     }
+    // Programs listing segments (deserialized ones) take the model route.
+    const Value& segments = table_from_value_stream(stream, *program_schema().root)->get("segments");
+    if (segments.is_items() && !segments.items().empty()) ++with_segments;
     // serializeForExecutorch's default: delegates extracted to segments.
     PteConfig extract;
     extract.extract_delegate_segments = true;
@@ -93,7 +97,7 @@ TEST(StreamEncoder, EveryConformanceProgramGivesTheModelRoutesBytes) {
     ++checked;
   }
   EXPECT_GE(checked, 38u);
-  EXPECT_GE(fast, checked - 2) << "conformance programs the fast route declined";
+  EXPECT_EQ(fast + with_segments, checked) << "conformance programs the fast route declined";
   EXPECT_GE(fast_extracted, 20u) << "conformance programs without delegates";
 }
 
