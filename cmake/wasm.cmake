@@ -22,6 +22,13 @@ file(GLOB ETPACK_BINDING_SOURCES CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/
 # (read_api.cpp, api.cpp) are -Oz too: each runs once per call and hands the
 # work to -O3 functions (ReplyWriter, the decoder, the value stream), and
 # so is read/pte_reader.cpp (the .pte's header and decode orchestration).
+# In the -O3 validate files, findings' messages and the checks run once per
+# file are ETPACK_COLD (core/cold_code.h: minsize and noinline per function),
+# so only the per-value and per-instruction loops are -O3 code (P1 validate
+# within 1-2%). -Oz too: the schema tables' reader (schema/schema_load.cpp,
+# once per schema) and the .ptd and .bpte verifiers (verify_files.cpp); the
+# Program verifier (verify.cpp) stays -O3; and the named data store
+# (model/named_data_store.cpp: per entry of named data, none in P1).
 set(ETPACK_SOURCE "${CMAKE_CURRENT_SOURCE_DIR}/src")
 file(GLOB ETPACK_COLD_SOURCES CONFIGURE_DEPENDS
   "${ETPACK_SOURCE}/read/delegate/*.cpp" "${ETPACK_SOURCE}/read/etdump_*.cpp" "${ETPACK_SOURCE}/read/bundled_*.cpp"
@@ -44,7 +51,8 @@ file(GLOB ETPACK_COLD_SOURCES CONFIGURE_DEPENDS
   "${ETPACK_SOURCE}/validate/validate_segments.cpp" "${ETPACK_SOURCE}/inspect/*.cpp"
   "${ETPACK_SOURCE}/format/*.cpp" "${ETPACK_SOURCE}/read/file_layout.cpp" "${ETPACK_SOURCE}/read/shared_names.cpp"
   "${ETPACK_SOURCE}/read/validate_header_sizes.cpp" "${ETPACK_SOURCE}/read/verified_decode.cpp" "${ETPACK_SOURCE}/read/pte_reader.cpp"
-  "${ETPACK_SOURCE}/ops/kind_pte.cpp" "${ETPACK_SOURCE}/ops/file_kind_ops.cpp" "${ETPACK_SOURCE}/ops/inspect.cpp" "${ETPACK_SOURCE}/ops/validate.cpp")
+  "${ETPACK_SOURCE}/ops/kind_pte.cpp" "${ETPACK_SOURCE}/ops/file_kind_ops.cpp" "${ETPACK_SOURCE}/ops/inspect.cpp" "${ETPACK_SOURCE}/ops/validate.cpp"
+  "${ETPACK_SOURCE}/schema/schema_load.cpp" "${ETPACK_SOURCE}/schema/verify_files.cpp" "${ETPACK_SOURCE}/model/named_data_store.cpp")
 set_source_files_properties(${ETPACK_COLD_SOURCES} PROPERTIES COMPILE_OPTIONS -Oz)
 # Link order: every -O3 object before any -Oz one. An inline function or
 # template instance (Value's moves, FbBytes::follow, vector<Value>::push_back)

@@ -1,5 +1,6 @@
 // The two wire schemas (Program/ET12 and FlatTensor/FT01) as plain data,
-// loaded once from the .bfbs files that flatc compiles from src/schema/*.fbs.
+// loaded once from the .bfbs files that flatc compiles from src/schema/*.fbs
+// (embedded as compact tables: schema_load.h).
 // One generic codec (JSON, encoder, decoder) walks these definitions, so no
 // table has hand-written serialization code.
 #pragma once

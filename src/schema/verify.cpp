@@ -1,9 +1,7 @@
 #include "schema/verify.h"
 
-#include "bundled_program_generated.h"
-#include "flat_tensor_generated.h"
-#include "flatbuffers/reflection_generated.h"
 #include "program_generated.h"
+#include "schema/verify_files.h"
 
 namespace etpack {
 
@@ -12,20 +10,14 @@ VerifyLimits verify_limits(VerifiedRoot root) {
     case VerifiedRoot::kProgram: return kProgramVerifyLimits;
     case VerifiedRoot::kFlatTensor: return kFlatTensorVerifyLimits;
     case VerifiedRoot::kBundledProgram: return kBundledProgramVerifyLimits;
-    case VerifiedRoot::kReflectionSchema: return kReflectionSchemaVerifyLimits;
   }
-  return kReflectionSchemaVerifyLimits;
+  return kProgramVerifyLimits;
 }
 
 bool flatbuffer_verifies(VerifiedRoot root, const uint8_t* data, size_t size, VerifyLimits limits) {
+  if (root != VerifiedRoot::kProgram) return data_file_verifies(root, data, size, limits);
   flatbuffers::Verifier verifier(data, size, limits.max_depth, limits.max_tables);
-  switch (root) {
-    case VerifiedRoot::kProgram: return executorch_flatbuffer::VerifyProgramBuffer(verifier);
-    case VerifiedRoot::kFlatTensor: return flat_tensor_flatbuffer::VerifyFlatTensorBuffer(verifier);
-    case VerifiedRoot::kBundledProgram: return bundled_program_flatbuffer::VerifyBundledProgramBuffer(verifier);
-    case VerifiedRoot::kReflectionSchema: return reflection::VerifySchemaBuffer(verifier);
-  }
-  return false;
+  return executorch_flatbuffer::VerifyProgramBuffer(verifier);
 }
 
 }  // namespace etpack

@@ -1,8 +1,9 @@
 // The one verification entry: flatc's generated verifier (what the runtime
 // itself runs on a program) over a buffer of one of our schemas, with the
 // depth and table-count limits named per root. Every flatbuffers::Verifier
-// of the tree is constructed in verify.cpp; readers decode with their own
-// bounded decoder and then ask this whether the bytes verify.
+// of the tree is constructed in verify.cpp (and verify_files.cpp for .ptd
+// and .bpte); readers decode with their own bounded decoder and then ask
+// this whether the bytes verify.
 #pragma once
 
 #include <cstddef>
@@ -10,9 +11,8 @@
 
 namespace etpack {
 
-// The root tables a buffer is verified as: the three file schemas, and
-// flatc's reflection schema (the .bfbs files schema.cpp loads).
-enum class VerifiedRoot : uint8_t { kProgram, kFlatTensor, kBundledProgram, kReflectionSchema };
+// The root tables a buffer is verified as: the three file schemas.
+enum class VerifiedRoot : uint8_t { kProgram, kFlatTensor, kBundledProgram };
 
 // flatbuffers::Verifier's two limits: nesting depth and tables visited (a
 // DAG that reaches one table from many places counts it each time).
@@ -38,14 +38,12 @@ constexpr VerifyLimits kBundledProgramVerifyLimits{64, 100000000};
 constexpr VerifyLimits program_verify_limits_for_size(uint64_t size) {
   return {kProgramVerifyLimits.max_depth, static_cast<uint32_t>(size / 4 + 1024)};
 }
-// Our own build products (the embedded .bfbs): flatbuffers' defaults.
-constexpr VerifyLimits kReflectionSchemaVerifyLimits{64, 1000000};
 
 // The named limits of `root`.
 VerifyLimits verify_limits(VerifiedRoot root);
 
 // Whether `size` bytes at `data` are a `root` buffer (with its file
-// identifier, but for the reflection schema) that passes flatc's verifier
+// identifier) that passes flatc's verifier
 // within `limits`. `data` must be aligned to alignof(std::max_align_t)
 // (read/aligned_bytes.h makes an aligned view): the verifier reads through
 // typed pointers. Reads only [data, data + size); allocates nothing.

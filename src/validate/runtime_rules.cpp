@@ -24,6 +24,8 @@ constexpr Release kConstantBufferOff{1, 3};
 // above it with InvalidExternalData. Earlier releases never read either.
 constexpr Release kSchemaVersionRead{1, 5};
 
+ETPACK_COLD_BEGIN
+
 std::string indexed(const std::string& base, size_t i) { return base + "[" + std::to_string(i) + "]"; }
 
 // Program::load: constant_segment.offsets holds a placeholder 0 for
@@ -51,6 +53,8 @@ void check_placeholder(FindingSink& sink, const TableValue& program, bool deprec
     sink.error(finding::kConstantSegmentNoPlaceholder, what + "; " + builds, std::nullopt, "constant_segment");
 }
 
+ETPACK_COLD_END
+
 // Method::init and parse_values: what load_method refuses with
 // InvalidProgram before any kernel runs. `spend` stops on hostile sharing.
 class MethodRules {
@@ -68,7 +72,7 @@ class MethodRules {
   }
 
  private:
-  void missing(const std::string& path, const std::string& what) {
+  ETPACK_COLD void missing(const std::string& path, const std::string& what) {
     sink_.error(finding::kMissingField, what + "; the runtime refuses this when the method loads: InvalidProgram",
                 std::nullopt, path);
   }
@@ -100,15 +104,15 @@ class MethodRules {
       }
       if (!spend(instructions.items().size())) return false;
       for (size_t i = 0; i < instructions.items().size(); ++i) {
-        const std::string here = at + "." + indexed("instructions", i);
+        auto here = [&] { return at + "." + indexed("instructions", i); };  // built only for a finding
         const Value& args = instructions.items()[i].table().get("instr_args");
         if (!args.is_table()) {
-          missing(here + ".instr_args", here + " is empty (no instr_args)");
+          missing(here() + ".instr_args", here() + " is empty (no instr_args)");
           continue;
         }
         const std::string& kind = args.table().def->name;
         if ((kind == "KernelCall" || kind == "DelegateCall") && !args.table().has("args"))
-          missing(here + ".instr_args.args", here + " (" + kind + ") has no args list");
+          missing(here() + ".instr_args.args", here() + " (" + kind + ") has no args list");
       }
     }
     return values(plan, path);
@@ -147,6 +151,8 @@ class MethodRules {
   WorkBudget& budget_;
   bool stopped_ = false;
 };
+
+ETPACK_COLD_BEGIN
 
 // Where Program.version lies (the root table's field 0), when present.
 std::optional<uint64_t> program_version_offset(const Blob& head) {
@@ -202,8 +208,11 @@ void check_schema_version(FindingSink& sink, const char* table, uint64_t version
     sink.warning(finding::kSchemaVersionTooNew, what + ". Writers stamp 0", offset, "version");
 }
 
-void check_runtime_rules(FindingSink& sink, WorkBudget& budget, const Blob& head, const PteFile& pte,
-                         const ValidateOptions& options) {
+ETPACK_COLD_END
+
+// Called once from -Oz code (validate_pte_file.cpp): kept -O3.
+ETPACK_OUT_OF_LINE void check_runtime_rules(FindingSink& sink, WorkBudget& budget, const Blob& head, const PteFile& pte,
+                                            const ValidateOptions& options) {
   if (const uint64_t version = pte.program.get_uint("version"); version != 0)
     check_schema_version(sink, "Program", version, program_version_offset(head), options, "Program::load: InvalidProgram");
   check_names(sink, head, pte.program);

@@ -60,8 +60,8 @@ std::unordered_set<std::string> delegate_keys(const FileSource& pte, const PteFi
 void check_external_tensors(FindingSink& sink, const Blob& file, const PteFile& pte, const PtdIndex& index,
                             bool have_ptds) {
   std::unordered_set<std::string> reported;  // fqns already reported as missing or unresolved
-  for_each_tensor(pte.program, [&](size_t p, size_t v, const TableValue& table) {
-    if (!is_external(tensor_data(table))) return;  // no view for the other tensors
+  // Out of line and small (ETPACK_COLD): only EXTERNAL tensors get here.
+  auto external = [&](size_t p, size_t v, const TableValue& table) ETPACK_COLD {
     TensorView t = view_tensor(table, file);
     if ((t.data != TensorData::kExternalConstant && t.data != TensorData::kExternalMutable) || !t.fqn) return;
     const std::string path = value_path(p, v);
@@ -134,6 +134,9 @@ void check_external_tensors(FindingSink& sink, const Blob& file, const PteFile& 
                        std::to_string(*entry.data_size) + "; the runtime reads the first " + std::to_string(*nbytes) +
                        " and never the rest",
                    t.sizes_offset, path);
+  };
+  for_each_tensor(pte.program, [&](size_t p, size_t v, const TableValue& table) {
+    if (is_external(tensor_data(table))) external(p, v, table);  // no view for the other tensors
   });
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/blob.h"
+#include "core/cold_code.h"  // ETPACK_COLD for the findings of the -O3 check files
 #include "read/program_tensors.h"
 #include "read/file_layout.h"
 #include "format/file_source.h"

@@ -57,8 +57,15 @@ class MethodIndexChecker {
 
  private:
   // An index the runtime uses unchecked: error when outside [0, count).
-  void index_in_range(int64_t index, size_t count, const char* code, const std::string& at, const std::string& what) {
+  // at() + field names it, built only for a finding (no longer three
+  // strings for each instruction of the method).
+  template <typename At>
+  void index_in_range(int64_t index, size_t count, const char* code, const At& at, const char* field, const char* what) {
     if (index >= 0 && static_cast<uint64_t>(index) < count) return;
+    out_of_range(code, at() + field, index, count, what);
+  }
+
+  ETPACK_COLD void out_of_range(const char* code, const std::string& at, int64_t index, size_t count, const char* what) {
     sink_.error(code, at + " is " + std::to_string(index) + ", outside the method's " + std::to_string(count) + " " + what,
                 std::nullopt, at);
   }
@@ -70,13 +77,15 @@ class MethodIndexChecker {
     return at ? std::optional<uint64_t>(*at + 4 * i) : std::nullopt;
   }
 
-  // The first value index of `list` outside [0, count), reported once.
-  void value_list_in_range(const Value& list, size_t count, const std::string& at) {
+  // The first value index of `list` (at() + field) outside [0, count),
+  // reported once.
+  template <typename At>
+  void value_list_in_range(const Value& list, size_t count, const At& at, const char* field) {
     const size_t n = scalar_vector_length(list, BaseType::kInt);
     for (size_t i = 0; i < n; ++i) {
       const int64_t v = scalar_vector_int(list, BaseType::kInt, i);
       if (v >= 0 && static_cast<uint64_t>(v) < count) continue;
-      index_in_range(v, count, finding::kValueIndexOutOfRange, at + "[" + std::to_string(i) + "]", "values");
+      out_of_range(finding::kValueIndexOutOfRange, at() + field + "[" + std::to_string(i) + "]", v, count, "values");
       return;
     }
   }
@@ -85,7 +94,7 @@ class MethodIndexChecker {
   // instructions alone and nothing reads these lists (upstream
   // runtime/executor/method.cpp), so an index past the values is odd, not
   // fatal: the first one, as a warning.
-  void unread_value_list(const Value& list, size_t count, const std::string& at) {
+  ETPACK_COLD void unread_value_list(const Value& list, size_t count, const std::string& at) {
     const size_t n = scalar_vector_length(list, BaseType::kInt);
     for (size_t i = 0; i < n; ++i) {
       const int64_t v = scalar_vector_int(list, BaseType::kInt, i);
@@ -120,7 +129,7 @@ class MethodIndexChecker {
       const size_t count = instructions.items().size();
       for (size_t i = 0; i < count; ++i) {
         const TableValue& instruction = instructions.items()[i].table();
-        const std::string here = at + "." + indexed_path("instructions", i) + ".instr_args";
+        auto here = [&] { return at + "." + indexed_path("instructions", i) + ".instr_args"; };
         const Value& args = instruction.get("instr_args");
         if (!args.is_table()) continue;  // an absent instruction: nothing the runtime indexes
         const TableValue& call = args.table();
@@ -129,22 +138,22 @@ class MethodIndexChecker {
         if (kind == "KernelCall" || kind == "DelegateCall") {
           const bool kernel = kind == "KernelCall";
           if (kernel)
-            index_in_range(call.get_int("op_index"), op_count, finding::kOperatorIndexOutOfRange, here + ".op_index", "operators");
+            index_in_range(call.get_int("op_index"), op_count, finding::kOperatorIndexOutOfRange, here, ".op_index", "operators");
           else
-            index_in_range(call.get_int("delegate_index"), delegate_count, finding::kDelegateIndexOutOfRange,
-                           here + ".delegate_index", "delegates");
+            index_in_range(call.get_int("delegate_index"), delegate_count, finding::kDelegateIndexOutOfRange, here,
+                           ".delegate_index", "delegates");
           if (!gate_.spend(scalar_vector_length(call.get("args"), BaseType::kInt))) return false;
-          value_list_in_range(call.get("args"), values, here + ".args");
+          value_list_in_range(call.get("args"), values, here, ".args");
         } else if (kind == "MoveCall") {
-          index_in_range(call.get_int("move_from"), values, finding::kValueIndexOutOfRange, here + ".move_from", "values");
-          index_in_range(call.get_int("move_to"), values, finding::kValueIndexOutOfRange, here + ".move_to", "values");
+          index_in_range(call.get_int("move_from"), values, finding::kValueIndexOutOfRange, here, ".move_from", "values");
+          index_in_range(call.get_int("move_to"), values, finding::kValueIndexOutOfRange, here, ".move_to", "values");
         } else if (kind == "JumpFalseCall") {
-          index_in_range(call.get_int("cond_value_index"), values, finding::kValueIndexOutOfRange,
-                         here + ".cond_value_index", "values");
-          index_in_range(call.get_int("destination_instruction"), count, finding::kInstructionIndexOutOfRange,
-                         here + ".destination_instruction", "instructions in this chain");
+          index_in_range(call.get_int("cond_value_index"), values, finding::kValueIndexOutOfRange, here,
+                         ".cond_value_index", "values");
+          index_in_range(call.get_int("destination_instruction"), count, finding::kInstructionIndexOutOfRange, here,
+                         ".destination_instruction", "instructions in this chain");
         } else if (kind == "FreeCall") {
-          index_in_range(call.get_int("value_index"), values, finding::kValueIndexOutOfRange, here + ".value_index", "values");
+          index_in_range(call.get_int("value_index"), values, finding::kValueIndexOutOfRange, here, ".value_index", "values");
         }
       }
     }

@@ -56,7 +56,7 @@ class MethodLoad {
   }
 
  private:
-  std::string refuses(const std::string& error, size_t p, const std::string& when) const {
+  ETPACK_COLD std::string refuses(const std::string& error, size_t p, const std::string& when) const {
     return "; the runtime refuses this: " + error + " when load_method('" + method_name_ + "') (execution_plan[" +
            std::to_string(p) + "]) " + when;
   }
@@ -95,7 +95,7 @@ class MethodLoad {
       const std::string& kind = t.def->name;
       const ValueAt at{p, v};
       if (kind == "Tensor") {
-        tensor(p, v, t, at);
+        if (!clean(t)) tensor(p, v, t, at);
       } else if (kind == "IntList" || kind == "TensorList" || kind == "OptionalTensorList") {
         if (!list(p, v, values, kind, t.get("items"), at)) return false;
       }
@@ -107,7 +107,7 @@ class MethodLoad {
   // get_num_external_constants: every EValue but a Null one must hold its
   // value. The decoder drops the type of a union without a value, so the
   // type is read again from the verified flatbuffer (only for such values).
-  void null_values(size_t p, const std::vector<size_t>& without_val) {
+  ETPACK_COLD void null_values(size_t p, const std::vector<size_t>& without_val) {
     if (without_val.empty()) return;
     const uint64_t program_size = pte_.header ? pte_.header->program_size : head_.size();
     if (program_size > head_.size()) return;
@@ -176,8 +176,7 @@ class MethodLoad {
     return buffer < 0 || *end <= static_cast<uint64_t>(buffer);
   }
 
-  void tensor(size_t p, size_t v, const TableValue& table, const ValueAt& at) {
-    if (clean(table)) return;
+  ETPACK_COLD void tensor(size_t p, size_t v, const TableValue& table, const ValueAt& at) {
     TensorView t = view_tensor(table, head_);
     if (t.shape_dynamism == code(TensorShapeDynamism::DYNAMIC_UNBOUND))
       sink_.error(finding::kTensorDynamismUnsupported,
@@ -196,7 +195,7 @@ class MethodLoad {
   // 64-bit hosts unless a stride does: it is at most the first dim's size
   // (< 2^31) times the first stride. (32-bit hosts' ssize_t overflows above
   // INT32_MAX elements; such tensors do not fit their memory anyway.)
-  void sizes_overflow(size_t p, size_t v, const TensorView& t, const ValueAt& at) {
+  ETPACK_COLD void sizes_overflow(size_t p, size_t v, const TensorView& t, const ValueAt& at) {
     const size_t rank = t.sizes.size();
     std::string what;
     int64_t stride = 1;
@@ -218,7 +217,7 @@ class MethodLoad {
   // getMemPlannedPtr + HierarchicalAllocator::get_offset_address: buffer
   // memory_id - 1 of those the loader allocates from non_const_buffer_sizes
   // [1..], and offset + nbytes within it (nbytes = numel x element size).
-  void planned(size_t p, size_t v, const TensorView& t, const TableValue& info, const ValueAt& at) {
+  ETPACK_COLD void planned(size_t p, size_t v, const TensorView& t, const TableValue& info, const ValueAt& at) {
     const uint64_t id = info.get_uint("memory_id");
     const uint64_t offset = (info.get_uint("memory_offset_high") << 32) | info.get_uint("memory_offset_low");
     auto when = [&] { return "plans value " + std::to_string(v); };  // built only for a finding
@@ -299,7 +298,7 @@ class MethodLoad {
 
   // Program::LoadSegment: without a segment base (no eh00 header, or base
   // 0) every SEGMENT delegate fails with NotFound when its method loads.
-  void delegates_need_segments() {
+  ETPACK_COLD void delegates_need_segments() {
     if (pte_.header && pte_.header->segment_base_offset != 0) return;
     for_each_segment_delegate(pte_.program, [&](size_t p, size_t d, const TableValue& delegate, uint64_t index) {
       const std::string path = indexed_path(indexed_path("execution_plan", p) + ".delegates", d);
@@ -331,7 +330,7 @@ void check_method_load(FindingSink& sink, WorkBudget& budget, const Blob& head, 
 // first that does not fit fails load_method with MemoryAllocationFailed,
 // and a few unchecked ones (IntList, bool/double/string wrappers) write
 // through a null pointer instead (../shared/RUNTIME.md).
-void check_method_allocator(FindingSink& sink, const PteFile& pte, const ValidateOptions& options, size_t data_files) {
+ETPACK_COLD void check_method_allocator(FindingSink& sink, const PteFile& pte, const ValidateOptions& options, size_t data_files) {
   if (!options.method_allocator) return;
   const ValidateOptions::MethodAllocator& pool = *options.method_allocator;
   const bool merged = method_allocator_merges_data_map(pte.program, data_files);

@@ -104,7 +104,7 @@ class ProgramChecker {
  private:
   // Marks segment `index` as used; false (after a finding) when it does not
   // exist. `unread`: why the runtime never follows the index (a warning).
-  bool reference_segment(uint64_t index, const std::string& path, const std::string& unread = "") {
+  ETPACK_COLD bool reference_segment(uint64_t index, const std::string& path, const std::string& unread = "") {
     if (index < segments_.size()) {
       referenced_[index] = true;
       return true;
@@ -116,7 +116,7 @@ class ProgramChecker {
     return false;
   }
 
-  void check_delegates() {
+  ETPACK_COLD void check_delegates() {
     const Value& bdd = program_.get("backend_delegate_data");
     size_t inline_count = bdd.is_items() ? bdd.items().size() : 0;
     std::vector<bool> inline_used(inline_count, false);
@@ -164,7 +164,7 @@ class ProgramChecker {
                       indexed_path("backend_delegate_data", i));
   }
 
-  void check_named_data() {
+  ETPACK_COLD void check_named_data() {
     const Value& named = program_.get("named_data");
     if (!named.is_items()) return;
     if (!program_.has("segments"))
@@ -206,7 +206,7 @@ class ProgramChecker {
   // tensor reads is a warning: the runtime never reads it. `by_slices`
   // (mutable data): the runtime reads only the slices, from the file, so a
   // segment whose size runs past the data is judged by the bytes there.
-  Subsegment subsegment(const TableValue& table, const std::string& path, const std::vector<bool>& read,
+  ETPACK_COLD Subsegment subsegment(const TableValue& table, const std::string& path, const std::vector<bool>& read,
                         bool by_slices = false) {
     Subsegment out;
     uint64_t index = table.get_uint("segment_index");
@@ -264,7 +264,7 @@ class ProgramChecker {
     return out;
   }
 
-  void check_constants_exclusive() {
+  ETPACK_COLD void check_constants_exclusive() {
     const Value& cb = program_.get("constant_buffer");
     size_t buffers = cb.is_items() ? cb.items().size() : 0;
     const size_t offsets = constant_offsets_;  // set by run()
@@ -286,7 +286,7 @@ class ProgramChecker {
   // inside the previous slice (its padding or data) and stop short of its
   // own, silently. (Zero padding alone misses this when the moved-over
   // bytes are zeros, or belong to the placeholder slice 0.)
-  void constant_placement() {
+  ETPACK_COLD void constant_placement() {
     const Subsegment& sub = constants_;
     if (!sub.usable || !sub.sorted || sub.used.empty()) return;
     uint64_t widest = 0, alignment = 1;
@@ -323,7 +323,7 @@ class ProgramChecker {
   // one, so non-zero bytes after a tensor's data mean an offset was moved
   // (or the slice belongs to a tensor of another size): the runtime would
   // silently hand a tensor other bytes.
-  void slice_padding(const Subsegment& sub, const char* what, const std::string& owner) {
+  ETPACK_COLD void slice_padding(const Subsegment& sub, const char* what, const std::string& owner) {
     if (!sub.usable || !sub.sorted || !sub.segment_start) return;
     for (const auto& [index, nbytes] : sub.used) {
       const uint64_t start = sub.offsets[index] + nbytes;  // checked in bounds by check_slice
@@ -337,7 +337,7 @@ class ProgramChecker {
   }
 
   // Tensor bytes [offset, offset + nbytes) of slice `index` in `sub`.
-  void check_slice(Subsegment& sub, uint64_t index, uint64_t nbytes, const char* what, const std::string& path,
+  ETPACK_COLD void check_slice(Subsegment& sub, uint64_t index, uint64_t nbytes, const char* what, const std::string& path,
                    const std::string& owner) {
     if (!sub.usable) return;
     if (index >= sub.offsets.size()) {
@@ -368,10 +368,11 @@ class ProgramChecker {
 
   void check_tensor(size_t p, size_t v, const TableValue& table) {
     TensorView t = view_tensor(table, file_);
-    // A well-formed planned or run-time tensor has nothing more to check
-    // below: return before building its path (most tensors of a model).
+    // Well-formed planned or run-time tensors (most of a model): nothing more to check, no path built.
     const bool data_free = t.data == TensorData::kPlanned || t.data == TensorData::kNone;
-    if (data_free && t.storage_offset == 0 && shape_problems(t).empty()) return;
+    if (!data_free || t.storage_offset != 0 || !shape_problems(t).empty()) tensor_findings(p, v, t);
+  }
+  ETPACK_COLD void tensor_findings(size_t p, size_t v, const TensorView& t) {
     const std::string path = value_path(p, v);
     bool shape_ok = check_tensor_shape(t, path);
     if (t.storage_offset != 0)
@@ -416,7 +417,7 @@ class ProgramChecker {
     }
   }
 
-  bool check_tensor_shape(const TensorView& t, const std::string& path) {
+  ETPACK_COLD bool check_tensor_shape(const TensorView& t, const std::string& path) {
     std::vector<ShapeProblem> problems = shape_problems(t);
     for (const ShapeProblem& p : problems) {
       const char* code = p.kind == ShapeProblem::kScalarType ? finding::kTensorScalarTypeInvalid
@@ -441,9 +442,8 @@ class ProgramChecker {
 
 }  // namespace
 
-void check_program(FindingSink& sink, WorkBudget& budget, const Blob& file, const PteFile& pte,
-                   const std::vector<SegmentCheck>& segments, std::vector<ZeroSpan>& zero_spans,
-                   const PteReads* reads) {
+ETPACK_OUT_OF_LINE void check_program(FindingSink& sink, WorkBudget& budget, const Blob& file, const PteFile& pte,
+                                      const std::vector<SegmentCheck>& segments, std::vector<ZeroSpan>& zero_spans, const PteReads* reads) {
   ProgramChecker(sink, budget, file, pte, segments, zero_spans, reads).run();
 }
 
