@@ -114,7 +114,8 @@ Output* serialize_for_executorch_js(double text_ptr, double text_len, std::strin
   return run_output([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     EmitterOutput emitter;
-    ETP_ASSIGN(emitter.program, program_from_request(program_text, request));
+    std::optional<StreamPrefix> plans;  // the execution plans, encoded already (marshal.h)
+    ETP_ASSIGN(emitter.program, program_for_pte(program_text, request, plans));
     release_heap_text(program_text);
     ETP_TRY(fill_emitter(request, emitter));
     ETP_ASSIGN(PteConfig config, pte_config_from_json(request.find("config")));
@@ -128,7 +129,8 @@ Output* serialize_for_executorch_js(double text_ptr, double text_len, std::strin
     const Json* use_custom = request.find("custom_serializer");
     DataSerializer& serializer = (use_custom && use_custom->bool_value()) ? static_cast<DataSerializer&>(custom)
                                                                           : static_cast<DataSerializer&>(flat);
-    ETP_ASSIGN(SerializedArtifacts artifacts, serialize_for_executorch(emitter, config, serializer, store ? &*store : nullptr));
+    ETP_ASSIGN(SerializedArtifacts artifacts, serialize_for_executorch(emitter, config, serializer, store ? &*store : nullptr,
+                                                                               plans ? &plans->encoded : nullptr));
     Json tags = Json::array();
     out.add_cord(std::move(artifacts.pte));
     for (auto& [tag, cord] : artifacts.ptd) {
@@ -148,7 +150,8 @@ Output* serialize_pte_binary_js(double text_ptr, double text_len, std::string re
   return run_output([&](Output& out) -> Status {
     ETP_ASSIGN(Json request, parse_request(request_text));
     EmitterOutput emitter;
-    ETP_ASSIGN(TableValue program, program_from_request(program_text, request));
+    std::optional<StreamPrefix> plans;  // the execution plans, encoded already (marshal.h)
+    ETP_ASSIGN(TableValue program, program_for_pte(program_text, request, plans));
     release_heap_text(program_text);
     ETP_TRY(fill_emitter(request, emitter));
     ETP_ASSIGN(PteConfig config, pte_config_from_json(request.find("config")));
@@ -158,7 +161,7 @@ Output* serialize_pte_binary_js(double text_ptr, double text_len, std::string re
       named = std::move(parsed);
     }
     ETP_ASSIGN(Cord pte, serialize_pte_binary(program, emitter.has_mutable_data ? &emitter.mutable_data : nullptr,
-                                              named ? &*named : nullptr, config));
+                                              named ? &*named : nullptr, config, plans ? &plans->encoded : nullptr));
     out.add_cord(std::move(pte));
     out.set_json("{}");
     return {};

@@ -153,9 +153,26 @@ Result<TableValue> program_from_stream(std::string_view bytes) {
   return table_from_value_stream(bytes, *program_schema().root, [](const Json& reference) { return blob_from_json(reference); });
 }
 
-Result<TableValue> program_from_request(std::string_view program, const Json& request) {
+namespace {
+bool is_stream(const Json& request) {
   const Json* form = request.find("program_form");
-  return form != nullptr && form->is_string() && form->text() == "stream" ? program_from_stream(program) : program_from_text(program);
+  return form != nullptr && form->is_string() && form->text() == "stream";
+}
+}  // namespace
+
+Result<TableValue> program_from_request(std::string_view program, const Json& request) {
+  return is_stream(request) ? program_from_stream(program) : program_from_text(program);
+}
+
+Result<TableValue> program_for_pte(std::string_view program, const Json& request, std::optional<StreamPrefix>& plans) {
+  plans.reset();
+  if (!is_stream(request)) return program_from_text(program);
+  const Json* config = request.find("config");
+  const Json* extract = config != nullptr ? config->find("extract_delegate_segments") : nullptr;
+  const Json* constants = request.find("external_constant_map");
+  return program_stream_for_pte(program, [](const Json& reference) { return blob_from_json(reference); },
+                                extract != nullptr && !extract->is_null() && extract->bool_value(),
+                                constants != nullptr && constants->is_object() && !constants->members().empty(), plans);
 }
 
 }  // namespace etpack::bindings

@@ -14,6 +14,7 @@
 #include "model/named_data_store.h"
 #include "model/stream_table.h"
 #include "model/value_json.h"
+#include "ops/program_for_pte.h"  // StreamPrefix
 #include "ops/serialize_for_executorch.h"  // PteConfig, FlatTensorConfig: the writers' options
 
 namespace etpack::bindings {
@@ -36,6 +37,9 @@ Result<TableValue> program_from_text(std::string_view text);
 Result<TableValue> program_from_stream(std::string_view bytes);
 // Either, as the request's "program_form" says ("stream"; else JSON text).
 Result<TableValue> program_from_request(std::string_view program, const Json& request);
+// The same for writing a .pte (ops/program_for_pte.h): a value stream's
+// execution plans may come back encoded, in `plans`, instead of in the model.
+Result<TableValue> program_for_pte(std::string_view program, const Json& request, std::optional<StreamPrefix>& plans);
 
 Json blob_marker(size_t index);
 

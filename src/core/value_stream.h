@@ -126,6 +126,14 @@ class ValueStream {
     return key_def(name);
   }
 
+  // The keys defined so far, by id: views into the stream's bytes.
+  const std::vector<std::string_view>& keys() const { return keys_; }
+  // Starts with `keys` (another reader's keys() of these bytes, which read
+  // them all without an error) defined: a stretch passed over with seek()
+  // then leaves none of its definitions missing. Their definitions met
+  // again are accepted, as when a stretch is read twice.
+  void preset_keys(std::vector<std::string_view> keys) { keys_ = std::move(keys); }
+
   // Skips one value of any kind (keys it defines are still defined).
   Status skip_value(size_t depth, size_t max_depth);
 

@@ -153,7 +153,7 @@ void restore_placeholder_segment(TableValue& program) {
 }  // namespace
 
 Result<Cord> serialize_pte_binary(const TableValue& input, const std::vector<Blob>* mutable_data,
-                                  const NamedDataStoreOutput* named_data, const PteConfig& config) {
+                                  const NamedDataStoreOutput* named_data, const PteConfig& config, const EncodedPrefix* plans) {
   const uint64_t tensor_alignment = config.constant_tensor_alignment.value_or(kDefaultConstantTensorAlignment);
   if (!is_power_of_two(tensor_alignment))
     return make_error(ErrorCode::kInvalidAlignment, "Bad constant_tensor_alignment " + std::to_string(tensor_alignment) +
@@ -253,7 +253,7 @@ Result<Cord> serialize_pte_binary(const TableValue& input, const std::vector<Blo
   options.policy = EncodePolicy::kReferencePython;
   options.force_align_overrides = {{"Buffer.storage", static_cast<uint32_t>(tensor_alignment)},
                                    {"BackendDelegateInlineData.data", static_cast<uint32_t>(delegate_alignment)}};
-  ETP_ASSIGN(EncodedFlatbuffer fb, encode_flatbuffer(program, program_schema().file_identifier, options));
+  ETP_ASSIGN(EncodedFlatbuffer fb, encode_flatbuffer(program, program_schema().file_identifier, options, plans));
 
   Cord out;
   if (plan.total_size == 0) {  // upstream: no segment bytes, no extended header

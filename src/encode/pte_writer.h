@@ -9,6 +9,7 @@
 #include "core/blob.h"
 #include "core/result.h"
 #include "core/cord.h"
+#include "encode/fb_encoder.h"
 #include "model/fb_value.h"
 #include "model/named_data_store.h"
 
@@ -38,7 +39,13 @@ constexpr uint64_t kDefaultConstantTensorAlignment = 16;  // exir.tensor.ALIGNME
 // Errors: kInvalidAlignment (bad tensor/delegate/segment alignment),
 // kDelegateNotInline, kDelegateIndexOutOfRange, kDelegateDataUnreferenced
 // (when extracting delegates), kProgramHasNamedData, kSchemaMismatch.
+// With `plans` (its builder continued, so usable once): the program's
+// execution_plan, already encoded (encode/stream_encoder.h), stands in for
+// the model's (absent) one. The steps that read the plans see none: the
+// caller uses it only where they would change nothing (with
+// extract_delegate_segments, plans without delegates).
 Result<Cord> serialize_pte_binary(const TableValue& program, const std::vector<Blob>* mutable_data,
-                                  const NamedDataStoreOutput* named_data, const PteConfig& config);
+                                  const NamedDataStoreOutput* named_data, const PteConfig& config,
+                                  const EncodedPrefix* plans = nullptr);
 
 }  // namespace etpack

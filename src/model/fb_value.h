@@ -111,9 +111,11 @@ class Value {
   // Shares `box`'s table (copy-on-write: a later write unshares it).
   static Value from_box(TableBox box) { Value x; x.emplace<TableBox>(kTable, std::move(box)); return x; }
   static Value from_items(Items items) { Value x; x.emplace<Items>(kItems, std::move(items)); return x; }
-  static Value from_scalars(Blob raw) {
+  static Value from_scalars(Blob raw) { return from_scalars_box(std::make_shared<const Blob>(std::move(raw))); }
+  // A boxed Blob as it is (a reader's box from its arena); `box` must not be null.
+  static Value from_scalars_box(std::shared_ptr<const Blob> box) {
     Value x;
-    x.emplace<ScalarsBox>(kScalars, std::make_shared<const Blob>(std::move(raw)));
+    x.emplace<ScalarsBox>(kScalars, std::move(box));
     return x;
   }
 

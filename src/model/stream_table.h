@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "model/value_json.h"
 
@@ -14,5 +15,12 @@ namespace etpack {
 
 Result<TableValue> table_from_value_stream(std::string_view bytes, const TableDef& def,
                                            const BlobResolver& resolve_blob = nullptr);
+
+// The same with the root's member whose value is at [skip_begin, skip_end)
+// of the stream passed over and left absent: encode/stream_encoder.h has
+// read the whole stream without an error and encoded that member, and
+// `keys` are the keys it found defined (ValueStream::keys()).
+Result<TableValue> table_from_value_stream_without(std::string_view bytes, const TableDef& def, const BlobResolver& resolve_blob,
+                                                   size_t skip_begin, size_t skip_end, std::vector<std::string_view> keys);
 
 }  // namespace etpack

@@ -17,6 +17,7 @@ class StreamSource {
  public:
   explicit StreamSource(std::string_view bytes) : in_(bytes) {}
   Status begin() { return in_.begin(); }
+  void preset_keys(std::vector<std::string_view> keys) { in_.preset_keys(std::move(keys)); }
 
   size_t pos() const { return in_.pos(); }
   void seek(size_t pos) { in_.seek(pos); }
@@ -119,6 +120,16 @@ Result<TableValue> table_from_value_stream(std::string_view bytes, const TableDe
   StreamSource source(bytes);
   ETP_TRY(source.begin());
   return table_reader::TableReader<StreamSource>(source, resolve_blob).document(def);
+}
+
+Result<TableValue> table_from_value_stream_without(std::string_view bytes, const TableDef& def, const BlobResolver& resolve_blob,
+                                                   size_t skip_begin, size_t skip_end, std::vector<std::string_view> keys) {
+  StreamSource source(bytes);
+  ETP_TRY(source.begin());
+  source.preset_keys(std::move(keys));
+  table_reader::TableReader<StreamSource> reader(source, resolve_blob);
+  reader.skip_root_member(skip_begin, skip_end);
+  return reader.document(def);
 }
 
 }  // namespace etpack

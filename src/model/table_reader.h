@@ -31,6 +31,7 @@
 
 #include "core/json.h"
 #include "core/nan_bits.h"
+#include "model/box_arena.h"
 #include "model/table_reader_scalars.h"
 #include "model/value_json.h"
 
@@ -39,7 +40,18 @@ namespace etpack::table_reader {
 template <typename Source>
 class TableReader : ScalarRules {
  public:
-  TableReader(Source& source, const BlobResolver& resolve_blob) : src_(source), resolve_blob_(resolve_blob) {}
+  TableReader(Source& source, const BlobResolver& resolve_blob)
+      : src_(source), resolve_blob_(resolve_blob), arena_(BoxArena::create()) {}
+  ~TableReader() { arena_->release(); }  // the boxes made keep it while they live
+  TableReader(const TableReader&) = delete;
+  TableReader& operator=(const TableReader&) = delete;
+
+  // The root's member whose value is at [begin, end) of the source (read
+  // already, by encode/stream_encoder.h) is passed over, left absent.
+  void skip_root_member(size_t begin, size_t end) {
+    skip_begin_ = begin;
+    skip_end_ = end;
+  }
 
   Result<TableValue> document(const TableDef& def) {
     ETP_ASSIGN(Value t, table(def, 0));
@@ -217,7 +229,7 @@ class TableReader : ScalarRules {
       pop();
     }
     if (objects) return Value::from_items(std::move(items));
-    return Value::from_scalars(scalar_bytes());
+    return Value::from_scalars_box(std::allocate_shared<const Blob>(ArenaAllocator<Blob>(arena_), scalar_bytes()));
   }
 
   Result<Value> field(const FieldDef& f, size_t depth) {
@@ -265,7 +277,7 @@ class TableReader : ScalarRules {
     if (depth > kMaxDepth) return syntax("nesting deeper than " + std::to_string(kMaxDepth));
     if (!src_.at_object()) return mismatch("expected an object for " + def.name);
     ETP_TRY(src_.begin_object());
-    auto box = std::make_shared<TableValue>(&def);
+    auto box = std::allocate_shared<TableValue>(ArenaAllocator<TableValue>(arena_), &def);
     TableValue& out = *box;
     struct PendingUnion {
       const FieldDef* field = nullptr;
@@ -309,6 +321,10 @@ class TableReader : ScalarRules {
         return e;
       }
       hint = f->id + 1u;
+      if (depth == 0 && skip_end_ != 0 && src_.value_pos() == skip_begin_) {
+        src_.seek(skip_end_);
+        continue;
+      }
       push_name(&f->name);
       if (f->type == BaseType::kUType) {
         // `<union>_type`: a member table name, an integer, NONE or null.
@@ -390,6 +406,8 @@ class TableReader : ScalarRules {
   size_t chunk_used_ = 0;
   std::vector<std::pair<const FieldDef*, int>> last_members_;  // per union field, the member it held last
   bool speculating_ = false;  // reading a union value as a guessed member
+  size_t skip_begin_ = 0, skip_end_ = 0;  // skip_root_member()
+  BoxArena* arena_;  // the boxes of the tables and scalar lists read (model/box_arena.h)
 };
 
 

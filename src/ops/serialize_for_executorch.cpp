@@ -36,7 +36,9 @@ std::vector<std::pair<std::string, TensorLayout>> external_tensor_layouts(const 
 
 Result<SerializedArtifacts> serialize_for_executorch(const EmitterOutput& emitter, const PteConfig& config,
                                                      DataSerializer& data_serializer,
-                                                     const NamedDataStoreOutput* store) {
+                                                     const NamedDataStoreOutput* store, const EncodedPrefix* plans) {
+  if (plans != nullptr && !emitter.external_constant_map.empty())
+    return make_error(ErrorCode::kInternal, "serialize_for_executorch: external constants need the plans in the model");
   static const NamedDataStoreOutput kEmptyStore;
   const NamedDataStoreOutput& named = store != nullptr ? *store : kEmptyStore;
 
@@ -50,7 +52,7 @@ Result<SerializedArtifacts> serialize_for_executorch(const EmitterOutput& emitte
   }
   SerializedArtifacts out;
   ETP_ASSIGN(out.pte, serialize_pte_binary(emitter.program, emitter.has_mutable_data ? &emitter.mutable_data : nullptr,
-                                           pte_named, config));
+                                           pte_named, config, plans));
 
   if (emitter.external_constant_map.empty() && named.external_data.empty()) return out;
 

@@ -37,9 +37,13 @@ struct SerializedArtifacts {
 // returned Cords. Errors: those of serialize_pte_binary, the data
 // serializer and NamedDataStore, plus kExternalTensorNotFound when an
 // external constant's name has no EXTERNAL tensor in the program.
+// `plans`: as serialize_pte_binary's (the program's execution plans encoded
+// already; not with external constants, whose layouts are read from them:
+// kInternal).
 Result<SerializedArtifacts> serialize_for_executorch(const EmitterOutput& emitter, const PteConfig& config,
                                                      DataSerializer& data_serializer,
-                                                     const NamedDataStoreOutput* store);
+                                                     const NamedDataStoreOutput* store,
+                                                     const EncodedPrefix* plans = nullptr);
 
 // Layouts of the program's EXTERNAL tensors by fully qualified name (the
 // first tensor seen wins when a name repeats).
