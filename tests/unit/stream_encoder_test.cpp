@@ -82,7 +82,9 @@ TEST(StreamEncoder, EveryConformanceProgramGivesTheModelRoutesBytes) {
       ++fast;
     }
     // Programs listing segments (deserialized ones) take the model route.
-    const Value& segments = table_from_value_stream(stream, *program_schema().root)->get("segments");
+    auto program = table_from_value_stream(stream, *program_schema().root);  // kept: `segments` refers into it
+    ASSERT_TRUE(program.ok()) << path;
+    const Value& segments = program->get("segments");
     if (segments.is_items() && !segments.items().empty()) ++with_segments;
     // serializeForExecutorch's default: delegates extracted to segments.
     PteConfig extract;

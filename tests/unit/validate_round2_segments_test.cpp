@@ -227,7 +227,8 @@ TEST(ValidateRound2Segments, ExternalSegmentLargerThanItsTensor) {
 // empty and does not need to be loaded"), so an index past the segments is
 // a warning. The upstream runtime loads this file and runs it.
 TEST(ValidateRound2Segments, ConstantSegmentIndexWithOnlyThePlaceholderIsNeverFollowed) {
-  auto read = deserialize_pte_binary(view(pte_of("19_real_add_default")));
+  const std::vector<uint8_t> original = pte_of("19_real_add_default");  // kept: the program views its bytes
+  auto read = deserialize_pte_binary(view(original));
   ASSERT_TRUE(read.ok()) << read.error().message;
   read->program.at("constant_segment").table().at("segment_index") = Value::from_uint(7);
   auto cord = serialize_pte_binary(read->program, read->mutable_data ? &*read->mutable_data : nullptr,
