@@ -45,7 +45,7 @@ try {
       `${median(ratios).toFixed(2).padStart(6)} ${vRss.toFixed(0).padStart(13)} ${gRss.toFixed(0).padStart(10)} ${out.toFixed(1).padStart(8)} | ` +
       `${apiJson.toFixed(0).padStart(11)} ${apiDot.toFixed(0).padStart(11)}`);
   }
-  console.log(`medians of ${PAIRS} interleaved pairs (validate, then graph; standard output to a file, as `> FILE`); RSS: the larger child peak`);
+  console.log(`medians of ${PAIRS} interleaved pairs (validate, then graph; standard output to a file, as "> FILE"); RSS: the larger child peak`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
