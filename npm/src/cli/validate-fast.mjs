@@ -69,12 +69,27 @@ function readInto(file, heap, ptr, offset, size) {
   }
 }
 
+// A standalone module's sbrk grows the memory by just what it asks for,
+// 64 KiB at a time for a large file's decode (thousands of grows; the JS
+// glue of etpack.wasm grows by a fifth instead): told of a growth, this
+// grows it by a fifth of its size more (at most 96 MiB, emscripten's own
+// steps), which later requests use without growing.
+const PAGE = 65536;
+function growAhead(memory) {
+  const pages = memory.buffer.byteLength / PAGE;
+  try {
+    memory.grow(Math.min(Math.ceil(pages / 5), (96 << 20) / PAGE));
+  } catch {
+    // at the maximum: the module's own grow says so when it needs more
+  }
+}
+
 // The module's imports: the host's reads of the files opened here, and
 // stubs for what the runtime may ask (a call to one ends the fast path).
-function imports(module, files, heap) {
+function imports(module, files, heap, memory) {
   const env = {
     etpack_host_read: (id, offset, size, dst) => readInto(files.get(id), heap(), dst >>> 0, offset, size),
-    emscripten_notify_memory_growth() {},
+    emscripten_notify_memory_growth: () => growAhead(memory()),
   };
   const out = {};
   for (const { module: name, name: field, kind } of WebAssembly.Module.imports(module)) {
@@ -92,7 +107,7 @@ export function fastEt(module) {
   let core = null;
   // Re-read after every call: memory may have grown.
   const heap = () => new Uint8Array(core.memory.buffer);
-  core = new WebAssembly.Instance(module, imports(module, files, heap)).exports;
+  core = new WebAssembly.Instance(module, imports(module, files, heap, () => core.memory)).exports;
   core._initialize?.();
   const reply = () => {
     const at = core.etpack_reply_ptr() >>> 0;
