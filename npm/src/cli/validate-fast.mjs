@@ -104,6 +104,7 @@ function imports(module, files, heap, memory) {
 export function fastEt(module) {
   const files = new Map();
   let nextId = 1;
+  let broken = false;
   let core = null;
   // Re-read after every call: memory may have grown.
   const heap = () => new Uint8Array(core.memory.buffer);
@@ -159,18 +160,21 @@ export function fastEt(module) {
     withFetchedRanges: (fn) => fn(),
     // ops/validate.mjs's validate with default options.
     validate(pte, ptds) {
+      // After a failed call (a trap, a stub called, a read that failed) the
+      // instance is not used again: the fast path declines anyway.
+      if (broken) decline();
+      broken = true;
       const pointers = [];
-      try {
-        const request = { pte: fileRequest(pte, pointers) };
-        request.ptds = Object.fromEntries(Object.entries(ptds).map(([name, file]) => [name, fileRequest(file, pointers)]));
-        const text = new TextEncoder().encode(JSON.stringify(request));
-        const at = alloc(text.length, pointers);
-        heap().set(text, at);
-        if (core.etpack_validate(at, text.length) !== 0) decline();
-        return parseLossless(reply());
-      } finally {
-        for (const p of pointers) core.free(p);
-      }
+      const request = { pte: fileRequest(pte, pointers) };
+      request.ptds = Object.fromEntries(Object.entries(ptds).map(([name, file]) => [name, fileRequest(file, pointers)]));
+      const text = new TextEncoder().encode(JSON.stringify(request));
+      const at = alloc(text.length, pointers);
+      heap().set(text, at);
+      if (core.etpack_validate(at, text.length) !== 0) decline();
+      const report = parseLossless(reply());
+      for (const p of pointers) core.free(p);
+      broken = false;
+      return report;
     },
   };
 }
