@@ -72,36 +72,26 @@ int reply_error(const Error& error) {
   return 1;
 }
 
-Result<Blob> heap_bytes(const Json* ref) {
-  auto ptr = ref ? (ref->find("ptr") ? ref->find("ptr")->as_uint64() : std::nullopt) : std::nullopt;
-  auto len = ref ? (ref->find("len") ? ref->find("len")->as_uint64() : std::nullopt) : std::nullopt;
-  if (!ptr || !len) return make_error(ErrorCode::kInvalidArgument, "a head must be {ptr, len}");
-  return Blob::view(reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(*ptr)), static_cast<size_t>(*len));
-}
-
-// {head: {ptr, len}, file: {src, size}}: the file external, its edges read
-// through the host (what the full glue supplies as hex, refs.mjs sourceRef).
-Result<FileSource> file_source(const Json* ref, const std::shared_ptr<CallerFiles>& host) {
-  if (ref == nullptr || !ref->is_object()) return make_error(ErrorCode::kInvalidArgument, "a file must be {head, file}");
+// A file as the glue describes it: its head in the heap and the whole file
+// external, its edges read through the host (what the full glue supplies as
+// hex, npm/src/marshal/refs.mjs sourceRef).
+FileSource file_source(const uint8_t* head, uint64_t head_size, uint32_t id, uint64_t size,
+                       const std::shared_ptr<CallerFiles>& host) {
   FileSource source;
-  ETP_ASSIGN(source.head, heap_bytes(ref->find("head")));
-  const Json* file = ref->find("file");
-  auto id = file ? (file->find("src") ? file->find("src")->as_uint64() : std::nullopt) : std::nullopt;
-  auto size = file ? (file->find("size") ? file->find("size")->as_uint64() : std::nullopt) : std::nullopt;
-  if (!id || !size || *id > UINT32_MAX) return make_error(ErrorCode::kInvalidArgument, "a file must be {src, size}");
+  source.head = Blob::view(head, static_cast<size_t>(head_size));
   Blob::External info;
-  info.source = static_cast<uint32_t>(*id);
+  info.source = id;
   info.host = host;
-  const uint64_t edge = std::min<uint64_t>(*size, Blob::kEdgeBytes);
+  const uint64_t edge = std::min<uint64_t>(size, Blob::kEdgeBytes);
   if (edge > 0) {
     info.head.resize(static_cast<size_t>(edge));
     info.tail.resize(static_cast<size_t>(edge));
-    if (!host->read(info.source, 0, edge, info.head.data()) || !host->read(info.source, *size - edge, edge, info.tail.data())) {
+    if (!host->read(id, 0, edge, info.head.data()) || !host->read(id, size - edge, edge, info.tail.data())) {
       info.head.clear();
       info.tail.clear();
     }
   }
-  source.file = Blob::external(std::move(info), *size);
+  source.file = Blob::external(std::move(info), size);
   return source;
 }
 
@@ -134,24 +124,33 @@ EMSCRIPTEN_KEEPALIVE double etpack_head_size(const char* kind_name, const uint8_
   return static_cast<double>(head.value());
 }
 
-// read_api.cpp's validate with default options: the request is JSON
-// {pte: FILE, ptds: {name: FILE, ...}} (FILE: {head: {ptr, len}, file:
-// {src, size}}). Returns 0 with the report as the reply ({ok, errors,
-// warnings}), 1 with an error {code, message}, 2 when a host read failed.
-EMSCRIPTEN_KEEPALIVE int etpack_validate(const char* request_text, uint32_t request_size) {
+// read_api.cpp's validate with default options, on `count` files: the
+// main one, then the .ptd files. `table` holds five numbers a file (exact
+// below 2^53): its head's heap address and size, the caller's id of the
+// file and its size, and the length of its name in `names` (the names one
+// after the other, UTF-8; the main file's is empty). A binary request: no
+// JSON parser is compiled on the first call (issue 42, start-up). Returns
+// 0 with the report as the reply ({ok, errors, warnings}), 1 with an error
+// {code, message}, 2 when a host read failed.
+EMSCRIPTEN_KEEPALIVE int etpack_validate(const double* table, uint32_t count, const char* names, uint32_t names_size) {
   using namespace etpack;
+  if (count == 0) return bindings::reply_error({ErrorCode::kInvalidArgument, "validate needs a file"});
   auto host = std::make_shared<bindings::CallerFiles>();
-  Result<ValidationReport> report = [&]() -> Result<ValidationReport> {
-    ETP_ASSIGN(Json request, parse_json(std::string_view(request_text, request_size)));
-    ETP_ASSIGN(FileSource pte, bindings::file_source(request.find("pte"), host));
-    std::vector<std::pair<std::string, FileSource>> ptds;
-    if (const Json* list = request.find("ptds"); list && list->is_object())
-      for (const auto& [name, ref] : list->members()) {
-        ETP_ASSIGN(FileSource f, bindings::file_source(&ref, host));
-        ptds.emplace_back(name, std::move(f));
-      }
-    return validate_files("ptd", pte, ptds, ValidateOptions{});
-  }();
+  auto file = [&](uint32_t i) {
+    const double* f = table + 5 * static_cast<size_t>(i);
+    return bindings::file_source(reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(f[0])), static_cast<uint64_t>(f[1]),
+                                 static_cast<uint32_t>(f[2]), static_cast<uint64_t>(f[3]), host);
+  };
+  const FileSource main = file(0);
+  std::vector<std::pair<std::string, FileSource>> ptds;
+  uint64_t at = 0;
+  for (uint32_t i = 1; i < count; ++i) {
+    const uint64_t length = static_cast<uint64_t>(table[5 * static_cast<size_t>(i) + 4]);
+    if (length > names_size - at) return bindings::reply_error({ErrorCode::kInvalidArgument, "validate: names past their buffer"});
+    ptds.emplace_back(std::string(names + at, static_cast<size_t>(length)), file(i));
+    at += length;
+  }
+  Result<ValidationReport> report = validate_files("ptd", main, ptds, ValidateOptions{});
   if (host->failed) return 2;
   if (!report.ok()) return bindings::reply_error(report.error());
   g_reply = write_json(report.value().to_json());

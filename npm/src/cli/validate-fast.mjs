@@ -122,7 +122,7 @@ export function fastEt(module) {
   };
 
   // files-in.mjs's fileRequest: the head in the heap (asked again with more
-  // bytes while the core wants more), the file by reference.
+  // bytes while the core wants more); the file goes by its id.
   const fileRequest = (file, pointers) => {
     const first = new Uint8Array(Math.min(file.size, 8));
     if (readInto(file, first, 0, 0, first.length) !== 1) decline();
@@ -141,7 +141,7 @@ export function fastEt(module) {
       const headSize = core.etpack_head_size(kindPtr, probe.ptr, probe.len, file.size, 1);
       if (headSize < 0) decline();
       if (headSize > have) have = headSize;
-      else return { head: headSize === have ? probe : put(headSize), file: { src: file.id, size: file.size } };
+      else return { head: headSize === have ? probe : put(headSize) };
     }
   };
 
@@ -165,12 +165,22 @@ export function fastEt(module) {
       if (broken) decline();
       broken = true;
       const pointers = [];
-      const request = { pte: fileRequest(pte, pointers) };
-      request.ptds = Object.fromEntries(Object.entries(ptds).map(([name, file]) => [name, fileRequest(file, pointers)]));
-      const text = new TextEncoder().encode(JSON.stringify(request));
-      const at = alloc(text.length, pointers);
-      heap().set(text, at);
-      if (core.etpack_validate(at, text.length) !== 0) decline();
+      // The binary request of validate_c_api.cpp: five numbers a file, the
+      // .ptd files' names one after the other (UTF-8: what JSON gives the
+      // full path's request for names without a lone surrogate).
+      const files = [['', pte], ...Object.entries(ptds)];
+      if (files.some(([name]) => !name.isWellFormed())) decline();
+      const names = new TextEncoder().encode(files.map(([name]) => name).join(''));
+      const table = new Float64Array(files.length * 5);
+      files.forEach(([name, file], i) => {
+        const { head } = fileRequest(file, pointers);
+        table.set([head.ptr, head.len, file.id, file.size, new TextEncoder().encode(name).length], i * 5);
+      });
+      const tableAt = alloc(table.byteLength, pointers);
+      heap().set(new Uint8Array(table.buffer), tableAt);
+      const namesAt = alloc(names.length, pointers);
+      heap().set(names, namesAt);
+      if (core.etpack_validate(tableAt, files.length, namesAt, names.length) !== 0) decline();
       const report = parseLossless(reply());
       for (const p of pointers) core.free(p);
       broken = false;
