@@ -124,8 +124,8 @@ target_link_options(etpack_wasm PRIVATE
   -sINCOMING_MODULE_JS_API=wasmBinary,locateFile,instantiateWasm,print,printErr)
 
 # The CLI's `validate FILE...` fast path (issue 42, start-up): a second link
-# of the same -O3 objects and archives, first, as above, so its verdicts are
-# the same code's, with only bindings/validate_c_api.cpp on top: a plain C
+# of the same sources (the -O3 ones compiled again at -Oz, below), so its
+# verdicts are the same code's, with only bindings/validate_c_api.cpp on top: a plain C
 # ABI, no embind and no JS glue (npm/src/cli/validate-fast.mjs instantiates
 # it with its one import, etpack_host_read, and the stubs the runtime asks
 # for). LTO keeps only what validate reaches. A Node process that compiles
@@ -136,8 +136,29 @@ target_link_options(etpack_wasm PRIVATE
 # whole process: 1.48-1.51x node -e 0 wall and 1.51-1.53x CPU, against
 # 1.51-1.53x and 1.69-1.73x with dlmalloc), for a 9.3 MB program's validate
 # ~5% slower (0.89-1.11 s against 0.84-1.04 s).
+# The validate-only module's objects are compiled a second time, at -Oz
+# (issue 42, start-up): Node compiles a function the first time it runs, and
+# validate's first call compiled 308 functions, 178 KB of -O3 bodies
+# (inlined checks: check_decoded_pte 29 KB, check_runtime_rules 27 KB),
+# 17-28 ms on the main thread. Only the -O3 files are compiled again (the -Oz
+# ones' objects in the archives are the same); given as objects, they are
+# what the link uses, and the archives supply the rest. The CLI sends files
+# above 2 MiB in all to etpack.wasm (validate-fast.mjs), where -O3 pays.
+set(ETPACK_VALIDATE_OBJECTS "")
+foreach(layer IN LISTS ETPACK_LAYER_TARGETS)
+  get_target_property(sources ${layer} SOURCES)
+  list(FILTER sources INCLUDE REGEX "\\.cpp$")
+  list(FILTER sources EXCLUDE REGEX "/(${ETPACK_COLD_REGEX})$")
+  if(NOT sources)
+    continue()  # every file of the layer is -Oz already
+  endif()
+  add_library(${layer}_oz OBJECT ${sources})
+  target_link_libraries(${layer}_oz PRIVATE ${layer})
+  target_compile_options(${layer}_oz PRIVATE ${ETPACK_WARNINGS} -flto -Oz)
+  list(APPEND ETPACK_VALIDATE_OBJECTS "$<TARGET_OBJECTS:${layer}_oz>")
+endforeach()
 add_library(etpack_validate_c OBJECT "${ETPACK_SOURCE}/bindings/validate_c_api.cpp")
-add_executable(etpack_validate_wasm ${ETPACK_HOT_OBJECTS} $<TARGET_OBJECTS:etpack_validate_c>)
+add_executable(etpack_validate_wasm ${ETPACK_VALIDATE_OBJECTS} $<TARGET_OBJECTS:etpack_validate_c>)
 foreach(target etpack_validate_wasm etpack_validate_c)
   target_link_libraries(${target} PRIVATE etpack)
   target_include_directories(${target} PRIVATE "${ETPACK_BINDINGS_ROOT}")
@@ -150,7 +171,7 @@ set_target_properties(etpack_validate_wasm PROPERTIES
 set_property(TARGET etpack_validate_wasm APPEND PROPERTY LINK_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/cmake/validate_imports.js")
 set_property(TARGET etpack_validate_wasm PROPERTY CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
 target_link_options(etpack_validate_wasm PRIVATE
-  -flto --no-entry -sSTANDALONE_WASM=1 "--js-library=${CMAKE_CURRENT_SOURCE_DIR}/cmake/validate_imports.js"
+  -Oz -flto --no-entry -sSTANDALONE_WASM=1 "--js-library=${CMAKE_CURRENT_SOURCE_DIR}/cmake/validate_imports.js"
   -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sINITIAL_MEMORY=16MB
   -sFILESYSTEM=0 -sMALLOC=emmalloc
   -sEXPORTED_FUNCTIONS=_malloc,_free,_etpack_reply_ptr,_etpack_reply_size,_etpack_head_size,_etpack_validate)

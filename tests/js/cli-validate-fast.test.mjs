@@ -13,7 +13,7 @@ import { generate } from '../../scripts/gen-package.mjs';
 import { ARTIFACTS, CLI, CONFORMANCE, NPM, ROOT, SHARED, loadApi } from './helpers/common.mjs';
 
 generate();  // before the sources load: they import npm/src/generated/
-const { fastEt, fastPlan } = await import('../../npm/src/cli/validate-fast.mjs');
+const { FAST_MAX_BYTES, fastEt, fastPlan } = await import('../../npm/src/cli/validate-fast.mjs');
 const { groupModels, runStatus, validateAll } = await import('../../npm/src/cli/validate-run.mjs');
 const { json, text } = await import('../../npm/src/cli/validate-formats.mjs');
 const BUNDLE = join(NPM, 'dist/cli/executorch-pack.mjs');
@@ -39,6 +39,8 @@ const CORRUPT = [
   corrupt('empty.pte', Buffer.alloc(0)),
 ];
 mkdirSync(join(scratch, 'folder.pte'));
+// add.pte and zeros, one byte over what the fast path takes.
+const big = corrupt('big.pte', Buffer.concat([add, Buffer.alloc(FAST_MAX_BYTES + 1 - add.length)]));
 const everything = join(CONFORMANCE, '13_everything');
 const MODELS = [
   // every file alone, then each conformance case as one command line
@@ -76,7 +78,7 @@ test('fast and full paths: the same results, text and JSON, for every file of th
   assert.ok(taken > 100, `${taken} command lines taken by the fast path`);
 });
 
-test('what the fast path declines: URLs, --jobs, target options, --help, usage errors', () => {
+test('what the fast path declines: URLs, --jobs, target options, --help, usage errors, files above FAST_MAX_BYTES in all', () => {
   const pte = join(ARTIFACTS, 'add.pte');
   assert.deepEqual(fastPlan(['validate', pte]), { format: 'text', files: [pte] });
   assert.deepEqual(fastPlan(['validate', '--json', pte]), { format: 'json', files: [pte] });
@@ -84,7 +86,8 @@ test('what the fast path declines: URLs, --jobs, target options, --help, usage e
   for (const argv of [['validate'], ['validate', 'https://example.com/a.pte'], ['validate', '--jobs', '2', pte], ['validate', '--runtime', '1.0', pte],
     ['validate', '--backends', 'XnnpackBackend', pte], ['validate', '--method-allocator', '100', pte], ['validate', '--help', pte],
     ['validate', '--deprecated-constant-buffer', pte], ['validate', '--format', 'xml', pte], ['validate', '--json', '--format', 'text', pte],
-    ['validate', '--nope', pte], ['validate', '--header', 'A: b', pte], ['inspect', pte], ['--version']]) {
+    ['validate', '--nope', pte], ['validate', '--header', 'A: b', pte], ['inspect', pte], ['--version'], ['validate', big],
+    ['validate', pte, corrupt('half.pte', Buffer.alloc(FAST_MAX_BYTES / 2)), corrupt('half2.pte', Buffer.alloc(FAST_MAX_BYTES / 2))]]) {
     assert.equal(fastPlan(argv), null, argv.join(' '));
   }
 });
@@ -106,7 +109,7 @@ test('the published CLI: byte-identical output on either path, and the fast path
     [['validate', '--format=github', CORRUPT[0]], 'fast'], [['validate', '--json', CORRUPT[2], pte], 'fast'],
     [['validate', join(scratch, 'missing.pte')], 'full'], [['validate', '--json', join(scratch, 'folder.pte')], 'full'],
     [['validate', pte, join(scratch, 'missing.pte')], 'full'], [['validate', '--jobs', '2', pte], 'full'], [['validate', '--runtime', '0.4', pte], 'full'],
-    [['validate', join(SHARED, 'etdump/add_r1/add_r1.etdp')], 'full'],
+    [['validate', join(SHARED, 'etdump/add_r1/add_r1.etdp')], 'full'], [['validate', '--json', big], 'full'],
   ];
   for (const [args, path] of cases) {
     const a = spawnSync(process.execPath, ['--input-type=module', '-e', SPY(BUNDLE, args)], { encoding: 'utf8' });

@@ -5,13 +5,13 @@
 // asks of the library's (openFile, withFetchedRanges, validate), and printed
 // by the same formatting code as commands/validate.mjs.
 //
-// It takes only what it does exactly as the full path would: local files,
-// no options but --json and --format, every file opened and validated
-// without an error. Anything else (URLs, --jobs, target options, --help, a
+// It takes only what it does exactly as the full path would: local files
+// of FAST_MAX_BYTES or less in all, no options but --json and --format,
+// every file opened and validated without an error. Anything else (URLs, --jobs, target options, --help, a
 // usage mistake, a file that cannot be read or is of another kind, an error
 // from the core, a read that fails) returns false before anything is
 // printed, and the caller runs the full CLI, which says it as always.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { parseArgs } from './args.mjs';
 import { isUrl } from './inputs.mjs';
 import { groupModels, runStatus, validateAll } from './validate-run.mjs';
@@ -28,6 +28,28 @@ const SPEC = {
 };
 const TAKEN = new Set(['json', 'format']);
 
+// The validate-only module is compiled at -Oz (less code for Node to compile
+// on its first call, cmake/wasm.cmake), and is slower per byte than the -O3
+// etpack.wasm: whole process, metadata-heavy programs (bench/metadata.mjs's
+// shape), this path against the full one: 0.78x at 0.9 MB, 0.86x at 1.9 MB,
+// 0.94x at 2.8 MB, ~1.6x at 9.3 MB. Files above this size in all (stat,
+// before the module is instantiated) go to the full path.
+export const FAST_MAX_BYTES = 2 << 20;
+
+// The total size of the files, or Infinity when one cannot be stat'ed
+// (the full path says why).
+function totalSize(files) {
+  let total = 0;
+  for (const file of files) {
+    try {
+      total += statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+    } catch {
+      return Infinity;
+    }
+  }
+  return total;
+}
+
 // The format and files of `validate ARGS` when the fast path takes them, else null.
 export function fastPlan(argv) {
   if (argv[0] !== 'validate') return null;
@@ -41,7 +63,7 @@ export function fastPlan(argv) {
   if (Object.keys(options).some((name) => !TAKEN.has(name) && options[name] !== undefined && options[name] !== false)) return null;
   const format = options.format ?? (options.json ? 'json' : 'text');
   if (!FORMATS.includes(format) || (options.json && format !== 'json')) return null;
-  if (positional.length < 1 || positional.some(isUrl)) return null;
+  if (positional.length < 1 || positional.some(isUrl) || totalSize(positional) > FAST_MAX_BYTES) return null;
   return { format, files: positional };
 }
 
