@@ -1,6 +1,8 @@
 # The npm package's module: the core plus the embind layer, as an ES module
 # factory and a .wasm file written into npm/dist/. See ../shared/TOOLCHAIN.md.
 file(GLOB ETPACK_BINDING_SOURCES CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/src/bindings/*.cpp")
+# The validate-only module's C ABI goes into its own link (below), not this one.
+list(REMOVE_ITEM ETPACK_BINDING_SOURCES "${CMAKE_CURRENT_SOURCE_DIR}/src/bindings/validate_c_api.cpp")
 # Size (issue 42): -O3 everywhere made a 1.89 MB .wasm, -Oz everywhere made
 # P1 metadata 2.3-4.7x slower. So -Oz only for the files no P1 operation
 # (serialize, deserialize, validate, inspect) spends time in, as a CPU profile
@@ -62,7 +64,8 @@ file(GLOB ETPACK_COLD_SOURCES CONFIGURE_DEPENDS
   "${ETPACK_SOURCE}/ops/kind_pte.cpp" "${ETPACK_SOURCE}/ops/file_kind_ops.cpp" "${ETPACK_SOURCE}/ops/inspect.cpp" "${ETPACK_SOURCE}/ops/validate.cpp"
   "${ETPACK_SOURCE}/schema/schema_load.cpp" "${ETPACK_SOURCE}/schema/verify_files.cpp" "${ETPACK_SOURCE}/model/named_data_store.cpp"
   "${ETPACK_SOURCE}/ops/serialize_for_executorch.cpp" "${ETPACK_SOURCE}/ops/program_for_pte.cpp" "${ETPACK_SOURCE}/ops/deserialize.cpp"
-  "${ETPACK_SOURCE}/encode/pte_writer.cpp" "${ETPACK_SOURCE}/plan/segment_layout.cpp" "${ETPACK_SOURCE}/core/error.cpp")
+  "${ETPACK_SOURCE}/encode/pte_writer.cpp" "${ETPACK_SOURCE}/plan/segment_layout.cpp" "${ETPACK_SOURCE}/core/error.cpp"
+  "${ETPACK_SOURCE}/bindings/validate_c_api.cpp")
 set_source_files_properties(${ETPACK_COLD_SOURCES} PROPERTIES COMPILE_OPTIONS -Oz)
 # Link order: every -O3 object before any -Oz one. An inline function or
 # template instance (Value's moves, FbBytes::follow, vector<Value>::push_back)
@@ -120,3 +123,35 @@ target_link_options(etpack_wasm PRIVATE
   -sEXPORTED_RUNTIME_METHODS=HEAPU8
   -sNODEJS_CATCH_EXIT=0 -sNODEJS_CATCH_REJECTION=0
   -sINCOMING_MODULE_JS_API=wasmBinary,locateFile,instantiateWasm,print,printErr)
+
+# The CLI's `validate FILE...` fast path (issue 42, start-up): a second link
+# of the same -O3 objects and archives, first, as above, so its verdicts are
+# the same code's, with only bindings/validate_c_api.cpp on top: a plain C
+# ABI, no embind and no JS glue (npm/src/cli/validate-fast.mjs instantiates
+# it with its one import, etpack_host_read, and the stubs the runtime asks
+# for). LTO keeps only what validate reaches. A Node process that compiles
+# this instead of etpack.wasm and registers no embind bindings starts
+# faster; anything the fast path does not do goes to etpack.wasm.
+# emmalloc instead of dlmalloc: less code to compile on the first call and
+# no background tier-up of dlmalloc (validate add.pte, interleaved pairs,
+# whole process: 1.48-1.51x node -e 0 wall and 1.51-1.53x CPU, against
+# 1.51-1.53x and 1.69-1.73x with dlmalloc), for a 9.3 MB program's validate
+# ~5% slower (0.89-1.11 s against 0.84-1.04 s).
+add_library(etpack_validate_c OBJECT "${ETPACK_SOURCE}/bindings/validate_c_api.cpp")
+add_executable(etpack_validate_wasm ${ETPACK_HOT_OBJECTS} $<TARGET_OBJECTS:etpack_validate_c>)
+foreach(target etpack_validate_wasm etpack_validate_c)
+  target_link_libraries(${target} PRIVATE etpack)
+  target_include_directories(${target} PRIVATE "${ETPACK_BINDINGS_ROOT}")
+  target_compile_options(${target} PRIVATE ${ETPACK_WARNINGS} -flto)
+endforeach()
+set_target_properties(etpack_validate_wasm PROPERTIES
+  OUTPUT_NAME etpack-validate
+  SUFFIX ".wasm"
+  RUNTIME_OUTPUT_DIRECTORY "${ETPACK_NPM_DIST}")
+set_property(TARGET etpack_validate_wasm APPEND PROPERTY LINK_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/cmake/validate_imports.js")
+set_property(TARGET etpack_validate_wasm PROPERTY CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
+target_link_options(etpack_validate_wasm PRIVATE
+  -flto --no-entry -sSTANDALONE_WASM=1 "--js-library=${CMAKE_CURRENT_SOURCE_DIR}/cmake/validate_imports.js"
+  -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sINITIAL_MEMORY=16MB
+  -sFILESYSTEM=0 -sMALLOC=emmalloc
+  -sEXPORTED_FUNCTIONS=_malloc,_free,_etpack_reply_ptr,_etpack_reply_size,_etpack_head_size,_etpack_validate)

@@ -13,6 +13,11 @@
 // Issue 42 (start-up): the ES modules of the former bundle (one per command
 // and ~12 shared chunks) were resolved, read and compiled on every run;
 // with the cache, `validate add.pte` costs ~0.86x the CPU it did.
+// - validate-fast.js and validate-fast.cache: the same for
+//   src/cli/validate-fast.mjs, `validate FILE...` on local files run by the
+//   validate-only module (dist/etpack-validate.wasm, no embind) and the same
+//   formatting code; the launcher tries it first for `validate` and runs
+//   cli-bundle.js when it declines (issue 42: start-up).
 // validate --jobs's worker is bundled on its own into validate-worker.mjs,
 // found beside the script (validate-run.mjs: new URL('./validate-worker.mjs',
 // import.meta.url)). A checkout runs npm/bin/executorch-pack.mjs from its
@@ -70,13 +75,17 @@ function builtinAliases(dir, names) {
 
 const SCRIPT = 'cli-bundle.js';
 const CACHE = 'cli-bundle.cache';
+const FAST = 'validate-fast.js';
+const FAST_CACHE = 'validate-fast.cache';
+const FAST_WASM = 'etpack-validate.wasm';  // in dist/, beside etpack.wasm
 
-// The script: a function of (exports, require, module, __filename,
-// __dirname, __etpackUrl) whose exports has `cli(argv)`.
-function script(npm, alias) {
+// A script: a function of (exports, require, module, __filename,
+// __dirname, __etpackUrl) whose exports has `cli(argv)` (main.mjs) or
+// `validateFast(argv, compile)` (validate-fast.mjs).
+function script(npm, alias, entry = 'src/cli/main.mjs') {
   const { outputFiles } = buildSync({
     alias,
-    entryPoints: [join(npm, 'src/cli/main.mjs')],
+    entryPoints: [join(npm, entry)],
     bundle: true,
     format: 'cjs',
     platform: 'node',
@@ -110,17 +119,37 @@ const require = createRequire(import.meta.url);
 const { readFileSync } = require('node:fs');
 const { Script } = require('node:vm');
 const { fileURLToPath } = require('node:url');
-const url = new URL('${SCRIPT}', import.meta.url);
-const filename = fileURLToPath(url);
-let cachedData;
-try {
-  cachedData = readFileSync(new URL('${CACHE}', import.meta.url));
-} catch {
-  cachedData = undefined;  // no cache: the script is compiled
+// The exports of one of the scripts here, run with its cache.
+function load(name, cache) {
+  const url = new URL(name, import.meta.url);
+  const filename = fileURLToPath(url);
+  let cachedData;
+  try {
+    cachedData = readFileSync(new URL(cache, import.meta.url));
+  } catch {
+    cachedData = undefined;  // no cache: the script is compiled
+  }
+  const module = { exports: {} };
+  new Script(readFileSync(filename, 'utf8'), { filename, cachedData }).runInThisContext()(module.exports, require, module, filename, fileURLToPath(new URL('.', url)), url.href);
+  return module.exports;
 }
-const module = { exports: {} };
-new Script(readFileSync(filename, 'utf8'), { filename, cachedData }).runInThisContext()(module.exports, require, module, filename, fileURLToPath(new URL('.', url)), url.href);
-await module.exports.cli(process.argv.slice(2));
+
+// \`validate FILE...\` first tries ${FAST}; it declines what it does not
+// do exactly as the full CLI, before printing anything. Its module's
+// compile starts first, so V8's background part of it overlaps the script's
+// loading (a compile the fast path then declines costs only CPU).
+const argv = process.argv.slice(2);
+let done = false;
+if (argv[0] === 'validate') {
+  try {
+    const compiled = WebAssembly.compile(readFileSync(new URL('../${FAST_WASM}', import.meta.url)));
+    compiled.catch(() => {});  // a failure declines
+    done = await load('${FAST}', '${FAST_CACHE}').validateFast(argv, () => compiled);
+  } catch {
+    done = false;
+  }
+}
+if (!done) await load('${SCRIPT}', '${CACHE}').cli(argv);
 `;
 
 // Made in a child Node with no flags of its own (V8 keys a cache to its
@@ -136,35 +165,40 @@ const [filename, cache, ...argv] = process.argv.slice(1);
 const script = new Script(readFileSync(filename, 'utf8'), { filename });
 const module = { exports: {} };
 script.runInThisContext()(module.exports, require, module, filename, dirname(filename), pathToFileURL(filename).href);
-module.exports.cli(argv).then(() => writeFileSync(cache, script.createCachedData()));
+const run = module.exports.cli ? module.exports.cli(argv)
+  : module.exports.validateFast(argv, () => WebAssembly.compile(readFileSync(new URL('../${FAST_WASM}', pathToFileURL(filename)))));
+run.then(() => writeFileSync(cache, script.createCachedData()));
 `;
-function makeCache(npm, dir) {
-  const tmp = join(dir, `${CACHE}.${process.pid}.tmp`);
+function makeCache(npm, dir, name, cache) {
+  const tmp = join(dir, `${cache}.${process.pid}.tmp`);
   const warmUp = join(npm, '..', 'tests/fuzz/regressions/unread_segment_past_data.pte');
   const args = existsSync(warmUp) ? ['validate', warmUp] : ['--version'];
-  const r = spawnSync(process.execPath, ['-e', MAKE_CACHE, join(dir, SCRIPT), tmp, ...args], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  const r = spawnSync(process.execPath, ['-e', MAKE_CACHE, join(dir, name), tmp, ...args], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
   if (r.status > 1 || !existsSync(tmp)) {
     rmSync(tmp, { force: true });
     return false;
   }
-  renameSync(tmp, join(dir, CACHE));
+  renameSync(tmp, join(dir, cache));
   return true;
 }
 
 // Whether this Node takes the cache in `dir` for its script.
-function cacheTaken(dir) {
-  const file = join(dir, CACHE);
+function cacheTaken(dir, name, cache) {
+  const file = join(dir, cache);
   if (!existsSync(file)) return false;
-  return !new Script(readFileSync(join(dir, SCRIPT), 'utf8'), { filename: join(dir, SCRIPT), cachedData: readFileSync(file) }).cachedDataRejected;
+  return !new Script(readFileSync(join(dir, name), 'utf8'), { filename: join(dir, name), cachedData: readFileSync(file) }).cachedDataRejected;
 }
 
 export function buildCli(npm) {
   const out = join(npm, CLI_DIR);
   const shims = mkdtempSync(join(tmpdir(), 'etpack-cli-'));
   let cli;
+  let fast;
   let worker;
   try {
-    cli = script(npm, builtinAliases(shims, Object.keys(LAZY)));
+    const alias = builtinAliases(shims, Object.keys(LAZY));
+    cli = script(npm, alias);
+    fast = script(npm, alias, 'src/cli/validate-fast.mjs');
     worker = buildSync({
       entryPoints: [{ in: join(npm, 'src/cli/validate-worker.mjs'), out: 'validate-worker' }],
       bundle: true,
@@ -183,16 +217,20 @@ export function buildCli(npm) {
     rmSync(shims, { recursive: true, force: true });
   }
   mkdirSync(out, { recursive: true });
-  const scriptFile = join(out, SCRIPT);
-  const changed = !existsSync(scriptFile) || !readFileSync(scriptFile).equals(Buffer.from(cli));
-  put(scriptFile, Buffer.from(cli));
   put(join(out, 'validate-worker.mjs'), Buffer.from(worker.contents));
   put(join(out, 'executorch-pack.mjs'), Buffer.from(LAUNCHER));
   chmodSync(join(out, 'executorch-pack.mjs'), 0o755);
-  if (changed || !cacheTaken(out)) {
-    if (!makeCache(npm, out)) rmSync(join(out, CACHE), { force: true });
+  for (const [name, cache, text] of [[SCRIPT, CACHE, cli], [FAST, FAST_CACHE, fast]]) {
+    const scriptFile = join(out, name);
+    const changed = !existsSync(scriptFile) || !readFileSync(scriptFile).equals(Buffer.from(text));
+    put(scriptFile, Buffer.from(text));
+    // (The fast script's cache needs the validate-only module: a build
+    // without it ships the script uncached, and the launcher declines.)
+    if (changed || !cacheTaken(out, name, cache)) {
+      if (!makeCache(npm, out, name, cache)) rmSync(join(out, cache), { force: true });
+    }
   }
-  const made = new Set([SCRIPT, CACHE, 'validate-worker.mjs', 'executorch-pack.mjs']);
+  const made = new Set([SCRIPT, CACHE, FAST, FAST_CACHE, 'validate-worker.mjs', 'executorch-pack.mjs']);
   for (const name of readdirSync(out)) {
     if (!made.has(name) && /\.(mjs|js)$/.test(name)) rmSync(join(out, name), { force: true });
   }

@@ -19,7 +19,8 @@ try {
   // text does not change (emcc 3.1.6): the .wasm's time is the build's; the
   // .mjs must merely exist.
   statSync(join(npm, 'dist/etpack.mjs'));
-  built = statSync(join(npm, 'dist/etpack.wasm')).mtimeMs;
+  // (the CLI's validate-only module is linked in the same build: the older of the two)
+  built = Math.min(statSync(join(npm, 'dist/etpack.wasm')).mtimeMs, statSync(join(npm, 'dist/etpack-validate.wasm')).mtimeMs);
 } catch {
   fail('npm/dist is not built: run `npm run build:wasm` at the repository root');
 }

@@ -11,6 +11,7 @@
 #include "core/value_stream.h"
 #include "encode/fb_builder.h"
 #include "model/table_reader_scalars.h"
+#include "schema/last_union_members.h"
 
 namespace etpack {
 namespace {
@@ -144,7 +145,7 @@ class StreamEncoder : table_reader::ScalarRules {
       if (f.type != BaseType::kUnion) continue;
       const Slot& type = slots_[base + f.id - 1u];
       if ((type.state == Slot::kScalar) != (slots_[base + f.id].state == Slot::kChild)) return false;
-      if (type.state == Slot::kScalar) remember_member(&f, type.scalar.u);
+      if (type.state == Slot::kScalar) last_members_.remember(&f, type.scalar.u);
     }
     if (guessed != nullptr && slots_[base + guessed->id - 1u].scalar.u != guess_state.type) {
       // A wrong guess: taken back and read again as its type, unless a
@@ -287,7 +288,7 @@ class StreamEncoder : table_reader::ScalarRules {
     uint64_t type = 0;
   };
   bool guess(const FieldDef& f, size_t depth, Guess& g, uint32_t& child) {
-    g.type = speculating_ ? 0 : last_member(&f);
+    g.type = speculating_ ? 0 : last_members_.of(&f);
     if (g.type == 0) return false;
     g.mark = b_.mark();
     g.pos = in_.pos();
@@ -305,19 +306,6 @@ class StreamEncoder : table_reader::ScalarRules {
     slots_.resize(g.slots);
     offsets_.resize(g.offsets);
     for (FlatBuilder::LastVtable& last : last_vtables_) last = {};  // they may name vtables taken back
-  }
-  uint64_t last_member(const FieldDef* f) const {
-    for (const auto& [field, member] : last_members_)
-      if (field == f) return member;
-    return 0;
-  }
-  void remember_member(const FieldDef* f, uint64_t member) {
-    for (auto& [field, last] : last_members_)
-      if (field == f) {
-        last = member;
-        return;
-      }
-    last_members_.emplace_back(f, member);
   }
 
   // The type of union `f` whose value comes next, from its `_type` member
@@ -349,7 +337,7 @@ class StreamEncoder : table_reader::ScalarRules {
   std::vector<uint32_t> offsets_;   // the items of the lists being encoded
   std::vector<uint8_t> raw_;        // a scalar list being encoded
   std::vector<Match> keys_;         // by key id
-  std::vector<std::pair<const FieldDef*, uint64_t>> last_members_;  // per union field, its last member type
+  LastUnionMembers<uint64_t> last_members_;  // per union field, its last member type
   bool speculating_ = false;        // placing a guessed union member
   static constexpr size_t kLastVtables = 64;
   FlatBuilder::LastVtable last_vtables_[kLastVtables];  // by table type, as the model encoder keeps them

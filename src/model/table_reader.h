@@ -34,6 +34,7 @@
 #include "model/box_arena.h"
 #include "model/table_reader_scalars.h"
 #include "model/value_json.h"
+#include "schema/last_union_members.h"
 
 namespace etpack::table_reader {
 
@@ -170,7 +171,7 @@ class TableReader : ScalarRules {
   // leaves for the later read to overwrite.
   Status value_before_type(const FieldDef& f, int& guess, Value& slot, size_t depth) {
     guess = 0;
-    const int member = speculating_ ? 0 : last_member(&f);
+    const int member = speculating_ ? 0 : last_members_.of(&f);
     if (member > 0) {
       const size_t begin = src_.pos();
       const size_t path_len = path_len_;
@@ -186,19 +187,6 @@ class TableReader : ScalarRules {
       src_.seek(begin);
     }
     return skip_value(depth + 1);
-  }
-  int last_member(const FieldDef* f) const {
-    for (const auto& [field, member] : last_members_)
-      if (field == f) return member;
-    return 0;
-  }
-  void remember_member(const FieldDef* f, int member) {
-    for (auto& [field, last] : last_members_)
-      if (field == f) {
-        last = member;
-        return;
-      }
-    last_members_.emplace_back(f, member);
   }
 
   // --- schema values --------------------------------------------------------
@@ -382,7 +370,7 @@ class TableReader : ScalarRules {
       if (!u.has_value) continue;
       push_name(&u.field->name);
       if (!u.has_type || u.type <= 0) return mismatch("union value without a member type in '" + u.field->name + "_type'");
-      remember_member(u.field, u.type);
+      last_members_.remember(u.field, u.type);
       if (u.guess == u.type) {  // already in its slot
         out.fields[u.field->id - 1u] = Value::from_uint(static_cast<uint64_t>(u.type));
         pop();
@@ -404,7 +392,7 @@ class TableReader : ScalarRules {
   std::vector<uint8_t> raw_;  // a scalar list being read (never nested)
   std::shared_ptr<std::vector<uint8_t>> chunk_;  // where scalar lists are stored
   size_t chunk_used_ = 0;
-  std::vector<std::pair<const FieldDef*, int>> last_members_;  // per union field, the member it held last
+  LastUnionMembers<int> last_members_;  // per union field, the member it held last
   bool speculating_ = false;  // reading a union value as a guessed member
   size_t skip_begin_ = 0, skip_end_ = 0;  // skip_root_member()
   BoxArena* arena_;  // the boxes of the tables and scalar lists read (model/box_arena.h)

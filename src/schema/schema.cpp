@@ -5,25 +5,16 @@
 #include "schema/schema_load.h"
 
 // Embedded by CMake: the compact tables (cmake/compact_schema.mjs) of the
-// flatc-compiled .bfbs files (see CMakeLists.txt).
-extern "C" const unsigned char etpack_program_schema[];
-extern "C" const size_t etpack_program_schema_size;
-extern "C" const unsigned char etpack_flat_tensor_schema[];
-extern "C" const size_t etpack_flat_tensor_schema_size;
-extern "C" const unsigned char etpack_etdump_schema[];
-extern "C" const size_t etpack_etdump_schema_size;
-extern "C" const unsigned char etpack_bundled_program_schema[];
-extern "C" const size_t etpack_bundled_program_schema_size;
-extern "C" const unsigned char etpack_xnnpack_schema[];
-extern "C" const size_t etpack_xnnpack_schema_size;
-extern "C" const unsigned char etpack_vulkan_schema[];
-extern "C" const size_t etpack_vulkan_schema_size;
-extern "C" const unsigned char etpack_mps_schema[];
-extern "C" const size_t etpack_mps_schema_size;
-extern "C" const unsigned char etpack_mlx_schema[];
-extern "C" const size_t etpack_mlx_schema_size;
-extern "C" const unsigned char etpack_native_graph_schema[];
-extern "C" const size_t etpack_native_graph_schema_size;
+// flatc-compiled .bfbs files (see CMakeLists.txt), as
+// etpack_<name>_schema[] and etpack_<name>_schema_size.
+#define ETPACK_EMBEDDED_SCHEMAS(X) \
+  X(program) X(flat_tensor) X(etdump) X(bundled_program) X(xnnpack) X(vulkan) X(mps) X(mlx) X(native_graph)
+#define ETPACK_DECLARE_EMBEDDED(name)                    \
+  extern "C" const unsigned char etpack_##name##_schema[]; \
+  extern "C" const size_t etpack_##name##_schema_size;
+ETPACK_EMBEDDED_SCHEMAS(ETPACK_DECLARE_EMBEDDED)
+#undef ETPACK_DECLARE_EMBEDDED
+#undef ETPACK_EMBEDDED_SCHEMAS
 
 namespace etpack {
 
@@ -76,44 +67,32 @@ const TableDef* Schema::find_table(std::string_view short_name) const {
 
 namespace {
 
-std::unique_ptr<Schema> load(const unsigned char* data, size_t size) { return load_compact_schema(data, size); }
+// Each schema is read from its table on first use (a delegate's only when a
+// payload of its kind is met) and kept for the process.
+template <const unsigned char* kTable, const size_t* kSize>
+const Schema& embedded() {
+  static const std::unique_ptr<Schema> schema = load_compact_schema(kTable, *kSize);
+  return *schema;
+}
 
 }  // namespace
 
-const Schema& program_schema() {
-  static const std::unique_ptr<Schema> schema = load(etpack_program_schema, etpack_program_schema_size);
-  return *schema;
-}
-
-const Schema& flat_tensor_schema() {
-  static const std::unique_ptr<Schema> schema = load(etpack_flat_tensor_schema, etpack_flat_tensor_schema_size);
-  return *schema;
-}
-
+const Schema& program_schema() { return embedded<etpack_program_schema, &etpack_program_schema_size>(); }
+const Schema& flat_tensor_schema() { return embedded<etpack_flat_tensor_schema, &etpack_flat_tensor_schema_size>(); }
+const Schema& etdump_schema() { return embedded<etpack_etdump_schema, &etpack_etdump_schema_size>(); }
 const Schema& bundled_program_schema() {
-  static const std::unique_ptr<Schema> schema = load(etpack_bundled_program_schema, etpack_bundled_program_schema_size);
-  return *schema;
-}
-
-const Schema& etdump_schema() {
-  static const std::unique_ptr<Schema> schema = load(etpack_etdump_schema, etpack_etdump_schema_size);
-  return *schema;
+  return embedded<etpack_bundled_program_schema, &etpack_bundled_program_schema_size>();
 }
 
 const Schema& delegate_schema(DelegateSchema which) {
-  static const std::unique_ptr<Schema> xnnpack = load(etpack_xnnpack_schema, etpack_xnnpack_schema_size);
-  static const std::unique_ptr<Schema> vulkan = load(etpack_vulkan_schema, etpack_vulkan_schema_size);
-  static const std::unique_ptr<Schema> mps = load(etpack_mps_schema, etpack_mps_schema_size);
-  static const std::unique_ptr<Schema> mlx = load(etpack_mlx_schema, etpack_mlx_schema_size);
-  static const std::unique_ptr<Schema> native = load(etpack_native_graph_schema, etpack_native_graph_schema_size);
   switch (which) {
-    case DelegateSchema::kXnnpack: return *xnnpack;
-    case DelegateSchema::kVulkan: return *vulkan;
-    case DelegateSchema::kMps: return *mps;
-    case DelegateSchema::kMlx: return *mlx;
-    case DelegateSchema::kNative: return *native;
+    case DelegateSchema::kXnnpack: return embedded<etpack_xnnpack_schema, &etpack_xnnpack_schema_size>();
+    case DelegateSchema::kVulkan: return embedded<etpack_vulkan_schema, &etpack_vulkan_schema_size>();
+    case DelegateSchema::kMps: return embedded<etpack_mps_schema, &etpack_mps_schema_size>();
+    case DelegateSchema::kMlx: return embedded<etpack_mlx_schema, &etpack_mlx_schema_size>();
+    case DelegateSchema::kNative: return embedded<etpack_native_graph_schema, &etpack_native_graph_schema_size>();
   }
-  return *xnnpack;
+  return embedded<etpack_xnnpack_schema, &etpack_xnnpack_schema_size>();
 }
 
 }  // namespace etpack

@@ -94,7 +94,7 @@ struct Reader {
 
 std::unique_ptr<Schema> load_compact_schema(const unsigned char* data, size_t size) {
   auto schema = std::make_unique<Schema>();
-  Reader in{data, data + size};
+  Reader in{data, data + size, true, {}};
   in.pool.resize(in.count());
   for (auto& s : in.pool) {
     size_t n = in.count();

@@ -31,7 +31,7 @@ test('npm pack -> npm install <tarball> -> import init from "executorch-pack"', 
     const tarball = join(packDir, packed[0].filename);
     assert.ok(existsSync(tarball));
     const files = packed[0].files.map((f) => f.path);
-    for (const f of ['package.json', 'index.node.mjs', 'index.browser.mjs', 'index.d.ts', 'dist/etpack.mjs', 'dist/etpack.wasm', 'bin/executorch-pack.mjs', 'src/api.mjs',
+    for (const f of ['package.json', 'index.node.mjs', 'index.browser.mjs', 'index.d.ts', 'dist/etpack.mjs', 'dist/etpack.wasm', 'dist/etpack-validate.wasm', 'dist/cli/validate-fast.js', 'bin/executorch-pack.mjs', 'src/api.mjs',
       'README.md', 'LICENSE', 'examples/build-model.mjs', 'index.inline.mjs', 'dist/etpack-wasm.inline.mjs', 'index.node.d.ts', 'types/program.d.ts', 'types/codes.d.ts',
       'src/generated/file-kinds.mjs', 'src/generated/scalar-types.mjs', 'src/generated/schema-enums.mjs', 'src/generated/stream-tags.mjs']) {
       assert.ok(files.includes(f), `tarball holds ${f}`);
