@@ -34,9 +34,11 @@ list(REMOVE_ITEM ETPACK_BINDING_SOURCES "${CMAKE_CURRENT_SOURCE_DIR}/src/binding
 # what a serialize or deserialize call runs once around the encoder and the
 # decoder: ops/serialize_for_executorch, program_for_pte, deserialize,
 # encode/pte_writer (header and segment layout), plan/segment_layout,
-# core/error and json_indent (1,003,679 -> 978,333 bytes once the stream
-# encoder came in; P1 serialize 1.90x / 1.89x JSON before, deserialize
-# 1.76x / 1.71x: within noise).
+# core/error (1,003,679 -> 978,333 bytes once the stream encoder came in;
+# P1 serialize 1.90x / 1.89x JSON before, deserialize 1.76x / 1.71x: within
+# noise). Not json_indent nor text_out: graph's JSON of a large program goes
+# through them byte by byte (tens of MiB), and the graph builder's -Oz files
+# call them for every piece.
 set(ETPACK_SOURCE "${CMAKE_CURRENT_SOURCE_DIR}/src")
 file(GLOB ETPACK_COLD_SOURCES CONFIGURE_DEPENDS
   "${ETPACK_SOURCE}/read/delegate/*.cpp" "${ETPACK_SOURCE}/read/etdump_*.cpp" "${ETPACK_SOURCE}/read/bundled_*.cpp"
@@ -63,7 +65,6 @@ file(GLOB ETPACK_COLD_SOURCES CONFIGURE_DEPENDS
   "${ETPACK_SOURCE}/schema/schema_load.cpp" "${ETPACK_SOURCE}/schema/verify_files.cpp" "${ETPACK_SOURCE}/model/named_data_store.cpp"
   "${ETPACK_SOURCE}/ops/serialize_for_executorch.cpp" "${ETPACK_SOURCE}/ops/program_for_pte.cpp" "${ETPACK_SOURCE}/ops/deserialize.cpp"
   "${ETPACK_SOURCE}/encode/pte_writer.cpp" "${ETPACK_SOURCE}/plan/segment_layout.cpp" "${ETPACK_SOURCE}/core/error.cpp"
-  "${ETPACK_SOURCE}/core/json_indent.cpp"
   "${ETPACK_SOURCE}/bindings/validate_c_api.cpp")
 set_source_files_properties(${ETPACK_COLD_SOURCES} PROPERTIES COMPILE_OPTIONS -Oz)
 # Link order: every -O3 object before any -Oz one. An inline function or

@@ -10,6 +10,8 @@
 // newline), and returns an Output holding only the error, if any. Kept
 // beside api.cpp, in its own EMSCRIPTEN_BINDINGS block.
 #include <algorithm>
+#include <cstring>
+#include <functional>
 #include <string_view>
 
 #include <emscripten/bind.h>
@@ -58,62 +60,134 @@ std::string surrogates_escaped(std::string text) {
   return out;
 }
 
-// The graph's text and its format's name.
-Result<std::pair<std::string, std::string>> graph_text(const std::string& request_text) {
-  ETP_ASSIGN(const Json request, parse_request(request_text));
-  ETP_ASSIGN(FileSource pte, graph_file(request.find("pte"), "pte"));
+// A surrogate's 3-byte encoding cut by the end of a piece: the 1 or 2
+// bytes of it the piece ends with (none otherwise).
+size_t surrogate_prefix(const char* p, size_t n) {
+  const auto b = [&](size_t k) { return static_cast<uint8_t>(p[n - k]); };
+  if (n >= 1 && b(1) == 0xed) return 1;
+  if (n >= 2 && b(2) == 0xed && b(1) >= 0xa0 && b(1) <= 0xbf) return 2;
+  return 0;
+}
+
+// surrogates_escaped() over a text given in pieces: the bytes of a
+// surrogate's encoding that a piece ends with are held for the next.
+class SurrogateEscaper {
+ public:
+  using Out = std::function<void(const char*, size_t)>;
+  explicit SurrogateEscaper(Out out) : out_(std::move(out)) {}
+  void push(const char* p, size_t n) {
+    if (held_.empty() && std::memchr(p, '\xed', n) == nullptr) return out_(p, n);  // almost always
+    std::string text = held_ + std::string(p, n);
+    const size_t hold = surrogate_prefix(text.data(), text.size());
+    held_ = text.substr(text.size() - hold);
+    text.resize(text.size() - hold);
+    const std::string escaped = surrogates_escaped(std::move(text));
+    out_(escaped.data(), escaped.size());
+  }
+  void finish() {  // what is held is no surrogate: as it is
+    if (!held_.empty()) out_(held_.data(), held_.size());
+    held_.clear();
+  }
+
+ private:
+  Out out_;
+  std::string held_;
+};
+
+// What a graph request asks for: the files, the method, the format's name
+// and the graph's options.
+struct GraphCall {
+  FileSource pte;
   std::vector<std::pair<std::string, FileSource>> ptds;
+  std::optional<std::string> method;
+  std::string format;
+  GraphOptions options;
+};
+
+Result<GraphCall> graph_call(const std::string& request_text) {
+  ETP_ASSIGN(const Json request, parse_request(request_text));
+  GraphCall call;
+  ETP_ASSIGN(call.pte, graph_file(request.find("pte"), "pte"));
   if (const Json* list = request.find("ptds"); list && list->is_object()) {
     for (const auto& [name, file] : list->members()) {
       ETP_ASSIGN(FileSource source, graph_file(&file, "ptds['" + name + "']"));
-      ptds.emplace_back(name, std::move(source));
+      call.ptds.emplace_back(name, std::move(source));
     }
   }
-  std::optional<std::string> method;
-  if (const Json* m = request.find("method"); m && m->is_string()) method = m->text();
+  if (const Json* m = request.find("method"); m && m->is_string()) call.method = m->text();
   const Json* format = request.find("format");
-  const std::string name = format && format->is_string() ? format->text() : "json";
-  if (name != "json" && name != "dot" && name != "mermaid")
+  call.format = format && format->is_string() ? format->text() : "json";
+  if (call.format != "json" && call.format != "dot" && call.format != "mermaid")
     return make_error(ErrorCode::kInvalidArgument, "format must be 'json', 'dot' or 'mermaid'");
   const Json* delegates = request.find("delegates");
   const std::string expand = delegates && delegates->is_string() ? delegates->text() : "collapse";
   if (expand != "collapse" && expand != "expand")
     return make_error(ErrorCode::kInvalidArgument, "delegates must be 'collapse' or 'expand'");
-  GraphOptions options;
-  options.json = name == "json";
-  options.expand_delegates = expand == "expand";
-  ETP_ASSIGN(ProgramGraph graph, graph_of(pte, ptds, method, options));
-  std::string text = name == "dot" ? graph_dot(graph) : name == "mermaid" ? graph_mermaid(graph) : surrogates_escaped(std::move(graph.json));
-  return std::make_pair(std::move(text), name);
+  call.options.json = call.format == "json";
+  call.options.expand_delegates = expand == "expand";
+  return call;
+}
+
+// The graph's text: its JSON (never streamed: no json_sink), DOT or Mermaid.
+Result<std::string> graph_text(const GraphCall& call) {
+  ETP_ASSIGN(ProgramGraph graph, graph_of(call.pte, call.ptds, call.method, call.options));
+  if (call.format == "dot") return graph_dot(graph);
+  if (call.format == "mermaid") return graph_mermaid(graph);
+  return surrogates_escaped(std::move(graph.json));
 }
 
 Output* graph_js(std::string request_text, val host) {
   HostScope scope(host);
   return run_output([&](Output& out) -> Status {
-    ETP_ASSIGN(auto made, graph_text(request_text));
-    out.set_json(std::move(made.first));
+    ETP_ASSIGN(const GraphCall call, graph_call(request_text));
+    ETP_ASSIGN(std::string text, graph_text(call));
+    out.set_json(std::move(text));
     return {};
   });
 }
 
+constexpr size_t kIndentSlice = size_t{64} << 10;
+
 Output* graph_to_js(std::string request_text, val host, val write) {
   HostScope scope(host);
   return run_output([&](Output&) -> Status {
-    ETP_ASSIGN(auto made, graph_text(request_text));
-    std::string text = std::move(made.first);
+    ETP_ASSIGN(GraphCall call, graph_call(request_text));
     const auto sink = [&](const char* bytes, size_t size) {
       return write(val(emscripten::typed_memory_view(size, reinterpret_cast<const uint8_t*>(bytes)))).as<bool>();
     };
-    if (made.second != "json") {
+    if (call.format != "json") {
+      ETP_ASSIGN(const std::string text, graph_text(call));
       for (size_t at = 0; at < text.size(); at += JsonIndenter::kChunk)
         if (!sink(text.data() + at, std::min(JsonIndenter::kChunk, text.size() - at))) break;
       return {};
     }
+    // The JSON re-indented as it is made (GraphOptions::json_sink), or, when
+    // it could not be streamed, from ProgramGraph::json once made, in slices
+    // of kIndentSlice: each piece is a call of push(), as V8 runs a wasm
+    // function as baseline code until it has been called enough, and a call
+    // already running stays in it (no on-stack replacement for wasm): one
+    // call for tens of MiB ran 2-3x slower than the optimized code. Called
+    // through a volatile pointer: binaryen inlines a function with a single
+    // caller into that caller. Nothing reaches `write` before graph_of has
+    // succeeded: the indenter's first chunk is sent when full, and a
+    // streamed graph fails before its first byte or not at all.
     static constexpr std::string_view kHead = "{\"schema\": 1, \"methods\": ";
-    if (text.compare(0, kHead.size(), kHead) != 0) return make_error(ErrorCode::kInternal, "the graph's JSON has an unexpected head");
+    static void (JsonIndenter::*volatile push)(std::string_view) = &JsonIndenter::push;
     JsonIndenter indenter(sink, 1);
     indenter.raw("{\n  \"schema\": 1,\n  \"command\": \"graph\",\n  \"ok\": true,\n  \"methods\": ");
-    indenter.push(std::string_view(text).substr(kHead.size()));
+    SurrogateEscaper escaper([&](const char* p, size_t n) { (indenter.*push)(std::string_view(p, n)); });
+    size_t head = 0;  // bytes of kHead met: they are replaced by the reply's head
+    bool head_ok = true;
+    const auto take = [&](const char* p, size_t n) {
+      for (; head < kHead.size() && n; ++head, ++p, --n) head_ok = head_ok && *p == kHead[head];
+      if (n) escaper.push(p, n);
+    };
+    call.options.json_sink = take;
+    ETP_ASSIGN(ProgramGraph graph, graph_of(call.pte, call.ptds, call.method, call.options));
+    for (size_t at = 0; !graph.streamed && at < graph.json.size(); at += kIndentSlice)
+      take(graph.json.data() + at, std::min(kIndentSlice, graph.json.size() - at));
+    if (!head_ok || head < kHead.size()) return make_error(ErrorCode::kInternal, "the graph's JSON has an unexpected head");
+    escaper.finish();
     indenter.raw("\n");
     indenter.flush();
     return {};

@@ -7,8 +7,10 @@
 
 #include <cstddef>
 #include <functional>
-#include <string>
+#include <memory>
 #include <string_view>
+
+#include "core/cold_code.h"
 
 namespace etpack {
 
@@ -21,8 +23,10 @@ class JsonIndenter {
   static constexpr size_t kChunk = size_t{1} << 20;
   explicit JsonIndenter(Sink sink, int depth = 0) : sink_(std::move(sink)), depth_(depth) {}
 
-  void raw(std::string_view text);  // written as is
-  void push(std::string_view text);  // re-indented
+  // Both out of line: built -O3 (cmake/wasm.cmake), and LTO would otherwise
+  // inline them into the -Oz binding that calls them, loops and all.
+  ETPACK_OUT_OF_LINE void raw(std::string_view text);  // written as is
+  ETPACK_OUT_OF_LINE void push(std::string_view text);  // re-indented
   void flush();
   bool stopped() const { return stopped_; }
 
@@ -31,10 +35,12 @@ class JsonIndenter {
   void room(size_t n) {
     if (at_ + n > kChunk) flush();
   }
-  void newline();
 
   Sink sink_;
-  std::string buffer_ = std::string(kChunk + 8, '\0');  // at_ bytes in use
+  // at_ bytes in use; kSlack more than a chunk, as push() writes an
+  // indentation's spaces 8 at a time, up to 7 past its end.
+  static constexpr size_t kSlack = 8;
+  std::unique_ptr<char[]> buffer_ = std::make_unique<char[]>(kChunk + kSlack);
   size_t at_ = 0;
   int depth_;
   bool in_string_ = false, escaped_ = false, pending_open_ = false, stopped_ = false;

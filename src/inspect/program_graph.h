@@ -66,6 +66,7 @@
 // values); without the option no node has "expandNote".
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -86,6 +87,15 @@ using PtdKeyFiles = std::unordered_map<std::string, std::string>;
 struct GraphOptions {
   bool json = true;               // false: only the refs (DOT, Mermaid)
   bool expand_delegates = false;  // --delegates expand (below)
+  // When set (with json), the JSON text may go to json_sink in pieces (each
+  // valid only during the call) as it is made, instead of into
+  // ProgramGraph::json: only when nothing can fail any more (the method
+  // exists, the work is within the budget; not with expand_delegates), so
+  // an error always comes before the first byte. ProgramGraph::streamed
+  // says which; a graph of 100,000 instructions then never holds its text
+  // (tens of MiB), whose first writing into new memory cost as much as
+  // making it.
+  std::function<void(const char*, size_t)> json_sink;
 };
 
 // The graph as its JSON text (the shape above, written as it is built: a
@@ -113,7 +123,8 @@ struct GraphMethodRefs {
   std::vector<std::string> payload_keys;  // the delegate-internal values kPayload edges carry
 };
 struct ProgramGraph {
-  std::string json;
+  std::string json;       // empty when streamed
+  bool streamed = false;  // the JSON went to GraphOptions::json_sink
   std::vector<GraphMethodRefs> methods;
 };
 

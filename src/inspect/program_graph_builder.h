@@ -16,6 +16,7 @@
 
 #include "core/json.h"
 #include "core/result.h"
+#include "core/text_out.h"
 #include "model/scalar_type.h"
 #include "format/file_source.h"
 #include "inspect/delegate_graph.h"
@@ -60,18 +61,26 @@ struct Expansion {
   std::string note;  // why there is no graph
 };
 
-// The graph of execution_plan[index]; run() appends its JSON to `out`.
+// An upper bound of the work units MethodGraph::run() spends on
+// execution_plan[index] without expanding delegates (every value an
+// instruction names counted as an edge), counted up to just past `limit`
+// (bounded work on a hostile file). Keep in sync with the builder's
+// spend() calls: program_graph() streams the JSON only when the sum of
+// these fits the budget, so that no error can come after the first byte.
+uint64_t work_bound(const TableValue& plan, uint64_t limit);
+
+// The graph of execution_plan[index]; run() writes its JSON to `out`.
 class MethodGraph {
  public:
   MethodGraph(const FileSource& file, const PteFile& pte, const PtdKeyFiles& keys, size_t index, WorkBudget& budget,
-              const GraphOptions& options, std::string& out)
+              const GraphOptions& options, TextOut& out)
       : json_(out), file_(file), pte_(pte), keys_(keys), index_(index),
         plan_(pte.program.get("execution_plan").items()[index].table()), budget_(budget), options_(options) {}
 
   Result<GraphMethodRefs> run();
 
  private:
-  std::string& json_;  // the program's JSON text, this method's appended by run() (nodes as they are made)
+  TextOut& json_;  // the program's JSON text: this method's written by run() (nodes as they are made)
 
   // program_graph.cpp
   // One ValueInfo per EValue (tensors viewed once). False when the budget ran out.
@@ -79,10 +88,12 @@ class MethodGraph {
   ValueInfo* value(int64_t v) {
     return v >= 0 && static_cast<uint64_t>(v) < values_.size() ? &values_[static_cast<size_t>(v)] : nullptr;
   }
-  // The method's "values" array's items, appended to `text`.
-  void values_json(std::string& text);
-  // The method's "edges" array's items, appended to `text`.
-  void edges_json(std::string& text);
+  // The method's "values" array's items, written to json_.
+  void values_json();
+  // The method's "edges" array's items, written to json_, one edge_json()
+  // call each.
+  void edges_json();
+  void edge_json(const GraphEdgeRef& e);
 
   // program_graph_text.cpp
   // A new node: its JSON object stays open in json_ (members may
@@ -92,6 +103,7 @@ class MethodGraph {
   uint32_t add_node(std::string id, const char* kind, std::optional<std::pair<size_t, size_t>> at, std::string label);
   // One more member of the open node.
   void member(const char* key, const Json& v);
+  void member(const char* key, int64_t v);
   // Closes the open node's JSON object, if any.
   void flush();
   // An input or output node ("in<position>" / "out<position>") for value `v`;
@@ -118,6 +130,16 @@ class MethodGraph {
   // A node per instruction of every chain, in order, then the control edges
   // of JumpFalse calls. False when the budget ran out.
   bool instructions();
+  // Instruction `at` (chain, index) of the chain's `list`: its node and the
+  // edges of its values; a JumpFalse's added to `jumps`. False when the
+  // budget ran out. One call per instruction, through a volatile pointer
+  // (edge_json() too): V8 runs a wasm function as baseline code until it
+  // has been called enough and never switches a running call to optimized
+  // code, so a loop over 100,000 items in a function called once ran as
+  // baseline code throughout; and binaryen would inline a function with a
+  // single caller back into it.
+  using Jumps = std::vector<std::pair<uint32_t, std::pair<size_t, int64_t>>>;  // node, (chain, target)
+  bool instruction(std::pair<size_t, size_t> at, const Value& list, Jumps& jumps);
   // plan_.delegates[d], or null when out of range.
   const TableValue* delegate_at(int64_t d) const;
   // The open delegate node's members but its args. False when the budget ran out.

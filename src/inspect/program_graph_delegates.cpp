@@ -69,7 +69,7 @@ bool MethodGraph::expand_delegate(const std::string& id, std::pair<size_t, size_
     const PayloadGraphNode& p = g.nodes[k];
     const uint32_t node = add_node(id + ".n" + std::to_string(k), "delegateNode", at, p.op);
     member("backend", opt_string(backend));
-    member("delegateIndex", Json::integer(d));
+    member("delegateIndex", d);
     member("payloadKind", Json::string(x.kind));
     member("payloadNode", u64(k));
     member("operator", Json::string(p.op));

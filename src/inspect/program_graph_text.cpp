@@ -10,40 +10,53 @@ namespace graph_build {
 uint32_t MethodGraph::add_node(std::string id, const char* kind, std::optional<std::pair<size_t, size_t>> at, std::string label) {
   flush();
   if (options_.json) {
-    std::string& out = json_;
-    if (!refs_.empty()) out += ", ";
-    out += "{\"id\": ";
-    write_json_string(id, out);
-    out += ", \"kind\": \"";
-    out += kind;
+    TextOut& out = json_;
+    if (!refs_.empty()) out.lit(", ");
+    out.lit("{\"id\": ");
+    out.json_string(id);
+    out.lit(", \"kind\": \"");
+    out.raw(kind);
     if (at) {
-      out += "\", \"instruction\": {\"chain\": ";
-      out += std::to_string(at->first);
-      out += ", \"index\": ";
-      out += std::to_string(at->second);
-      out += "}, \"order\": ";
-      out += std::to_string(order_);
+      out.lit("\", \"instruction\": {\"chain\": ");
+      out.unsigned_number(at->first);
+      out.lit(", \"index\": ");
+      out.unsigned_number(at->second);
+      out.lit("}, \"order\": ");
+      out.unsigned_number(order_);
     } else {
-      out += "\", \"instruction\": null, \"order\": null";
+      out.lit("\", \"instruction\": null, \"order\": null");
     }
-    out += ", \"label\": ";
-    write_json_string(label, out);
+    out.lit(", \"label\": ");
+    out.json_string(label);
     open_ = true;
   }
   refs_.push_back({std::move(id), kind, std::move(label)});
   return static_cast<uint32_t>(refs_.size() - 1);
 }
 
+// Numbers, nulls and strings (all but compile specs) written here, without
+// going through write_json.
 void MethodGraph::member(const char* key, const Json& v) {
   if (!open_) return;
-  json_ += ", \"";
-  json_ += key;
-  json_ += "\": ";
-  write_json(v, json_);
+  json_.lit(", \"");
+  json_.raw(key);
+  json_.lit("\": ");
+  if (v.is_number()) json_.raw(v.text());
+  else if (v.is_null()) json_.lit("null");
+  else if (v.is_string()) json_.json_string(v.text());
+  else json_.json(v);
+}
+
+void MethodGraph::member(const char* key, int64_t v) {
+  if (!open_) return;
+  json_.lit(", \"");
+  json_.raw(key);
+  json_.lit("\": ");
+  json_.number(v);
 }
 
 void MethodGraph::flush() {
-  if (open_) json_ += "}";
+  if (open_) json_.put('}');
   open_ = false;
 }
 
@@ -53,7 +66,7 @@ uint32_t MethodGraph::io_node(const char* kind, const char* prefix, size_t posit
   if (info && info->tensor) label += ": " + type_text(*info->tensor);
   else if (info) label += ": " + info->type;
   uint32_t node = add_node(prefix + std::to_string(position), kind, std::nullopt, label);
-  member("value", Json::integer(v));
+  member("value", v);
   member("position", u64(position));
   if (info && info->producer == kNoNode && std::string(kind) == "input") info->producer = node;
   return node;
@@ -107,41 +120,48 @@ void MethodGraph::payload_edge(uint32_t from, uint32_t to, const std::string& ke
   edges_.push_back(ref);
 }
 
-void MethodGraph::edges_json(std::string& out) {
-  bool first = true;
-  for (const GraphEdgeRef& e : edges_) {
-    if (!first) out += ", ";
-    first = false;
-    out += "{\"from\": ";
-    write_json_string(refs_[e.from].id, out);
-    out += ", \"to\": ";
-    write_json_string(refs_[e.to].id, out);
-    out += ", \"value\": ";
-    if (e.has_value) out += std::to_string(e.value);
-    else out += "null";
-    ValueInfo* info = e.has_value ? value(e.value) : nullptr;
-    if (info && info->tensor) {
-      // Written once per value, then reused by every edge carrying it.
-      if (info->edge_json.empty()) {
-        Json types = Json::object();
-        set_dtype_shape(types, *info->tensor);
-        for (const auto& [key, member] : types.members()) {
-          info->edge_json += ", ";
-          write_json_string(key, info->edge_json);
-          info->edge_json += ": ";
-          write_json(member, info->edge_json);
-        }
-      }
-      out += info->edge_json;
-    } else {
-      out += ", \"dtype\": null, \"shape\": null";
-    }
-    if (e.kind == GraphEdgeKind::kPayload) {
-      out += ", \"payloadValue\": ";
-      write_json_string(payload_keys_[static_cast<size_t>(e.value)], out);
-    }
-    out += e.kind == GraphEdgeKind::kControl ? ", \"kind\": \"control\"}" : ", \"kind\": \"data\"}";
+void MethodGraph::edges_json() {
+  // Through a volatile pointer, so that each edge is a call: see
+  // instruction() in program_graph_builder.h.
+  static void (MethodGraph::*volatile write)(const GraphEdgeRef&) = &MethodGraph::edge_json;
+  for (size_t k = 0; k < edges_.size(); ++k) {
+    if (k) json_.lit(", ");
+    (this->*write)(edges_[k]);
   }
+}
+
+void MethodGraph::edge_json(const GraphEdgeRef& e) {
+  TextOut& out = json_;
+  out.lit("{\"from\": ");
+  out.json_string(refs_[e.from].id);
+  out.lit(", \"to\": ");
+  out.json_string(refs_[e.to].id);
+  out.lit(", \"value\": ");
+  if (e.has_value) out.number(e.value);
+  else out.lit("null");
+  ValueInfo* info = e.has_value ? value(e.value) : nullptr;
+  if (info && info->tensor) {
+    // Written once per value, then reused by every edge carrying it.
+    if (info->edge_json.empty()) {
+      Json types = Json::object();
+      set_dtype_shape(types, *info->tensor);
+      for (const auto& [key, member] : types.members()) {
+        info->edge_json += ", ";
+        write_json_string(key, info->edge_json);
+        info->edge_json += ": ";
+        write_json(member, info->edge_json);
+      }
+    }
+    out.raw(info->edge_json);
+  } else {
+    out.lit(", \"dtype\": null, \"shape\": null");
+  }
+  if (e.kind == GraphEdgeKind::kPayload) {
+    out.lit(", \"payloadValue\": ");
+    out.json_string(payload_keys_[static_cast<size_t>(e.value)]);
+  }
+  if (e.kind == GraphEdgeKind::kControl) out.lit(", \"kind\": \"control\"}");
+  else out.lit(", \"kind\": \"data\"}");
 }
 
 }  // namespace graph_build

@@ -26,6 +26,31 @@ TEST(JsonIndent, LaysOutAsJsonStringifyDoes) {
   for (size_t piece : {size_t{1}, size_t{3}, compact.size()}) EXPECT_EQ(indent(compact, piece), expected) << piece;
 }
 
+// Deep nesting (indentations longer than 8 spaces) across the boundary of
+// a chunk: the same text however the output is cut.
+TEST(JsonIndent, DeepIndentationAcrossChunks) {
+  std::string compact, expected;
+  for (int d = 0; d < 12; ++d) {
+    compact += "[\"s\", ";
+    expected += "[\n" + std::string(2 * (d + 1), ' ') + "\"s\",\n" + std::string(2 * (d + 1), ' ');
+  }
+  compact += "7";
+  expected += "7";
+  for (int d = 11; d >= 0; --d) {
+    compact += "]";
+    expected += "\n" + std::string(2 * d, ' ') + "]";
+  }
+  for (size_t lead = JsonIndenter::kChunk - 40; lead < JsonIndenter::kChunk; lead += 3) {
+    std::string out;
+    JsonIndenter in([&](const char* b, size_t n) { out.append(b, n); return true; });
+    in.raw(std::string(lead, 'x'));
+    in.push(compact);
+    in.flush();
+    ASSERT_EQ(out.size(), lead + expected.size()) << lead;
+    EXPECT_EQ(out.substr(lead), expected) << lead;
+  }
+}
+
 TEST(JsonIndent, SinkThatRefusesStopsIt) {
   size_t calls = 0;
   JsonIndenter in([&](const char*, size_t) { ++calls; return false; }, 1);
