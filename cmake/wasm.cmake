@@ -145,6 +145,17 @@ target_link_options(etpack_wasm PRIVATE
 # ones' objects in the archives are the same); given as objects, they are
 # what the link uses, and the archives supply the rest. The CLI sends files
 # above 2 MiB in all to etpack.wasm (validate-fast.mjs), where -O3 pays.
+# And binaryen (the link's wasm-opt) inlines only small functions that have
+# one caller (--one-caller-inline-max-function-size=100, its own size
+# measure; the default inlines every one-caller function, whatever its size
+# and clang's noinline): it had folded check_program, check_runtime_rules
+# and the segment and layout checks into one 30,831-byte check_decoded_pte,
+# whose Liftoff compile alone took 4-41 ms (1.3 MB of compiler memory) on the
+# first call. Now the largest function compiled on that call is 3,326 bytes,
+# all of them 95 KB instead of 115 KB (a function run on no path is not
+# compiled), and the module is 2.6 KB larger: validate add.pte 1.27x
+# node -e 0 against 1.45x in the same minutes (interleaved pairs, whole
+# process, load ~3.5).
 set(ETPACK_VALIDATE_OBJECTS "")
 foreach(layer IN LISTS ETPACK_LAYER_TARGETS)
   get_target_property(sources ${layer} SOURCES)
@@ -173,6 +184,7 @@ set_property(TARGET etpack_validate_wasm APPEND PROPERTY LINK_DEPENDS "${CMAKE_C
 set_property(TARGET etpack_validate_wasm PROPERTY CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
 target_link_options(etpack_validate_wasm PRIVATE
   -Oz -flto --no-entry -sSTANDALONE_WASM=1 "--js-library=${CMAKE_CURRENT_SOURCE_DIR}/cmake/validate_imports.js"
+  -sBINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=100
   -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sINITIAL_MEMORY=16MB
   -sFILESYSTEM=0 -sMALLOC=emmalloc
   -sEXPORTED_FUNCTIONS=_malloc,_free,_etpack_reply_ptr,_etpack_reply_size,_etpack_head_size,_etpack_validate)
