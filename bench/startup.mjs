@@ -32,7 +32,7 @@ function phaseOf(names, seenUser) {
   if (has(/^(callRuntimeCallbacks|createEtpackModule|__embind\w*)@/)) return 'embind registration';
   if (has(/^(compile|Module)@$/)) return 'WebAssembly.compile (main thread)';
   if (has(/^wasm-function\[/)) return 'core call (wasm run + first-call compiles)';
-  if (has(/^(wasmBytes|read)@file:.*cli\/cli-bundle/)) return 'reading etpack.wasm';
+  if (has(/^(wasmBytes|read)@file:.*cli\/(cli-bundle|validate-fast)/)) return 'reading the wasm module';
   if (has(/compileSourceTextModule|module_job|esm\/|compileForInternalLoader|loader|^Script@node:vm|^readFileUtf8@/)) return 'loading and compiling JS modules';
   return 'other JS';
 }
