@@ -14,18 +14,14 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { parseArgs } from './args.mjs';
 import { isUrl } from './inputs.mjs';
-import { groupModels, runStatus, validateAll } from './validate-run.mjs';
-import { FORMATS, github, json, junit, sarif, text } from './validate-formats.mjs';
+import { VALIDATE_OPTIONS, groupModels, runStatus, validateAll } from './validate-run.mjs';
+import { FORMATS, formatResults } from './validate-formats.mjs';
 import { quietOnClosedPipes, writeOut } from './files.mjs';
 import { parseLossless } from '../marshal/reply-json.mjs';
 import { DEFAULT_KIND, INSPECTED_KINDS, kindOfFamily, probeBytesOf } from '../generated/file-kinds.mjs';
 import { VERSION } from '../version.mjs';
 
-// commands/validate.mjs's options; the fast path takes json and format.
-const SPEC = {
-  json: 'flag', help: 'flag', header: 'list', timeout: 'value', runtime: 'value', backends: 'value', 'deprecated-constant-buffer': 'flag',
-  'method-allocator': 'value', arch: 'value', 'no-temp-allocator': 'flag', format: 'value', jobs: 'value',
-};
+// Of validate's options, the fast path takes these.
 const TAKEN = new Set(['json', 'format']);
 
 // The validate-only module is compiled at -Oz (less code for Node to compile
@@ -55,7 +51,7 @@ export function fastPlan(argv) {
   if (argv[0] !== 'validate') return null;
   let parsed;
   try {
-    parsed = parseArgs(argv.slice(1), SPEC, 'validate');
+    parsed = parseArgs(argv.slice(1), VALIDATE_OPTIONS, 'validate');
   } catch {
     return null;  // a usage error: the full path says it
   }
@@ -228,8 +224,7 @@ export async function validateFast(argv, compile) {
     return false;
   }
   if (results.some((r) => r.error)) return false;
-  const write = { text, json, sarif: (r) => sarif(r, VERSION), junit, github }[plan.format];
-  const output = write(results);
+  const output = formatResults(plan.format, results, VERSION);
   quietOnClosedPipes();
   writeOut(output);
   process.exitCode = runStatus(results);

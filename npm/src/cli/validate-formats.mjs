@@ -151,3 +151,9 @@ export function github(results) {
   out.push(summaryLine(summary(results)));
   return `${out.join('\n')}\n`;
 }
+
+// The text of the results in `format` (one of FORMATS); `version`, the
+// tool's, goes into SARIF.
+export function formatResults(format, results, version) {
+  return { text, json, sarif: (r) => sarif(r, version), junit, github }[format](results);
+}

@@ -10,6 +10,13 @@ import { exitStatus } from './report.mjs';
 
 const TAKES = ['pte', 'ptd', 'bpte'];
 
+// validate's command-line options (commands/validate.mjs; the fast path,
+// validate-fast.mjs, takes only --json and --format of them).
+export const VALIDATE_OPTIONS = {
+  json: 'flag', help: 'flag', header: 'list', timeout: 'value', runtime: 'value', backends: 'value', 'deprecated-constant-buffer': 'flag',
+  'method-allocator': 'value', arch: 'value', 'no-temp-allocator': 'flag', format: 'value', jobs: 'value',
+};
+
 // A .ptd belongs to the program before it on the command line
 // (`validate a.pte a.ptd b.pte b.ptd`); one before any program is a model
 // of its own. The kind is read from the file's first bytes (a URL's, or a

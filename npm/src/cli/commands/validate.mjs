@@ -6,8 +6,8 @@ import { printable } from '../format.mjs';
 import { parseHeaders, timeoutMs } from '../inputs.mjs';
 import { UsageError, nonNegativeInt, parseArgs } from '../args.mjs';
 import { validateTargetOptions } from '../requirements.mjs';
-import { groupModels, runStatus, validateAll } from '../validate-run.mjs';
-import { FORMATS, github, json, junit, sarif, text } from '../validate-formats.mjs';
+import { VALIDATE_OPTIONS, groupModels, runStatus, validateAll } from '../validate-run.mjs';
+import { FORMATS, formatResults } from '../validate-formats.mjs';
 import { EtpackError } from '../../errors.mjs';
 import { writeOut } from '../files.mjs';
 import { VERSION } from '../../version.mjs';
@@ -68,11 +68,7 @@ function methodAllocatorOption(options) {
 }
 
 export async function run(argv, { init, help }) {
-  const spec = {
-    json: 'flag', help: 'flag', header: 'list', timeout: 'value', runtime: 'value', backends: 'value', 'deprecated-constant-buffer': 'flag',
-    'method-allocator': 'value', arch: 'value', 'no-temp-allocator': 'flag', format: 'value', jobs: 'value',
-  };
-  const { options, positional } = parseArgs(argv, spec, 'validate');
+  const { options, positional } = parseArgs(argv, VALIDATE_OPTIONS, 'validate');
   if (options.help) return help('validate');
   if (positional.length < 1) throw new UsageError('validate needs a FILE (.pte, .ptd or .bpte)', 'validate');
   if (options.runtime !== undefined && !/^v?\d{1,6}\.\d{1,6}(\.\d{1,6})?$/.test(options.runtime)) {
@@ -97,7 +93,6 @@ export async function run(argv, { init, help }) {
     const { code, message, file, exitStatus, hint } = results[0].error;
     throw Object.assign(new EtpackError(code, message), { file, exitStatus }, hint ? { hint } : {});
   }
-  const write = { text, json, sarif: (r) => sarif(r, VERSION), junit, github }[format];
-  writeOut(write(results));
+  writeOut(formatResults(format, results, VERSION));
   return runStatus(results);
 }
